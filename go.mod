@@ -1,0 +1,3 @@
+module github.com/salience-ai/salience
+
+go 1.26

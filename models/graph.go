@@ -1,0 +1,101 @@
+package models
+
+import (
+	"strings"
+	"time"
+	"unicode"
+)
+
+// ConceptKind says what a concept node stands for.
+type ConceptKind string
+
+const (
+	ConceptEntity  ConceptKind = "entity"
+	ConceptTopic   ConceptKind = "topic"
+	ConceptDomain  ConceptKind = "domain"
+	ConceptTrigger ConceptKind = "trigger"
+)
+
+// Concept is an entity or topic node of a namespace's graph. Its node id is ConceptID(Name).
+type Concept struct {
+	Namespace string      `json:"namespace"`
+	Name      string      `json:"name"` // normalized: NormalizeConcept
+	Kind      ConceptKind `json:"kind"`
+	Aliases   []string    `json:"aliases,omitempty"`
+	Mentions  int         `json:"mentions"`
+	FirstSeen time.Time   `json:"first_seen"`
+	LastSeen  time.Time   `json:"last_seen"`
+}
+
+// ConceptPrefix starts every concept node id; memory ids (ULIDs) never contain ':'.
+const ConceptPrefix = "c:"
+
+// ConceptID returns the graph node id of a concept name.
+func ConceptID(name string) string { return ConceptPrefix + NormalizeConcept(name) }
+
+// IsConceptID reports whether a node id names a concept (else it names a memory).
+func IsConceptID(id string) bool { return strings.HasPrefix(id, ConceptPrefix) }
+
+// NormalizeConcept lower-cases a concept name, trims it and folds runs of white space and
+// punctuation other than '-', '\” and '&' to one space.
+func NormalizeConcept(name string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToLower(name) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '\'' || r == '&' {
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteRune(r)
+			continue
+		}
+		space = true
+	}
+	return b.String()
+}
+
+// EdgeType is the kind of a graph edge.
+type EdgeType string
+
+const (
+	EdgeMentions    EdgeType = "mentions"     // memory → concept it mentions
+	EdgeDomain      EdgeType = "domain"       // memory → domain concept
+	EdgeTrigger     EdgeType = "trigger"      // memory → trigger concept
+	EdgeConcept     EdgeType = "concept"      // concept ↔ concept, learned from engagement context
+	EdgeTemporal    EdgeType = "temporal"     // memory → the next memory of its conversation
+	EdgeCoRetrieved EdgeType = "co_retrieved" // memory ↔ memory used in the same turn
+	EdgeRelation    EdgeType = "relation"     // concept → concept from a fact's triple
+)
+
+// Edge is a weighted graph edge between two nodes (memory ids or concept ids). Edges are
+// stored once per (From, To, Type) and traversed in both directions.
+type Edge struct {
+	Namespace      string    `json:"namespace"`
+	From           string    `json:"from"`
+	To             string    `json:"to"`
+	Type           EdgeType  `json:"type"`
+	Weight         float64   `json:"weight"` // 0..1
+	CoOccurrences  int       `json:"co_occurrences"`
+	LastCoOccurred time.Time `json:"last_co_occurred,omitzero"`
+	LastDecayed    time.Time `json:"last_decayed,omitzero"`
+	Predicate      string    `json:"predicate,omitempty"` // relation edges
+	Fact           string    `json:"fact,omitempty"`      // relation edges: the memory id of the fact
+}
+
+// EdgeKey identifies an edge.
+type EdgeKey struct {
+	From, To string
+	Type     EdgeType
+}
+
+// Key returns the edge's identity.
+func (e *Edge) Key() EdgeKey { return EdgeKey{From: e.From, To: e.To, Type: e.Type} }
+
+// Other returns the end of e that is not id.
+func (e *Edge) Other(id string) string {
+	if e.From == id {
+		return e.To
+	}
+	return e.From
+}

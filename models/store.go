@@ -1,0 +1,169 @@
+package models
+
+import (
+	"context"
+	"time"
+)
+
+// Hit is one search result of a store: an indexed unit (a memory, or a chunk of one) and its
+// raw score (BM25 score, or cosine similarity). Hits are ordered best first.
+type Hit struct {
+	ID    string
+	Score float64
+}
+
+// MemoryWrite is one memory to create with everything ingest derived from it. Chunks (when
+// the content was long) carry ParentID = Memory.ID. Concepts are upserted: an existing concept
+// keeps its FirstSeen, gains Mentions and moves LastSeen. Edges are created when missing and
+// left as they are when present (engagement, not ingest, moves weights).
+type MemoryWrite struct {
+	Memory   *Memory
+	Chunks   []*Memory
+	Concepts []*Concept
+	Edges    []*Edge
+}
+
+// SurfacingFilter selects surfacings. Zero fields do not filter.
+type SurfacingFilter struct {
+	Namespace      string
+	ConversationID string
+	MemoryID       string
+	Since, Until   time.Time // on At, [Since, Until)
+	NoOutcome      bool      // only those without any event yet
+	Limit          int       // 0 = 1000
+	Desc           bool      // newest first (default oldest first)
+}
+
+// EventFilter selects engagement events. Zero fields do not filter.
+type EventFilter struct {
+	Namespace    string
+	Since, Until time.Time
+	Limit        int // 0 = all
+}
+
+// ResurfaceItem is a memory queued by the decay scan to come back into ambient recall.
+type ResurfaceItem struct {
+	Namespace string    `json:"namespace"`
+	MemoryID  string    `json:"memory_id"`
+	DueAt     time.Time `json:"due_at"`
+	Score     float64   `json:"score"` // how overdue, policy-specific; higher first
+	QueuedAt  time.Time `json:"queued_at"`
+}
+
+// JobRun is one run of a scheduled job.
+type JobRun struct {
+	ID       string    `json:"id"`
+	Job      string    `json:"job"`
+	Holder   string    `json:"holder"`
+	Trigger  string    `json:"trigger"` // "cron" or "manual"
+	Start    time.Time `json:"start"`
+	End      time.Time `json:"end,omitzero"`
+	Items    int       `json:"items"`
+	Error    string    `json:"error,omitempty"`
+	Finished bool      `json:"finished"` // false when interrupted; a checkpoint remains
+}
+
+// Tx is a store transaction for read-modify-write updates whose rules live outside the store
+// (engagement, jobs). Every method works inside the one transaction; nothing is visible to
+// other callers until Update returns nil.
+type Tx interface {
+	// GetMemory returns the memory; ENOTFOUND when missing.
+	GetMemory(ns, id string) (*Memory, error)
+	// PutMemory writes the retrieval metadata and schedule of an existing memory (content,
+	// kind and times never change here); ENOTFOUND when missing.
+	PutMemory(m *Memory) error
+	// GetEdge returns the edge; ENOTFOUND when missing.
+	GetEdge(ns string, k EdgeKey) (*Edge, error)
+	// PutEdge creates or replaces the edge.
+	PutEdge(e *Edge) error
+	// GetSurfacing returns the surfacing; ENOTFOUND when missing.
+	GetSurfacing(ns, id string) (*Surfacing, error)
+	// PutSurfacing replaces an existing surfacing (to record its outcome).
+	PutSurfacing(s *Surfacing) error
+	// InsertEvent appends an event to the log; EDUPLICATE when an event with its id exists in
+	// the namespace (the caller treats that as an idempotent replay).
+	InsertEvent(e *Event) error
+}
+
+// Store is the contract every store implements; store/storetest checks it. Namespaces are
+// fully isolated: no method ever returns an object of another namespace. Unless stated
+// otherwise, a missing object is ENOTFOUND, bad arguments are EINVALID, and anything else
+// is EINTERNAL.
+type Store interface {
+	// CreateMemories writes the batch atomically: all memories, chunks, concepts and edges,
+	// or none. Every acknowledged write is durable. ECONFLICT when an id exists.
+	CreateMemories(ctx context.Context, writes []*MemoryWrite) error
+	// GetMemory returns one memory or chunk; ENOTFOUND when missing.
+	GetMemory(ctx context.Context, ns, id string) (*Memory, error)
+	// GetMemories returns the memories and chunks with these ids, in the order asked,
+	// skipping missing ones.
+	GetMemories(ctx context.Context, ns string, ids []string) ([]*Memory, error)
+	// FindMemories lists memories (never chunks) matching f and the total that match
+	// ignoring Offset and Limit.
+	FindMemories(ctx context.Context, f MemoryFilter) ([]*Memory, int, error)
+	// DeleteMemory removes a memory with its chunks, vectors, edges, index entries,
+	// surfacings' queue items; ENOTFOUND when missing.
+	DeleteMemory(ctx context.Context, ns, id string) error
+	// LastInConversation returns the newest memory (not chunk) of a conversation, by
+	// CreatedAt then id; ENOTFOUND when there is none.
+	LastInConversation(ctx context.Context, ns, conversationID string) (*Memory, error)
+
+	// SearchText returns the top k indexed units by BM25 over their content, analysed with
+	// nlp.Terms. Empty when the query has no terms.
+	SearchText(ctx context.Context, ns, query string, k int) ([]Hit, error)
+	// SearchVector returns the top k indexed units by cosine similarity to vec.
+	SearchVector(ctx context.Context, ns string, vec []float32, k int) ([]Hit, error)
+
+	// Neighbors returns every edge touching any of the node ids, in either direction.
+	Neighbors(ctx context.Context, ns string, ids []string) ([]*Edge, error)
+	// GetConcepts returns the concepts with these normalized names that exist.
+	GetConcepts(ctx context.Context, ns string, names []string) ([]*Concept, error)
+	// ScanEdges returns up to limit edges of the namespace ordered by key, after the key
+	// given (zero key: from the start); for jobs that walk every edge in batches.
+	ScanEdges(ctx context.Context, ns string, after EdgeKey, limit int) ([]*Edge, error)
+	// GraphStats returns the number of nodes and edges of the namespace's graph.
+	GraphStats(ctx context.Context, ns string) (nodes, edges int, err error)
+	// Namespaces lists the namespaces that hold any memory.
+	Namespaces(ctx context.Context) ([]string, error)
+
+	// RecordSurfacings stores the surfacings of one turn and the conversation's new state
+	// (state may be nil) atomically.
+	RecordSurfacings(ctx context.Context, ss []*Surfacing, state *ConversationState) error
+	// GetSurfacing returns one surfacing; ENOTFOUND when missing.
+	GetSurfacing(ctx context.Context, ns, id string) (*Surfacing, error)
+	// FindSurfacings lists surfacings matching f, oldest first unless f.Desc.
+	FindSurfacings(ctx context.Context, f SurfacingFilter) ([]*Surfacing, error)
+	// GetConversation returns a conversation's state; ENOTFOUND when none was recorded.
+	GetConversation(ctx context.Context, ns, id string) (*ConversationState, error)
+
+	// Update runs fn in one transaction and commits when it returns nil. Updates are
+	// serializable: concurrent callers never lose each other's writes.
+	Update(ctx context.Context, fn func(tx Tx) error) error
+	// FindEvents lists engagement events matching f, oldest first.
+	FindEvents(ctx context.Context, f EventFilter) ([]*Event, error)
+
+	// Enqueue adds or replaces resurfacing queue items (one per memory).
+	Enqueue(ctx context.Context, items []*ResurfaceItem) error
+	// Queue lists a namespace's queue, highest score first, at most limit (0 = all).
+	Queue(ctx context.Context, ns string, limit int) ([]*ResurfaceItem, error)
+	// Dequeue removes these memories from the queue; missing ones are ignored.
+	Dequeue(ctx context.Context, ns string, memoryIDs []string) error
+
+	// AcquireLease takes or renews the named lease for holder until now+ttl. It succeeds when
+	// the lease is free, expired, or already held by holder; it reports false, nil when another
+	// holder has it.
+	AcquireLease(ctx context.Context, name, holder string, ttl time.Duration, now time.Time) (bool, error)
+	// ReleaseLease frees the lease if holder has it.
+	ReleaseLease(ctx context.Context, name, holder string) error
+	// RecordJobRun creates or replaces a job run (by ID).
+	RecordJobRun(ctx context.Context, run *JobRun) error
+	// FindJobRuns lists the newest runs of a job ("" = all jobs), newest first.
+	FindJobRuns(ctx context.Context, job string, limit int) ([]*JobRun, error)
+	// GetState and SetState keep small opaque values for jobs (checkpoints, cursors) and
+	// settings; GetState returns "" and no error for a missing key.
+	GetState(ctx context.Context, key string) (string, error)
+	SetState(ctx context.Context, key, value string) error
+
+	// Close releases the store.
+	Close() error
+}

@@ -1,0 +1,114 @@
+package models
+
+import "time"
+
+// Mode is how a memory came to be shown.
+type Mode string
+
+const (
+	ModeAmbient   Mode = "ambient"   // volunteered before a reply
+	ModeSearch    Mode = "search"    // asked for explicitly
+	ModePredict   Mode = "predict"   // proactive, from predicted topics
+	ModeResurface Mode = "resurface" // from the spaced-repetition queue
+	ModeStartup   Mode = "startup"   // the startup package
+)
+
+// Valid reports whether m is a known mode.
+func (m Mode) Valid() bool {
+	switch m {
+	case ModeAmbient, ModeSearch, ModePredict, ModeResurface, ModeStartup:
+		return true
+	}
+	return false
+}
+
+// Components are the parts of a recall score, each in 0..1, as returned under explain.
+type Components struct {
+	Relevance  float64 `json:"relevance"`
+	BM25       float64 `json:"bm25,omitempty"`       // rank-fusion share from text search
+	Vector     float64 `json:"vector,omitempty"`     // rank-fusion share from vector search
+	Activation float64 `json:"activation,omitempty"` // spreading-activation strength
+	Confidence float64 `json:"confidence"`
+	Freshness  float64 `json:"freshness"`
+	Proximity  float64 `json:"proximity,omitempty"`
+	Importance float64 `json:"importance"`
+	Novelty    float64 `json:"novelty"` // 1 − wallpaper penalty
+	Volunteer  float64 `json:"volunteer,omitempty"`
+}
+
+// Surfacing is one memory shown in one turn; engagement events point at it.
+type Surfacing struct {
+	ID             string     `json:"id"`
+	Namespace      string     `json:"namespace"`
+	ConversationID string     `json:"conversation_id"`
+	TurnID         string     `json:"turn_id"`
+	MemoryID       string     `json:"memory_id"`
+	Mode           Mode       `json:"mode"`
+	Rank           int        `json:"rank"`
+	Score          float64    `json:"score"`
+	Components     Components `json:"components"`
+	ConvType       string     `json:"conversation_type,omitempty"`
+	Threshold      float64    `json:"threshold,omitempty"`
+	ArmProb        float64    `json:"arm_probability,omitempty"`
+	Variant        string     `json:"variant,omitempty"`
+	Concepts       []string   `json:"concepts,omitempty"` // the context concepts of the turn
+	At             time.Time  `json:"at"`
+	Outcome        EventType  `json:"outcome,omitempty"` // the latest event, once known
+	OutcomeAt      time.Time  `json:"outcome_at,omitzero"`
+}
+
+// EventType is what a bot did with a surfaced memory.
+type EventType string
+
+const (
+	EventUsed      EventType = "used"
+	EventHelpful   EventType = "helpful"
+	EventIgnored   EventType = "ignored"
+	EventDismissed EventType = "dismissed"
+)
+
+// Valid reports whether t is a known event type.
+func (t EventType) Valid() bool {
+	switch t {
+	case EventUsed, EventHelpful, EventIgnored, EventDismissed:
+		return true
+	}
+	return false
+}
+
+// Positive reports whether the event counts as the memory having been useful.
+func (t EventType) Positive() bool { return t == EventUsed || t == EventHelpful }
+
+// Event is one engagement report. ID is chosen by the client and makes the report idempotent.
+type Event struct {
+	ID             string    `json:"id"`
+	Namespace      string    `json:"namespace"`
+	SurfacingID    string    `json:"surfacing_id,omitempty"`
+	MemoryID       string    `json:"memory_id,omitempty"`
+	ConversationID string    `json:"conversation_id,omitempty"`
+	Type           EventType `json:"type"`
+	At             time.Time `json:"at"`
+	Concepts       []string  `json:"concepts,omitempty"`
+	Implicit       bool      `json:"implicit,omitempty"` // written by the implicit-ignore job
+}
+
+// ConversationState is what Salience keeps about a conversation between recall calls.
+type ConversationState struct {
+	Namespace      string      `json:"namespace"`
+	ConversationID string      `json:"conversation_id"`
+	Type           string      `json:"type"`
+	Turns          int         `json:"turns"`
+	RecentTopics   []string    `json:"recent_topics,omitempty"`
+	MessageTimes   []time.Time `json:"message_times,omitempty"` // last few, for momentum
+	Participants   []string    `json:"participants,omitempty"`
+	UpdatedAt      time.Time   `json:"updated_at"`
+}
+
+// Conversation types with source-design default thresholds.
+const (
+	ConvDebugging   = "debugging"
+	ConvHelpSeeking = "help-seeking"
+	ConvExploration = "exploration"
+	ConvCasual      = "casual"
+	ConvOther       = "other"
+)
