@@ -1,0 +1,84 @@
+package recall
+
+import (
+	"time"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// Message is one recent message of the conversation, given as context for ambient recall.
+type Message struct {
+	Speaker string
+	Content string
+	At      time.Time
+}
+
+// Request is one recall call. Zero values take the documented defaults (see Normalize).
+type Request struct {
+	Namespace        string
+	ConversationID   string
+	TurnID           string // optional; one is assigned when empty
+	Mode             models.Mode
+	Query            string
+	Messages         []Message
+	Entities         []string
+	ConversationType string
+	FocalEntity      string
+	Limit            int           // default 10, at most 100
+	TokenBudget      int           // 0 = no budget
+	LatencyBudget    time.Duration // default 300 ms
+	Rerank           string        // "auto" (default), "off", "on"
+	Kinds            []models.Kind
+	Since, Until     time.Time // on the memory's time (ValidAt or CreatedAt)
+	IncludeInvalid   bool      // also return facts that stopped being true
+	Explain          bool
+	Now              time.Time // the caller's clock; zero = time.Now()
+}
+
+// Fragment says which chunk of a long memory a result shows.
+type Fragment struct {
+	ParentID string `json:"parent_id"`
+	Index    int    `json:"index"` // 1-based, as shown: [Fragment i/n]
+	Count    int    `json:"count"`
+}
+
+// Result is one recalled memory.
+type Result struct {
+	Memory      *models.Memory     // the parent memory (for a fragment) or the memory itself
+	Content     string             // what is shown: the memory's content, or the chunk's text
+	Fragment    *Fragment          // set when Content is one chunk of Memory
+	SurfacingID string             // for engagement reports
+	Score       float64            // final score
+	Components  *models.Components // only with Explain
+	Reasons     []string           // how it was found: "text", "vector", "association", "resurface"
+	Volunteered bool               // reached only by association, prediction or resurfacing
+}
+
+// RerankStatus says whether the LLM reranker ran and, if not, why.
+type RerankStatus struct {
+	Status string `json:"status"` // "off", "skipped", "ok", "timeout", "error", "circuit_open", "unconfigured"
+	Reason string `json:"reason,omitempty"`
+}
+
+// Response is the answer to one recall call.
+type Response struct {
+	Results          []Result
+	Context          string // the formatted context block a bot injects
+	TurnID           string
+	ConversationType string
+	Threshold        float64
+	Variant          string
+	Rerank           RerankStatus
+	Degraded         []string           // e.g. "embedder: timeout"
+	LatencyMS        float64            // server-side, whole pipeline
+	Stages           map[string]float64 // per-stage milliseconds
+	Startup          *Startup           // startup mode only
+}
+
+// Startup is the extra information of the startup package.
+type Startup struct {
+	Now      time.Time `json:"now"`
+	Memories int       `json:"memories"`
+	Concepts int       `json:"concepts"`
+	Edges    int       `json:"edges"`
+}
