@@ -1,0 +1,33 @@
+// Package api holds the JSON wire types of Salience's HTTP API, shared by the server and Go
+// clients. It has no dependency beyond the standard library, so a bot can import it without
+// pulling in the server.
+//
+// Conventions: field names are snake_case; times are RFC 3339 strings; optional numbers use
+// their zero value for "default" (documented per field); every error response has the shape
+// of ErrorResponse.
+package api
+
+// ErrorResponse is the body of every error response.
+type ErrorResponse struct {
+	Error Error `json:"error"`
+}
+
+// Error describes what went wrong. Code is one of the models error codes ("invalid",
+// "too_large", "unauthorized", "forbidden", "not_found", "conflict", "duplicate",
+// "unavailable", "internal") or "method_not_allowed"; Field, when set, names the input at
+// fault as a JSON path ("memories[3].content") or a query parameter ("limit").
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+}
+
+// StatusResponse is the body of /healthz and /readyz when they succeed.
+type StatusResponse struct {
+	Status string `json:"status"`
+}
+
+// NamespacesResponse lists namespaces (admin).
+type NamespacesResponse struct {
+	Namespaces []string `json:"namespaces"`
+}

@@ -1,0 +1,89 @@
+package api
+
+import "time"
+
+// Source says where a memory came from.
+type Source struct {
+	ConversationID string `json:"conversation_id,omitempty"`
+	MessageID      string `json:"message_id,omitempty"`
+	Speaker        string `json:"speaker,omitempty"`
+}
+
+// Triple is a fact's subject–predicate–object form.
+type Triple struct {
+	Subject   string `json:"subject"`
+	Predicate string `json:"predicate"`
+	Object    string `json:"object"`
+}
+
+// MemoryInput is one memory as a client submits it to POST /v1/namespaces/{ns}/memories,
+// either alone or as an element of CreateMemoriesRequest.Memories.
+type MemoryInput struct {
+	// Kind is one of turn, summary, crystal, anchor, fact, insight, document. Required.
+	Kind string `json:"kind"`
+	// Content is the text; required, at most the server's content limit (64 KiB by default).
+	Content string `json:"content"`
+	// CreatedAt defaults to the server's clock.
+	CreatedAt time.Time `json:"created_at,omitzero"`
+	// ValidAt is when the content became true (zero: CreatedAt); InvalidAt when it stopped
+	// being true (zero: still true). InvalidAt must be after ValidAt.
+	ValidAt   time.Time `json:"valid_at,omitzero"`
+	InvalidAt time.Time `json:"invalid_at,omitzero"`
+
+	Source *Source `json:"source,omitempty"`
+	// Importance is in 0..1.
+	Importance float64 `json:"importance,omitempty"`
+	// Domains, Triggers and Concepts take at most 64 items of at most 200 bytes each.
+	// Concepts are extracted from the content when not given.
+	Domains  []string `json:"domains,omitempty"`
+	Triggers []string `json:"triggers,omitempty"`
+	Concepts []string `json:"concepts,omitempty"`
+	Triple   *Triple  `json:"triple,omitempty"`
+	// Sensitive memories are returned by search but never volunteered in ambient recall.
+	Sensitive bool `json:"sensitive,omitempty"`
+}
+
+// CreateMemoriesRequest is the batch form of POST /v1/namespaces/{ns}/memories: 1 to 1,000
+// memories, written all or none.
+type CreateMemoriesRequest struct {
+	Memories []MemoryInput `json:"memories"`
+}
+
+// CreateMemoriesResponse lists the memories created, in the order submitted.
+type CreateMemoriesResponse struct {
+	Memories []Memory `json:"memories"`
+}
+
+// ListMemoriesResponse is a page of memories and the total that match the filter.
+type ListMemoriesResponse struct {
+	Memories []Memory `json:"memories"`
+	Total    int      `json:"total"`
+}
+
+// Memory is a stored memory as the server returns it. Chunks of long memories are never
+// returned on their own: ChunkCount says how many chunks the memory was indexed as.
+type Memory struct {
+	ID         string    `json:"id"`
+	Namespace  string    `json:"namespace"`
+	Kind       string    `json:"kind"`
+	Content    string    `json:"content"`
+	CreatedAt  time.Time `json:"created_at"`
+	ValidAt    time.Time `json:"valid_at,omitzero"`
+	InvalidAt  time.Time `json:"invalid_at,omitzero"`
+	Source     *Source   `json:"source,omitempty"`
+	Importance float64   `json:"importance"`
+	Domains    []string  `json:"domains,omitempty"`
+	Triggers   []string  `json:"triggers,omitempty"`
+	Concepts   []string  `json:"concepts,omitempty"`
+	Triple     *Triple   `json:"triple,omitempty"`
+	Sensitive  bool      `json:"sensitive"`
+	ChunkCount int       `json:"chunk_count"`
+
+	// Retrieval metadata, moved by engagement reports and jobs.
+	Confidence       float64   `json:"confidence"`
+	UsageCount       int       `json:"usage_count"`
+	LastUsed         time.Time `json:"last_used,omitzero"`
+	SurfaceCount     int       `json:"surface_count"`
+	LastSurfaced     time.Time `json:"last_surfaced,omitzero"`
+	RecentDismissals float64   `json:"recent_dismissals"`
+}

@@ -1,0 +1,128 @@
+package api
+
+import "time"
+
+// RecallRequest is the body of POST /v1/namespaces/{ns}/recall.
+type RecallRequest struct {
+	ConversationID string `json:"conversation_id,omitempty"`
+	// TurnID identifies the bot's turn; one is assigned when empty.
+	TurnID string `json:"turn_id,omitempty"`
+	// Mode is ambient (default), search or startup.
+	Mode string `json:"mode,omitempty"`
+	// Query and/or Messages say what the turn is about; one of them is required except in
+	// startup mode.
+	Query    string    `json:"query,omitempty"`
+	Messages []Message `json:"messages,omitempty"`
+	// Entities the bot already knows the turn is about.
+	Entities []string `json:"entities,omitempty"`
+	// ConversationType is debugging, help-seeking, exploration, casual or other; inferred
+	// when empty.
+	ConversationType string `json:"conversation_type,omitempty"`
+	// FocalEntity turns on the graph-proximity feature of the score.
+	FocalEntity string `json:"focal_entity,omitempty"`
+	// Limit is 1..100; 0 means 10.
+	Limit int `json:"limit,omitempty"`
+	// TokenBudget caps the returned content (≈ 4 characters a token); 0 means no budget.
+	TokenBudget int `json:"token_budget,omitempty"`
+	// LatencyBudgetMS bounds optional stages such as reranking; 0 means 300.
+	LatencyBudgetMS int `json:"latency_budget_ms,omitempty"`
+	// Rerank is auto (default), off or on.
+	Rerank string `json:"rerank,omitempty"`
+	// Kinds restricts results to these kinds.
+	Kinds []string `json:"kinds,omitempty"`
+	// Since and Until restrict results to memories about [Since, Until).
+	Since time.Time `json:"since,omitzero"`
+	Until time.Time `json:"until,omitzero"`
+	// IncludeInvalid also returns facts that stopped being true.
+	IncludeInvalid bool `json:"include_invalid,omitempty"`
+	// Explain returns the score components of every result.
+	Explain bool `json:"explain,omitempty"`
+}
+
+// Message is one recent message of the conversation.
+type Message struct {
+	Speaker string    `json:"speaker,omitempty"`
+	Content string    `json:"content"`
+	At      time.Time `json:"at,omitzero"`
+}
+
+// RecallResponse is the answer to a recall request.
+type RecallResponse struct {
+	Results []RecallResult `json:"results"`
+	// Context is the formatted block a bot injects into its prompt; empty when nothing is
+	// relevant.
+	Context          string `json:"context"`
+	TurnID           string `json:"turn_id"`
+	ConversationType string `json:"conversation_type,omitempty"`
+	// Threshold is the volunteer threshold in force for the conversation type.
+	Threshold float64 `json:"threshold"`
+	// Variant is the experiment variant the conversation is assigned to, if any.
+	Variant string       `json:"variant,omitempty"`
+	Rerank  RerankStatus `json:"rerank"`
+	// Degraded lists dependencies that failed and were worked around ("embedder: timeout").
+	Degraded []string `json:"degraded,omitempty"`
+	// LatencyMS is the server-side duration of the pipeline; Stages splits it by stage.
+	LatencyMS float64            `json:"latency_ms"`
+	Stages    map[string]float64 `json:"stages,omitempty"`
+	// Startup is set in startup mode.
+	Startup *Startup `json:"startup,omitempty"`
+}
+
+// RecallResult is one recalled memory.
+type RecallResult struct {
+	// ID is the memory's id (the parent's id for a fragment).
+	ID string `json:"id"`
+	// SurfacingID identifies this showing of the memory in engagement reports.
+	SurfacingID string `json:"surfacing_id,omitempty"`
+	Kind        string `json:"kind"`
+	// Content is what is shown: the memory's content, or one chunk of it (see Fragment).
+	Content  string    `json:"content"`
+	Fragment *Fragment `json:"fragment,omitempty"`
+	Score    float64   `json:"score"`
+	// Components are returned with explain.
+	Components *Components `json:"components,omitempty"`
+	// Reasons say how the memory was found: text, vector, association, resurface.
+	Reasons []string `json:"reasons,omitempty"`
+	// Volunteered is true when the memory was reached only by association, prediction or
+	// resurfacing rather than by matching the turn directly.
+	Volunteered bool      `json:"volunteered"`
+	CreatedAt   time.Time `json:"created_at"`
+	ValidAt     time.Time `json:"valid_at,omitzero"`
+	Source      *Source   `json:"source,omitempty"`
+}
+
+// Fragment says which chunk of a long memory a result shows; GET the parent for the whole.
+type Fragment struct {
+	ParentID string `json:"parent_id"`
+	Index    int    `json:"index"` // 1-based, as in "[Fragment 2/5]"
+	Count    int    `json:"count"`
+}
+
+// Components are the parts of a result's score, each in 0..1.
+type Components struct {
+	Relevance  float64 `json:"relevance"`
+	BM25       float64 `json:"bm25,omitempty"`
+	Vector     float64 `json:"vector,omitempty"`
+	Activation float64 `json:"activation,omitempty"`
+	Confidence float64 `json:"confidence"`
+	Freshness  float64 `json:"freshness"`
+	Proximity  float64 `json:"proximity,omitempty"`
+	Importance float64 `json:"importance"`
+	Novelty    float64 `json:"novelty"`
+	Volunteer  float64 `json:"volunteer,omitempty"`
+}
+
+// RerankStatus says whether the LLM reranker ran and, if not, why: status is one of off,
+// skipped, ok, timeout, error, circuit_open, unconfigured.
+type RerankStatus struct {
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Startup carries the extra figures of the startup package.
+type Startup struct {
+	Now      time.Time `json:"now"`
+	Memories int       `json:"memories"`
+	Concepts int       `json:"concepts"`
+	Edges    int       `json:"edges"`
+}
