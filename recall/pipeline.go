@@ -1,31 +1,98 @@
-// Package recall is the retrieval pipeline: intake, candidates from text, vector and graph,
-// rank fusion, scoring, filters, chunk collapse, diversity, thresholds, budget, and the
-// record of what was surfaced.
+// Package recall is the retrieval pipeline of DESIGN.md §4: intake, candidates from text,
+// vectors and the graph, rank fusion, scoring, filters, chunk collapse, diversity,
+// thresholds, budget, and the record of what was surfaced.
 package recall
 
 import (
 	"context"
+	"time"
 
 	"github.com/salience-ai/salience/embed"
 	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/predict"
 )
 
-// Pipeline runs recall over a store.
+// Pipeline runs recall over a store. It is safe for concurrent use.
 type Pipeline struct {
 	store    models.Store
 	embedder embed.Embedder
 	opts     Options
 }
 
-// Options tune the pipeline; zero values take the defaults.
-type Options struct{}
-
 // New returns a pipeline over store using embedder for query vectors (nil: text and graph only).
 func New(store models.Store, embedder embed.Embedder, opts Options) *Pipeline {
+	opts = opts.withDefaults()
+	if opts.Threshold == nil {
+		opts.Threshold = func(_, convType string) float64 { return predict.DefaultThreshold(convType) }
+	}
 	return &Pipeline{store: store, embedder: embedder, opts: opts}
 }
 
-// Recall answers one recall request.
+// stopwatch records per-stage timings in milliseconds.
+type stopwatch struct {
+	start, last time.Time
+	stages      map[string]float64
+}
+
+func newStopwatch() *stopwatch {
+	now := time.Now()
+	return &stopwatch{start: now, last: now, stages: map[string]float64{}}
+}
+
+func (s *stopwatch) lap(stage string) {
+	now := time.Now()
+	s.stages[stage] += float64(now.Sub(s.last).Microseconds()) / 1000
+	s.last = now
+}
+
+func (s *stopwatch) total() float64 { return float64(time.Since(s.start).Microseconds()) / 1000 }
+
+// Recall answers one recall request. Invalid requests are EINVALID naming the field.
 func (p *Pipeline) Recall(ctx context.Context, req *Request) (*Response, error) {
-	return nil, models.Errorf(models.EUNAVAILABLE, "recall not implemented yet")
+	sw := newStopwatch()
+	if err := normalize(req, p.opts.Now()); err != nil {
+		return nil, err
+	}
+	if req.Mode == models.ModeStartup {
+		resp, err := p.startup(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		sw.lap("startup")
+		resp.Stages, resp.LatencyMS = sw.stages, sw.total()
+		return resp, nil
+	}
+
+	in := p.intake(ctx, req)
+	sw.lap("intake")
+	resp := &Response{
+		TurnID:           in.turnID,
+		ConversationType: in.convType,
+		Threshold:        p.opts.Threshold(req.Namespace, in.convType),
+		Rerank:           RerankStatus{Status: "off", Reason: "no reranker configured"},
+	}
+	if req.Rerank == "off" {
+		resp.Rerank.Reason = "rerank off in request"
+	}
+
+	cs, degraded, err := p.candidates(ctx, req, in, sw)
+	if err != nil {
+		return nil, err
+	}
+	resp.Degraded = degraded
+
+	results, err := p.rank(ctx, req, in, cs, resp.Threshold)
+	if err != nil {
+		return nil, err
+	}
+	sw.lap("rank")
+
+	if err := p.record(ctx, req, in, resp, results); err != nil {
+		return nil, err
+	}
+	sw.lap("record")
+	resp.Results = results
+	resp.Context = Format(results, req.Now)
+	resp.Stages, resp.LatencyMS = sw.stages, sw.total()
+	return resp, nil
 }

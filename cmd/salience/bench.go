@@ -3,10 +3,175 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/salience-ai/salience/embed"
+	"github.com/salience-ai/salience/eval"
+	"github.com/salience-ai/salience/ingest"
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/recall"
+	"github.com/salience-ai/salience/store/sqlite"
 )
 
-// runBench runs `salience bench …`. Owned by the recall work; replaced there.
+// runBench runs `salience bench recall`: it fills an embedded store with a synthetic corpus
+// through the real ingest path (or reuses one), measures the index rebuild of a reopen, then
+// server-side recall latency; the last line is JSON.
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return errors.New("bench: not implemented yet")
+	if len(args) == 0 {
+		return errors.New("usage: salience bench recall [--memories N] [--queries N] [--concurrency N] [--mode search|ambient] [--data DIR]")
+	}
+	switch args[0] {
+	case "recall":
+		return benchRecall(ctx, args[1:], stdout, stderr)
+	}
+	return fmt.Errorf("bench: unknown benchmark %q (want recall)", args[0])
+}
+
+func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench recall", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	n := fs.Int("memories", 100000, "memories in the synthetic corpus")
+	queries := fs.Int("queries", 1000, "recall calls to time")
+	conc := fs.Int("concurrency", 1, "concurrent callers")
+	mode := fs.String("mode", "search", "recall mode: search or ambient")
+	data := fs.String("data", "", "keep the corpus in this directory and reuse it next time (default: a temporary one)")
+	dims := fs.Int("dims", 0, "local embedder dimensions (0 = default)")
+	seed := fs.Uint64("seed", 1, "corpus and query seed")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	dir := *data
+	if dir == "" {
+		d, err := os.MkdirTemp("", "salience-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	path := filepath.Join(dir, "bench.db")
+	emb := embed.NewLocal(*dims)
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	const ns = "bench"
+	syn := eval.NewSynth(*seed)
+
+	st, err := sqlite.Open(path, sqlite.Options{})
+	if err != nil {
+		return err
+	}
+	if err := st.Rebuild(ctx); err != nil {
+		st.Close()
+		return err
+	}
+	_, have, err := st.FindMemories(ctx, models.MemoryFilter{Namespace: ns, Limit: 1})
+	if err != nil {
+		st.Close()
+		return err
+	}
+	if have < *n {
+		ing := ingest.New(st, emb, ingest.Options{Now: func() time.Time { return now }})
+		start := time.Now()
+		for i := have; i < *n; {
+			batch := make([]*models.Memory, 0, 1000)
+			for ; i < *n && len(batch) < 1000; i++ {
+				batch = append(batch, syn.Memory(i, now))
+			}
+			if _, err := ing.Ingest(ctx, ns, batch); err != nil {
+				st.Close()
+				return err
+			}
+		}
+		el := time.Since(start)
+		fmt.Fprintf(stdout, "ingested %d memories in %.1fs (%.0f/s)\n", *n-have, el.Seconds(), float64(*n-have)/el.Seconds())
+	}
+	if err := st.Close(); err != nil {
+		return err
+	}
+
+	start := time.Now()
+	st, err = sqlite.Open(path, sqlite.Options{})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.Rebuild(ctx); err != nil {
+		return err
+	}
+	rebuild := time.Since(start)
+	fmt.Fprintf(stdout, "reopened and rebuilt indexes in %.2fs\n", rebuild.Seconds())
+
+	p := recall.New(st, emb, recall.Options{})
+	qs := make([]string, *queries+50)
+	for i := range qs {
+		qs[i] = syn.Query()
+	}
+	ask := func(i int) (time.Duration, int, error) {
+		t := time.Now()
+		resp, err := p.Recall(ctx, &recall.Request{
+			Namespace: ns, ConversationID: fmt.Sprintf("bench-%d", i%100), Mode: models.Mode(*mode),
+			Query: qs[i], Now: now, Rerank: "off",
+		})
+		if err != nil {
+			return 0, 0, err
+		}
+		return time.Since(t), len(resp.Results), nil
+	}
+	for i := 0; i < 50; i++ { // warm-up
+		if _, _, err := ask(*queries + i); err != nil {
+			return err
+		}
+	}
+	lat := make([]time.Duration, *queries)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		results  int
+		next     int
+	)
+	start = time.Now()
+	for w := 0; w < *conc; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= *queries {
+					return
+				}
+				d, k, err := ask(i)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				lat[i] = d
+				results += k
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	wall := time.Since(start)
+	if firstErr != nil {
+		return firstErr
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	pct := func(q float64) float64 {
+		return float64(lat[int(q*float64(len(lat)-1))].Microseconds()) / 1000
+	}
+	qps := float64(*queries) / wall.Seconds()
+	fmt.Fprintf(stdout, "recall (%s, %d memories, %d queries, concurrency %d): p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, %.0f qps, %.1f results/query\n",
+		*mode, *n, *queries, *conc, pct(0.50), pct(0.95), pct(0.99), qps, float64(results)/float64(*queries))
+	fmt.Fprintf(stdout, `{"p50_ms":%.3f,"p95_ms":%.3f,"p99_ms":%.3f,"qps":%.1f,"rebuild_s":%.3f}`+"\n", pct(0.50), pct(0.95), pct(0.99), qps, rebuild.Seconds())
+	return nil
 }

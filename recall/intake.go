@@ -1,0 +1,70 @@
+package recall
+
+import (
+	"context"
+	"strings"
+
+	"github.com/salience-ai/salience/ids"
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/nlp"
+)
+
+// maxContextConcepts bounds the concepts taken from the query and messages.
+const maxContextConcepts = 16
+
+// intake is what the pipeline understood of a request (DESIGN.md §4.1).
+type intake struct {
+	text     string          // what text and vector search look for
+	concepts []string        // normalized context concepts
+	focal    string          // normalized focal entity, if any
+	ranges   []nlp.TimeRange // temporal phrases of the query
+	convType string
+	turnID   string
+}
+
+// contextMessages is how many of the latest messages ambient recall reads besides the query.
+const contextMessages = 3
+
+func (p *Pipeline) intake(ctx context.Context, req *Request) *intake {
+	in := &intake{turnID: req.TurnID}
+	if in.turnID == "" {
+		in.turnID = ids.New(req.Now)
+	}
+	var parts []string
+	if q := strings.TrimSpace(req.Query); q != "" {
+		parts = append(parts, q)
+	}
+	if len(parts) == 0 || req.Mode == models.ModeAmbient {
+		msgs := req.Messages
+		if len(msgs) > contextMessages {
+			msgs = msgs[len(msgs)-contextMessages:]
+		}
+		for _, m := range msgs {
+			if c := strings.TrimSpace(m.Content); c != "" {
+				parts = append(parts, c)
+			}
+		}
+	}
+	in.text = strings.Join(parts, "\n")
+
+	seen := map[string]bool{}
+	add := func(name string) {
+		if n := models.NormalizeConcept(name); n != "" && !seen[n] && len(in.concepts) < maxContextConcepts+len(req.Entities) {
+			seen[n] = true
+			in.concepts = append(in.concepts, n)
+		}
+	}
+	for _, e := range req.Entities {
+		add(e)
+	}
+	for _, m := range nlp.ExtractConcepts(in.text, nil, maxContextConcepts) {
+		add(m.Name)
+	}
+	in.focal = models.NormalizeConcept(req.FocalEntity)
+	in.ranges = nlp.Temporal(req.Query, req.Now)
+	in.convType = req.ConversationType
+	if in.convType == "" {
+		in.convType = nlp.InferConversationType(in.text)
+	}
+	return in
+}

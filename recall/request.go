@@ -1,0 +1,100 @@
+package recall
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// Request limits and defaults.
+const (
+	DefaultLimit         = 10
+	MaxLimit             = 100
+	DefaultLatencyBudget = 300 * time.Millisecond
+	MaxQueryBytes        = 16 << 10
+	MaxMessages          = 50
+	MaxEntities          = 64
+)
+
+// normalize validates req and fills its defaults. Errors name the JSON field.
+func normalize(req *Request, now time.Time) error {
+	if err := models.ValidateNamespace(req.Namespace); err != nil {
+		return err
+	}
+	if req.Mode == "" {
+		req.Mode = models.ModeAmbient
+	}
+	switch req.Mode {
+	case models.ModeAmbient, models.ModeSearch, models.ModeStartup:
+	default:
+		return models.Invalid("mode", "mode must be ambient, search or startup")
+	}
+	if len(req.ConversationID) > models.MaxIDBytes {
+		return models.Invalid("conversation_id", "at most %d bytes", models.MaxIDBytes)
+	}
+	if len(req.TurnID) > models.MaxIDBytes {
+		return models.Invalid("turn_id", "at most %d bytes", models.MaxIDBytes)
+	}
+	if len(req.Query) > MaxQueryBytes {
+		return &models.Error{Code: models.ETOOLARGE, Field: "query", Message: fmt.Sprintf("query over %d bytes", MaxQueryBytes)}
+	}
+	if len(req.Messages) > MaxMessages {
+		return models.Invalid("messages", "at most %d messages", MaxMessages)
+	}
+	for i, m := range req.Messages {
+		if len(m.Content) > models.MaxContentBytes {
+			return &models.Error{Code: models.ETOOLARGE, Field: fmt.Sprintf("messages[%d].content", i), Message: "message over the content limit"}
+		}
+	}
+	if len(req.Entities) > MaxEntities {
+		return models.Invalid("entities", "at most %d entities", MaxEntities)
+	}
+	if req.Mode != models.ModeStartup && strings.TrimSpace(req.Query) == "" && !hasMessage(req.Messages) {
+		return models.Invalid("query", "query or messages is required")
+	}
+	switch {
+	case req.Limit == 0:
+		req.Limit = DefaultLimit
+	case req.Limit < 0 || req.Limit > MaxLimit:
+		return models.Invalid("limit", "limit must be between 1 and %d", MaxLimit)
+	}
+	if req.TokenBudget < 0 {
+		return models.Invalid("token_budget", "token_budget must not be negative")
+	}
+	switch {
+	case req.LatencyBudget == 0:
+		req.LatencyBudget = DefaultLatencyBudget
+	case req.LatencyBudget < 0:
+		return models.Invalid("latency_budget_ms", "latency_budget_ms must not be negative")
+	}
+	switch req.Rerank {
+	case "":
+		req.Rerank = "auto"
+	case "auto", "off", "on":
+	default:
+		return models.Invalid("rerank", "rerank must be auto, off or on")
+	}
+	for i, k := range req.Kinds {
+		if !k.Valid() {
+			return models.Invalid(fmt.Sprintf("kinds[%d]", i), "unknown kind %q", k)
+		}
+	}
+	if !req.Since.IsZero() && !req.Until.IsZero() && !req.Until.After(req.Since) {
+		return models.Invalid("until", "until must be after since")
+	}
+	if req.Now.IsZero() {
+		req.Now = now
+	}
+	return nil
+}
+
+func hasMessage(ms []Message) bool {
+	for _, m := range ms {
+		if strings.TrimSpace(m.Content) != "" {
+			return true
+		}
+	}
+	return false
+}
