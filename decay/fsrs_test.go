@@ -167,3 +167,13 @@ func TestMaxInterval(t *testing.T) {
 		t.Errorf("Due = %v, want far in the future", s.Due)
 	}
 }
+
+func BenchmarkReview(b *testing.B) {
+	f := NewFSRS()
+	s := f.Review(models.Schedule{}, Good, t0)
+	now := t0
+	for b.Loop() {
+		now = now.Add(Day)
+		s = f.Review(s, Good, now)
+	}
+}

@@ -228,3 +228,14 @@ func TestUpdate(t *testing.T) {
 		t.Errorf("effective evidence %v, want 1000", n)
 	}
 }
+
+// BenchmarkChoose measures one threshold decision with its logged probability (201 Thompson
+// draws over five arms); it runs once per recall that volunteers memories.
+func BenchmarkChoose(b *testing.B) {
+	bd := DefaultBandit()
+	arms := bd.NewArms("debugging")
+	rng := rand.New(rand.NewPCG(1, 1))
+	for b.Loop() {
+		bd.Choose(arms, rng)
+	}
+}
