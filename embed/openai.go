@@ -1,0 +1,136 @@
+package embed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Defaults of OpenAIConfig.
+const (
+	DefaultBatchSize     = 128              // inputs per request; servers cap batches at 256–2048
+	DefaultOpenAITimeout = 30 * time.Second // per request
+)
+
+// OpenAIConfig configures an OpenAI-compatible embeddings client.
+type OpenAIConfig struct {
+	// BaseURL is the API root including its version, e.g. "http://localhost:11434/v1" for
+	// Ollama or a vLLM/TEI server; requests go to BaseURL + "/embeddings". Empty means
+	// OpenAI's own API.
+	BaseURL string
+	APIKey  string // may be empty for local servers
+	Model   string // required
+	// Dims is the vector size the model returns (required): every returned vector is
+	// checked against it. It is not sent to the server, because servers other than OpenAI's
+	// text-embedding-3 models reject a "dimensions" field.
+	Dims      int
+	Timeout   time.Duration // per request; 0 means DefaultOpenAITimeout
+	BatchSize int           // inputs per request; 0 means DefaultBatchSize
+}
+
+// OpenAI embeds texts through any server that speaks the OpenAI /v1/embeddings API
+// (OpenAI, vLLM, Ollama, TEI, …). Vectors are checked for count and size and
+// L2-normalized. It is safe for concurrent use.
+type OpenAI struct {
+	client *openai.Client
+	cfg    OpenAIConfig
+}
+
+// NewOpenAI returns a client for cfg, or an error when Model or Dims is missing.
+func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
+	if strings.TrimSpace(cfg.Model) == "" {
+		return nil, errors.New("embed: openai: model is required")
+	}
+	if cfg.Dims <= 0 {
+		return nil, fmt.Errorf("embed: openai: dims must be positive, got %d", cfg.Dims)
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultOpenAITimeout
+	}
+	if cfg.BatchSize <= 0 {
+		cfg.BatchSize = DefaultBatchSize
+	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	if cfg.BaseURL != "" {
+		oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	}
+	return &OpenAI{client: openai.NewClientWithConfig(oc), cfg: cfg}, nil
+}
+
+// Dims returns the configured vector size.
+func (o *OpenAI) Dims() int { return o.cfg.Dims }
+
+// Name identifies the model and size, e.g. "openai:text-embedding-3-small:1536".
+func (o *OpenAI) Name() string { return fmt.Sprintf("openai:%s:%d", o.cfg.Model, o.cfg.Dims) }
+
+// Embed sends texts in batches of BatchSize, one request at a time, each under Timeout and
+// ctx. It fails when any request fails, or when a response has the wrong number of vectors,
+// an index out of range or twice, a vector of the wrong size or with a non-finite value;
+// nothing partial is returned.
+func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for lo := 0; lo < len(texts); lo += o.cfg.BatchSize {
+		hi := min(lo+o.cfg.BatchSize, len(texts))
+		if err := o.batch(ctx, texts[lo:hi], out[lo:hi]); err != nil {
+			return nil, fmt.Errorf("embed: openai: texts %d–%d: %w", lo, hi-1, err)
+		}
+	}
+	return out, nil
+}
+
+// batch embeds texts into out (same length).
+func (o *OpenAI) batch(ctx context.Context, texts []string, out [][]float32) error {
+	ctx, cancel := context.WithTimeout(ctx, o.cfg.Timeout)
+	defer cancel()
+	resp, err := o.client.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{
+		Input: texts,
+		Model: openai.EmbeddingModel(o.cfg.Model),
+	})
+	if err != nil {
+		return err
+	}
+	if len(resp.Data) != len(texts) {
+		return fmt.Errorf("got %d vectors for %d texts", len(resp.Data), len(texts))
+	}
+	for _, d := range resp.Data {
+		if d.Index < 0 || d.Index >= len(texts) {
+			return fmt.Errorf("vector index %d out of range [0, %d)", d.Index, len(texts))
+		}
+		if out[d.Index] != nil {
+			return fmt.Errorf("vector index %d returned twice", d.Index)
+		}
+		if len(d.Embedding) != o.cfg.Dims {
+			return fmt.Errorf("vector %d has %d dims, want %d (check the model and dims settings)", d.Index, len(d.Embedding), o.cfg.Dims)
+		}
+		if !normalize(d.Embedding) {
+			return fmt.Errorf("vector %d has a value that is not a finite number", d.Index)
+		}
+		out[d.Index] = d.Embedding
+	}
+	return nil
+}
+
+// normalize scales v to unit length in place (a zero vector stays zero); it returns false
+// when v holds NaN or an infinity.
+func normalize(v []float32) bool {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	if math.IsNaN(s) || math.IsInf(s, 0) {
+		return false
+	}
+	if s == 0 {
+		return true
+	}
+	inv := 1 / math.Sqrt(s)
+	for i, x := range v {
+		v[i] = float32(float64(x) * inv)
+	}
+	return true
+}
