@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/salience-ai/salience/nlp"
 )
@@ -166,7 +165,7 @@ func (l *Local) addGroup(acc []float64, hashes []uint64, weight float64) {
 		for j < len(hashes) && hashes[j] == hashes[i] {
 			j++
 		}
-		v := 1 + math.Log(float64(j-i))
+		v := sublinear(j - i)
 		sumSq += v * v
 		i = j
 	}
@@ -178,13 +177,21 @@ func (l *Local) addGroup(acc []float64, hashes []uint64, weight float64) {
 		for j < len(hashes) && hashes[j] == h {
 			j++
 		}
-		v := scale * (1 + math.Log(float64(j-i)))
+		v := scale * sublinear(j-i)
 		if h>>63 == 1 {
 			v = -v
 		}
 		acc[(h&(1<<63-1))%dims] += v
 		i = j
 	}
+}
+
+// sublinear is the damped term frequency 1 + ln(tf); most features occur once.
+func sublinear(tf int) float64 {
+	if tf == 1 {
+		return 1
+	}
+	return 1 + math.Log(float64(tf))
 }
 
 // appendCharGrams appends the hashes of the minGram–maxGram rune n-grams of "<tok>".
@@ -209,9 +216,8 @@ func appendCharGrams(dst []uint64, tok string, offs *[]int) []uint64 {
 					h = hashByte(h, '<')
 				case p >= len(tok):
 					h = hashByte(h, '>')
-				default:
-					_, w := utf8.DecodeRuneInString(tok[p:])
-					h = hashString(h, tok[p:p+w])
+				default: // the rune ends where the next one (or ">", at len(tok)) starts
+					h = hashString(h, tok[p:o[k+1]])
 				}
 			}
 			dst = append(dst, h)

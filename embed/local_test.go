@@ -137,7 +137,8 @@ func TestLocalCanceled(t *testing.T) {
 
 func BenchmarkLocalEmbed(b *testing.B) {
 	text := "Caroline went to the LGBTQ support group yesterday and said it was powerful; " +
-		"Melanie painted a sunrise over the lake last year and wants to go camping soon."
+		"Melanie painted a sunrise over the lake last year, and the kids want to go camping " +
+		"in the mountains with their dog next month."
 	text = text[:200]
 	l := NewLocal(0)
 	ctx := context.Background()

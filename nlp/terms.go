@@ -14,47 +14,63 @@ import (
 // Tokens splits text into lower-cased word tokens: runs of letters and digits, with inner
 // apostrophes dropped ("don't" → "dont", "Caroline's" → "caroline" + "s" is avoided by
 // stripping a trailing possessive). Invalid UTF-8 is treated as separators.
+//
+// A token already lower-case and without apostrophes — most of them — is a substring of
+// text, not a copy: BM25 indexing and the local embedder tokenize every memory.
 func Tokens(text string) []string {
 	out := make([]string, 0, len(text)/5+1)
-	start := -1
-	var b strings.Builder
-	flush := func() {
-		if b.Len() > 0 {
-			w := b.String()
-			w = strings.TrimSuffix(w, "'s")
-			w = strings.ReplaceAll(w, "'", "")
-			if w != "" {
-				out = append(out, w)
-			}
-			b.Reset()
-		}
-		start = -1
-	}
 	for i := 0; i < len(text); {
 		r, size := utf8.DecodeRuneInString(text[i:])
-		switch {
-		case r == utf8.RuneError && size <= 1:
-			flush()
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			if start < 0 {
-				start = i
-			}
-			b.WriteRune(unicode.ToLower(r))
-		case (r == '\'' || r == '’') && b.Len() > 0 && i+size < len(text):
-			// An apostrophe inside a word: keep it only if a letter follows.
-			nr, _ := utf8.DecodeRuneInString(text[i+size:])
-			if unicode.IsLetter(nr) {
-				b.WriteByte('\'')
-			} else {
-				flush()
-			}
-		default:
-			flush()
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) { // separators, invalid UTF-8 included
+			i += size
+			continue
 		}
-		i += size
+		start, simple := i, true
+		for i < len(text) {
+			r, size := utf8.DecodeRuneInString(text[i:])
+			if r == utf8.RuneError && size <= 1 {
+				break
+			}
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				simple = simple && unicode.ToLower(r) == r
+				i += size
+				continue
+			}
+			// An apostrophe inside a word: keep it only if a letter follows.
+			if (r == '\'' || r == '’') && i+size < len(text) {
+				if nr, _ := utf8.DecodeRuneInString(text[i+size:]); unicode.IsLetter(nr) {
+					simple = false
+					i += size
+					continue
+				}
+			}
+			break
+		}
+		if simple {
+			out = append(out, text[start:i])
+			continue
+		}
+		if w := foldToken(text[start:i]); w != "" {
+			out = append(out, w)
+		}
 	}
-	flush()
 	return out
+}
+
+// foldToken lower-cases a token with inner apostrophes, drops a trailing possessive and
+// then the other apostrophes.
+func foldToken(tok string) string {
+	var b strings.Builder
+	b.Grow(len(tok))
+	for _, r := range tok {
+		if r == '’' || r == '\'' {
+			b.WriteByte('\'')
+			continue
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	w := strings.TrimSuffix(b.String(), "'s")
+	return strings.ReplaceAll(w, "'", "")
 }
 
 // Stem returns the Porter stem of a lower-case token. Tokens that are not plain ASCII
