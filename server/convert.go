@@ -1,0 +1,163 @@
+package server
+
+import (
+	"github.com/salience-ai/salience/api"
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/recall"
+)
+
+// Conversions between wire types (api) and domain types (models, recall). The domain structs
+// never carry wire concerns and the wire structs never carry storage ones.
+
+func memoryFromInput(in *api.MemoryInput) *models.Memory {
+	m := &models.Memory{
+		Kind:       models.Kind(in.Kind),
+		Content:    in.Content,
+		CreatedAt:  in.CreatedAt,
+		ValidAt:    in.ValidAt,
+		InvalidAt:  in.InvalidAt,
+		Importance: in.Importance,
+		Domains:    in.Domains,
+		Triggers:   in.Triggers,
+		Concepts:   in.Concepts,
+		Sensitive:  in.Sensitive,
+	}
+	if in.Source != nil {
+		m.Source = models.Source(*in.Source)
+	}
+	if in.Triple != nil {
+		t := models.Triple(*in.Triple)
+		m.Triple = &t
+	}
+	return m
+}
+
+func memoryToAPI(m *models.Memory) api.Memory {
+	out := api.Memory{
+		ID:               m.ID,
+		Namespace:        m.Namespace,
+		Kind:             string(m.Kind),
+		Content:          m.Content,
+		CreatedAt:        m.CreatedAt,
+		ValidAt:          m.ValidAt,
+		InvalidAt:        m.InvalidAt,
+		Source:           sourceToAPI(m.Source),
+		Importance:       m.Importance,
+		Domains:          m.Domains,
+		Triggers:         m.Triggers,
+		Concepts:         m.Concepts,
+		Sensitive:        m.Sensitive,
+		ChunkCount:       m.ChunkCount,
+		Confidence:       m.Confidence,
+		UsageCount:       m.UsageCount,
+		LastUsed:         m.LastUsed,
+		SurfaceCount:     m.SurfaceCount,
+		LastSurfaced:     m.LastSurfaced,
+		RecentDismissals: m.RecentDismissals,
+	}
+	if m.Triple != nil {
+		t := api.Triple(*m.Triple)
+		out.Triple = &t
+	}
+	return out
+}
+
+func memoriesToAPI(ms []*models.Memory) []api.Memory {
+	out := make([]api.Memory, len(ms))
+	for i, m := range ms {
+		out[i] = memoryToAPI(m)
+	}
+	return out
+}
+
+func sourceToAPI(s models.Source) *api.Source {
+	if s == (models.Source{}) {
+		return nil
+	}
+	out := api.Source(s)
+	return &out
+}
+
+// recallRequest maps the wire request to the pipeline's; the pipeline validates it and names
+// the JSON fields of whatever is wrong.
+func recallRequest(ns string, in *api.RecallRequest) *recall.Request {
+	req := &recall.Request{
+		Namespace:        ns,
+		ConversationID:   in.ConversationID,
+		TurnID:           in.TurnID,
+		Mode:             models.Mode(in.Mode),
+		Query:            in.Query,
+		Entities:         in.Entities,
+		ConversationType: in.ConversationType,
+		FocalEntity:      in.FocalEntity,
+		Limit:            in.Limit,
+		TokenBudget:      in.TokenBudget,
+		Rerank:           in.Rerank,
+		Since:            in.Since,
+		Until:            in.Until,
+		IncludeInvalid:   in.IncludeInvalid,
+		Explain:          in.Explain,
+	}
+	req.LatencyBudget = msDuration(in.LatencyBudgetMS)
+	if len(in.Messages) > 0 {
+		req.Messages = make([]recall.Message, len(in.Messages))
+		for i, m := range in.Messages {
+			req.Messages[i] = recall.Message{Speaker: m.Speaker, Content: m.Content, At: m.At}
+		}
+	}
+	if len(in.Kinds) > 0 {
+		req.Kinds = make([]models.Kind, len(in.Kinds))
+		for i, k := range in.Kinds {
+			req.Kinds[i] = models.Kind(k)
+		}
+	}
+	return req
+}
+
+func recallResponseToAPI(r *recall.Response) *api.RecallResponse {
+	out := &api.RecallResponse{
+		Results:          make([]api.RecallResult, 0, len(r.Results)),
+		Context:          r.Context,
+		TurnID:           r.TurnID,
+		ConversationType: r.ConversationType,
+		Threshold:        r.Threshold,
+		Variant:          r.Variant,
+		Rerank:           api.RerankStatus{Status: r.Rerank.Status, Reason: r.Rerank.Reason},
+		Degraded:         r.Degraded,
+		LatencyMS:        r.LatencyMS,
+		Stages:           r.Stages,
+	}
+	for _, res := range r.Results {
+		out.Results = append(out.Results, recallResultToAPI(&res))
+	}
+	if r.Startup != nil {
+		st := api.Startup(*r.Startup)
+		out.Startup = &st
+	}
+	return out
+}
+
+func recallResultToAPI(res *recall.Result) api.RecallResult {
+	out := api.RecallResult{
+		SurfacingID: res.SurfacingID,
+		Content:     res.Content,
+		Score:       res.Score,
+		Reasons:     res.Reasons,
+		Volunteered: res.Volunteered,
+	}
+	if m := res.Memory; m != nil {
+		out.ID = m.ID
+		out.Kind = string(m.Kind)
+		out.CreatedAt = m.CreatedAt
+		out.ValidAt = m.ValidAt
+		out.Source = sourceToAPI(m.Source)
+	}
+	if f := res.Fragment; f != nil {
+		out.Fragment = &api.Fragment{ParentID: f.ParentID, Index: f.Index, Count: f.Count}
+	}
+	if c := res.Components; c != nil {
+		ac := api.Components(*c)
+		out.Components = &ac
+	}
+	return out
+}

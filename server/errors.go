@@ -1,0 +1,79 @@
+package server
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/salience-ai/salience/api"
+	"github.com/salience-ai/salience/models"
+)
+
+// codeMethodNotAllowed is the one error code the server adds to the models codes: a known
+// path asked with a method it does not serve.
+const codeMethodNotAllowed = "method_not_allowed"
+
+// statusOf is the one table from error codes to HTTP statuses. Handlers never choose an
+// error status; they hand the error to fail, which looks its code up here.
+var statusOf = map[string]int{
+	models.EINVALID:      http.StatusBadRequest,
+	models.ETOOLARGE:     http.StatusRequestEntityTooLarge,
+	models.EUNAUTHORIZED: http.StatusUnauthorized,
+	models.EFORBIDDEN:    http.StatusForbidden,
+	models.ENOTFOUND:     http.StatusNotFound,
+	codeMethodNotAllowed: http.StatusMethodNotAllowed,
+	models.ECONFLICT:     http.StatusConflict,
+	models.EDUPLICATE:    http.StatusConflict,
+	models.EUNAVAILABLE:  http.StatusServiceUnavailable,
+	models.EINTERNAL:     http.StatusInternalServerError,
+}
+
+// errorStatus returns the HTTP status of an error code; unknown codes are internal errors.
+func errorStatus(code string) int {
+	if s, ok := statusOf[code]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// errorBody returns the wire form of err. Internal errors (and errors of unknown codes) get a
+// generic message, so a driver's or a bug's text never reaches a caller.
+func errorBody(err error) (int, api.ErrorResponse) {
+	code := models.ErrorCode(err)
+	status := errorStatus(code)
+	if status == http.StatusInternalServerError {
+		return status, api.ErrorResponse{Error: api.Error{Code: models.EINTERNAL, Message: "internal error"}}
+	}
+	return status, api.ErrorResponse{Error: api.Error{
+		Code:    code,
+		Message: models.ErrorMessage(err),
+		Field:   models.ErrorField(err),
+	}}
+}
+
+// fail ends the request with err rendered through the status table. The error is kept on the
+// gin context, so the access log records it (with its full text for internal errors).
+func fail(c *gin.Context, err error) {
+	status, body := errorBody(err)
+	_ = c.Error(err)
+	if status == http.StatusUnauthorized {
+		c.Header("WWW-Authenticate", `Bearer realm="salience"`)
+	}
+	if status == http.StatusServiceUnavailable {
+		c.Header("Retry-After", "1")
+	}
+	if c.Writer.Written() {
+		c.Abort()
+		return
+	}
+	c.AbortWithStatusJSON(status, body)
+}
+
+// errorAttr is the slog attribute of a request's errors, empty when there are none.
+func errorAttr(c *gin.Context) slog.Attr {
+	if len(c.Errors) == 0 {
+		return slog.Attr{}
+	}
+	return slog.String("error", c.Errors.Last().Err.Error())
+}

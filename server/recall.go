@@ -1,0 +1,61 @@
+package server
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/salience-ai/salience/api"
+	"github.com/salience-ai/salience/recall"
+)
+
+// recall handles POST /v1/namespaces/:ns/recall.
+func (s *Server) recall(c *gin.Context) {
+	req, err := decodeRecall(c.Request, c.Param("ns"))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	req.Now = s.now()
+	start := time.Now()
+	resp, err := s.recaller.Recall(c.Request.Context(), req)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	s.metrics.recallLatency.WithLabelValues(string(req.Mode)).Observe(time.Since(start).Seconds())
+	c.JSON(http.StatusOK, recallResponseToAPI(resp))
+}
+
+// decodeRecallBody decodes a recall body into the pipeline's request.
+func decodeRecallBody(body []byte, ns string) (*recall.Request, error) {
+	var in api.RecallRequest
+	if err := decodeStrict(body, &in); err != nil {
+		return nil, err
+	}
+	return recallRequest(ns, &in), nil
+}
+
+func decodeRecall(r *http.Request, ns string) (*recall.Request, error) {
+	body, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	return decodeRecallBody(body, ns)
+}
+
+// maxLatencyBudget bounds latency_budget_ms before it becomes a Duration, so a huge value
+// cannot overflow into a negative one.
+const maxLatencyBudget = time.Hour
+
+// msDuration converts a millisecond count to a Duration, keeping its sign and capping its size.
+func msDuration(ms int) time.Duration {
+	switch {
+	case ms > int(maxLatencyBudget/time.Millisecond):
+		return maxLatencyBudget
+	case ms < 0:
+		return -time.Millisecond
+	}
+	return time.Duration(ms) * time.Millisecond
+}

@@ -1,0 +1,49 @@
+package server
+
+import (
+	"github.com/gin-gonic/gin"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// routes builds the engine. Route groups follow authorization levels, so who may call what
+// is visible here and nowhere else:
+//
+//   - open: health, readiness, metrics and the API description, for probes and scrapers;
+//   - namespace: any key granted the :ns of the path;
+//   - admin: admin keys only.
+func (s *Server) routes() *gin.Engine {
+	r := gin.New()
+	r.HandleMethodNotAllowed = true
+	r.ContextWithFallback = true // c.Done()/c.Err() follow the request's context
+	r.RemoveExtraSlash = true
+	r.NoRoute(func(c *gin.Context) {
+		fail(c, models.Errorf(models.ENOTFOUND, "no route %s %s", c.Request.Method, c.Request.URL.Path))
+	})
+	r.NoMethod(func(c *gin.Context) {
+		fail(c, models.Errorf(codeMethodNotAllowed, "method %s is not allowed on %s", c.Request.Method, c.Request.URL.Path))
+	})
+	r.Use(s.recoverPanics, s.requestLog)
+
+	// Open routes.
+	r.GET("/healthz", s.healthz)
+	r.GET("/readyz", s.readyz)
+	r.GET("/metrics", gin.WrapH(s.metrics.handler()))
+	r.GET("/openapi.yaml", s.openAPI)
+
+	v1 := r.Group("/v1", s.authenticate, s.limitBody)
+
+	// Namespace routes: the key must be granted :ns.
+	ns := v1.Group("/namespaces/:ns", s.authorizeNamespace, s.requireReady)
+	ns.POST("/memories", s.createMemories)
+	ns.GET("/memories", s.listMemories)
+	ns.GET("/memories/:id", s.getMemory)
+	ns.DELETE("/memories/:id", s.deleteMemory)
+	ns.POST("/recall", s.recall)
+
+	// Admin routes: admin keys only.
+	admin := v1.Group("/admin", s.requireAdmin, s.requireReady)
+	admin.GET("/namespaces", s.listNamespaces)
+
+	return r
+}

@@ -1,0 +1,349 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/salience-ai/salience/api"
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/recall"
+)
+
+// The tests here exercise the middleware chain and the error shape. Where a handler must
+// fail, a test double injects the fault; the end-to-end tests in cmd/salience run the real
+// services behind the same router.
+
+// panicRecaller panics, to prove the recovery middleware.
+type panicRecaller struct{}
+
+func (panicRecaller) Recall(context.Context, *recall.Request) (*recall.Response, error) {
+	panic("boom in recall")
+}
+
+// brokenStore fails every call with a driver-like error, to prove internal errors stay generic.
+type brokenStore struct{}
+
+func (brokenStore) GetMemory(context.Context, string, string) (*models.Memory, error) {
+	return nil, errors.New("sql: database disk image is malformed")
+}
+func (brokenStore) FindMemories(context.Context, models.MemoryFilter) ([]*models.Memory, int, error) {
+	return nil, 0, errors.New("sql: database disk image is malformed")
+}
+func (brokenStore) DeleteMemory(context.Context, string, string) error {
+	return errors.New("sql: database disk image is malformed")
+}
+func (brokenStore) Namespaces(context.Context) ([]string, error) {
+	return nil, errors.New("sql: database disk image is malformed")
+}
+
+// syncBuffer is a log sink safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func newTestServer(t *testing.T, cfg Config) (*Server, *syncBuffer) {
+	t.Helper()
+	logs := &syncBuffer{}
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	return New(cfg), logs
+}
+
+// do sends one request to h and returns the response with its body read.
+func do(t *testing.T, h http.Handler, method, path, body string, header ...string) (*http.Response, []byte) {
+	t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, path, r)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	res := w.Result()
+	b, _ := io.ReadAll(res.Body)
+	return res, b
+}
+
+// errorOf decodes an error body, failing the test when the body is not the error shape.
+func errorOf(t *testing.T, body []byte) api.Error {
+	t.Helper()
+	var e api.ErrorResponse
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil || e.Error.Code == "" || e.Error.Message == "" {
+		t.Fatalf("body %q is not the error shape (%v)", body, err)
+	}
+	return e.Error
+}
+
+func TestNoRouteAndNoMethodUseTheErrorShape(t *testing.T) {
+	s, _ := newTestServer(t, Config{})
+	res, body := do(t, s.Handler(), "GET", "/v2/nothing", "")
+	if res.StatusCode != 404 || errorOf(t, body).Code != "not_found" {
+		t.Errorf("GET /v2/nothing = %d %s", res.StatusCode, body)
+	}
+	res, body = do(t, s.Handler(), "PUT", "/healthz", "")
+	if res.StatusCode != 405 || errorOf(t, body).Code != "method_not_allowed" {
+		t.Errorf("PUT /healthz = %d %s", res.StatusCode, body)
+	}
+}
+
+func TestPanicBecomes500AndIsLoggedWithStack(t *testing.T) {
+	s, logs := newTestServer(t, Config{Recaller: panicRecaller{}})
+	res, body := do(t, s.Handler(), "POST", "/v1/namespaces/a/recall", `{"query":"x"}`)
+	if res.StatusCode != 500 {
+		t.Fatalf("status = %d, want 500", res.StatusCode)
+	}
+	if e := errorOf(t, body); e.Code != "internal" || e.Message != "internal error" {
+		t.Errorf("error = %+v, want a generic internal error", e)
+	}
+	out := logs.String()
+	for _, want := range []string{"panic serving request", "boom in recall", "stack=", "runtime/debug.Stack"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %q:\n%s", want, out)
+		}
+	}
+	// The server keeps serving after a panic.
+	if res, _ := do(t, s.Handler(), "GET", "/healthz", ""); res.StatusCode != 200 {
+		t.Errorf("healthz after panic = %d", res.StatusCode)
+	}
+}
+
+func TestInternalErrorsAreGenericButLogged(t *testing.T) {
+	s, logs := newTestServer(t, Config{Memories: brokenStore{}, Namespaces: brokenStore{}})
+	for _, path := range []string{"/v1/namespaces/a/memories", "/v1/namespaces/a/memories/01J000", "/v1/admin/namespaces"} {
+		res, body := do(t, s.Handler(), "GET", path, "")
+		if e := errorOf(t, body); res.StatusCode != 500 || e.Code != "internal" || e.Message != "internal error" || strings.Contains(string(body), "sql") {
+			t.Errorf("GET %s = %d %s, want a generic 500", path, res.StatusCode, body)
+		}
+	}
+	if !strings.Contains(logs.String(), "database disk image is malformed") {
+		t.Errorf("the cause is not logged:\n%s", logs.String())
+	}
+}
+
+func TestRequestID(t *testing.T) {
+	s, logs := newTestServer(t, Config{})
+	res, _ := do(t, s.Handler(), "GET", "/healthz", "", "X-Request-ID", "req-123")
+	if got := res.Header.Get("X-Request-ID"); got != "req-123" {
+		t.Errorf("echoed id = %q, want req-123", got)
+	}
+	if !strings.Contains(logs.String(), "request_id=req-123") {
+		t.Errorf("access log lacks the request id:\n%s", logs.String())
+	}
+	res, _ = do(t, s.Handler(), "GET", "/healthz", "")
+	generated := res.Header.Get("X-Request-ID")
+	if len(generated) != 26 {
+		t.Errorf("generated id = %q, want 26 characters", generated)
+	}
+	res, _ = do(t, s.Handler(), "GET", "/healthz", "", "X-Request-ID", "evil\x7fid")
+	if got := res.Header.Get("X-Request-ID"); got == "evil\x7fid" || len(got) != 26 {
+		t.Errorf("an unprintable id was kept: %q", got)
+	}
+}
+
+func TestBodyLimit(t *testing.T) {
+	s, _ := newTestServer(t, Config{MaxBodyBytes: 64})
+	big := `{"kind":"fact","content":"` + strings.Repeat("x", 100) + `"}`
+	// Declared length over the limit: refused before reading.
+	res, body := do(t, s.Handler(), "POST", "/v1/namespaces/a/memories", big)
+	if res.StatusCode != 413 || errorOf(t, body).Code != "too_large" {
+		t.Errorf("declared oversize = %d %s", res.StatusCode, body)
+	}
+	// Unknown length (chunked): cut off while reading.
+	req := httptest.NewRequest("POST", "/v1/namespaces/a/recall", io.MultiReader(strings.NewReader(big)))
+	req.ContentLength = -1
+	w := httptest.NewRecorder()
+	s.Handler().ServeHTTP(w, req)
+	if w.Code != 413 || errorOf(t, w.Body.Bytes()).Code != "too_large" {
+		t.Errorf("streamed oversize = %d %s", w.Code, w.Body.Bytes())
+	}
+}
+
+func TestReadiness(t *testing.T) {
+	ready := false
+	s, _ := newTestServer(t, Config{Ready: func() bool { return ready }})
+	if res, body := do(t, s.Handler(), "GET", "/readyz", ""); res.StatusCode != 503 || errorOf(t, body).Code != "unavailable" {
+		t.Errorf("readyz while loading = %d %s", res.StatusCode, body)
+	}
+	if res, _ := do(t, s.Handler(), "GET", "/healthz", ""); res.StatusCode != 200 {
+		t.Errorf("healthz while loading = %d", res.StatusCode)
+	}
+	if res, body := do(t, s.Handler(), "GET", "/v1/namespaces/a/memories", ""); res.StatusCode != 503 || res.Header.Get("Retry-After") == "" {
+		t.Errorf("API while loading = %d %s, want 503 with Retry-After", res.StatusCode, body)
+	}
+	ready = true
+	res, body := do(t, s.Handler(), "GET", "/readyz", "")
+	if res.StatusCode != 200 || string(body) != `{"status":"ready"}` {
+		t.Errorf("readyz when ready = %d %s", res.StatusCode, body)
+	}
+}
+
+func TestHealthz(t *testing.T) {
+	s, _ := newTestServer(t, Config{})
+	res, body := do(t, s.Handler(), "GET", "/healthz", "")
+	if res.StatusCode != 200 || string(body) != `{"status":"ok"}` {
+		t.Errorf("healthz = %d %s", res.StatusCode, body)
+	}
+}
+
+func TestBadNamespaceNamesTheField(t *testing.T) {
+	s, _ := newTestServer(t, Config{})
+	for _, path := range []string{"/v1/namespaces/-a/memories", "/v1/namespaces/" + strings.Repeat("a", 65) + "/recall", "/v1/namespaces/a%20b/memories"} {
+		method := "GET"
+		if strings.HasSuffix(path, "recall") {
+			method = "POST"
+		}
+		res, body := do(t, s.Handler(), method, path, "{}")
+		if e := errorOf(t, body); res.StatusCode != 400 || e.Field != "namespace" {
+			t.Errorf("%s %s = %d %s, want 400 naming namespace", method, path, res.StatusCode, body)
+		}
+	}
+}
+
+// TestAuthorizationDenials runs every registered route with no key, a malformed header, an
+// unknown key, a key of another namespace and a non-admin key, and checks the 401/403 split.
+// (Granted requests are covered end to end in cmd/salience, over the real services.)
+func TestAuthorizationDenials(t *testing.T) {
+	keys, err := ParseKeys([]byte(`{"keys":[
+		{"key":"sk-tenant-a-0000000","namespaces":["a"]},
+		{"key":"sk-admin-000000000","admin":true}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := newTestServer(t, Config{Keys: keys})
+	open := map[string]bool{"/healthz": true, "/readyz": true, "/metrics": true, "/openapi.yaml": true}
+	for _, r := range s.Routes() {
+		path := strings.NewReplacer(":ns", "b", ":id", "01J00000000000000000000000").Replace(r.Path)
+		t.Run(r.Method+" "+r.Path, func(t *testing.T) {
+			if open[r.Path] {
+				if res, _ := do(t, s.Handler(), r.Method, path, ""); res.StatusCode != 200 {
+					t.Errorf("open route = %d, want 200 without a key", res.StatusCode)
+				}
+				return
+			}
+			cases := []struct {
+				name   string
+				header []string
+				status int
+				code   string
+			}{
+				{"no key", nil, 401, "unauthorized"},
+				{"basic auth", []string{"Authorization", "Basic c2stdGVuYW50LWEtMDAwMDAwMA=="}, 401, "unauthorized"},
+				{"empty bearer", []string{"Authorization", "Bearer "}, 401, "unauthorized"},
+				{"unknown key", []string{"Authorization", "Bearer sk-tenant-a-0000001"}, 401, "unauthorized"},
+			}
+			if strings.Contains(r.Path, ":ns") {
+				cases = append(cases, struct {
+					name   string
+					header []string
+					status int
+					code   string
+				}{"other namespace", []string{"Authorization", "Bearer sk-tenant-a-0000000"}, 403, "forbidden"})
+			}
+			if strings.HasPrefix(r.Path, "/v1/admin") {
+				cases = append(cases, struct {
+					name   string
+					header []string
+					status int
+					code   string
+				}{"not admin", []string{"Authorization", "Bearer sk-tenant-a-0000000"}, 403, "forbidden"})
+			}
+			for _, c := range cases {
+				res, body := do(t, s.Handler(), r.Method, path, `{}`, c.header...)
+				if res.StatusCode != c.status || errorOf(t, body).Code != c.code {
+					t.Errorf("%s: %d %s, want %d %s", c.name, res.StatusCode, body, c.status, c.code)
+				}
+				if c.status == 401 && res.Header.Get("WWW-Authenticate") == "" {
+					t.Errorf("%s: 401 without WWW-Authenticate", c.name)
+				}
+			}
+		})
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	s, _ := newTestServer(t, Config{})
+	do(t, s.Handler(), "GET", "/healthz", "")
+	do(t, s.Handler(), "GET", "/nowhere", "")
+	res, body := do(t, s.Handler(), "GET", "/metrics", "")
+	if res.StatusCode != 200 {
+		t.Fatalf("metrics = %d", res.StatusCode)
+	}
+	for _, want := range []string{
+		`salience_http_requests_total{code="200",method="GET",route="/healthz"} 1`,
+		`salience_http_requests_total{code="404",method="GET",route="unmatched"} 1`,
+		`salience_http_request_duration_seconds_bucket{code="200",method="GET",route="/healthz",le="0.0005"}`,
+		"salience_memories_ingested_total 0",
+		"go_goroutines",
+		"process_cpu_seconds_total",
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+}
+
+// TestOpenAPICoversEveryRoute checks the hand-written document against the router, both ways.
+func TestOpenAPICoversEveryRoute(t *testing.T) {
+	var doc struct {
+		OpenAPI string                    `yaml:"openapi"`
+		Paths   map[string]map[string]any `yaml:"paths"`
+	}
+	if err := yaml.Unmarshal(OpenAPI(), &doc); err != nil {
+		t.Fatalf("openapi.yaml does not parse: %v", err)
+	}
+	if !strings.HasPrefix(doc.OpenAPI, "3.") {
+		t.Errorf("openapi = %q, want 3.x", doc.OpenAPI)
+	}
+	s, _ := newTestServer(t, Config{})
+	registered := map[string]bool{}
+	for _, r := range s.Routes() {
+		path := strings.NewReplacer(":ns", "{ns}", ":id", "{id}").Replace(r.Path)
+		method := strings.ToLower(r.Method)
+		registered[method+" "+path] = true
+		if _, ok := doc.Paths[path][method]; !ok {
+			t.Errorf("route %s %s is missing from openapi.yaml", r.Method, path)
+		}
+	}
+	for path, ops := range doc.Paths {
+		for method := range ops {
+			if method == "parameters" {
+				continue
+			}
+			if !registered[method+" "+path] {
+				t.Errorf("openapi.yaml documents %s %s, which is not registered", method, path)
+			}
+		}
+	}
+	res, body := do(t, s.Handler(), "GET", "/openapi.yaml", "")
+	if res.StatusCode != 200 || !bytes.Equal(body, OpenAPI()) || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/yaml") {
+		t.Errorf("GET /openapi.yaml = %d %q", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+}

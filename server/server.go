@@ -1,0 +1,139 @@
+// Package server is Salience's HTTP API on gin: routes, authentication, strict request
+// decoding, the one error shape and its status table, metrics and the OpenAPI document.
+//
+// It reaches the rest of Salience only through the small interfaces below, each declared
+// by the handlers that call it; cmd/salience wires the real services in.
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/recall"
+)
+
+// Ingester writes memories (ingest.Service). It validates the whole batch before writing
+// anything and names fields "memories[i].field".
+type Ingester interface {
+	Ingest(ctx context.Context, ns string, ms []*models.Memory) ([]*models.Memory, error)
+}
+
+// Recaller answers recall requests (recall.Pipeline). It validates the request and names
+// the JSON fields of bad input.
+type Recaller interface {
+	Recall(ctx context.Context, req *recall.Request) (*recall.Response, error)
+}
+
+// MemoryStore is the part of models.Store the memory routes read and delete through.
+type MemoryStore interface {
+	GetMemory(ctx context.Context, ns, id string) (*models.Memory, error)
+	FindMemories(ctx context.Context, f models.MemoryFilter) ([]*models.Memory, int, error)
+	DeleteMemory(ctx context.Context, ns, id string) error
+}
+
+// NamespaceLister lists the namespaces that hold memories (admin).
+type NamespaceLister interface {
+	Namespaces(ctx context.Context) ([]string, error)
+}
+
+// Defaults of Config.
+const (
+	DefaultMaxBodyBytes = 16 << 20 // 16 MiB: room for a large batch, far below memory trouble
+)
+
+// Config is what a Server is built from.
+type Config struct {
+	Ingester   Ingester
+	Recaller   Recaller
+	Memories   MemoryStore
+	Namespaces NamespaceLister
+	// Ready reports whether the store has loaded its indexes; nil means always ready.
+	Ready func() bool
+
+	// Keys are the API keys; nil means no authentication (the caller must then listen on
+	// loopback only).
+	Keys *Keyring
+	// MaxBodyBytes caps request bodies; 0 means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+
+	// Logger receives the access log and errors; nil discards them.
+	Logger *slog.Logger
+	// Now is the server clock, stamped on recall requests; nil means time.Now.
+	Now func() time.Time
+}
+
+// Server is the HTTP API. Build it with New and serve Handler().
+type Server struct {
+	ingester   Ingester
+	recaller   Recaller
+	memories   MemoryStore
+	namespaces NamespaceLister
+	ready      func() bool
+	keys       *Keyring
+	maxBody    int64
+	log        *slog.Logger
+	now        func() time.Time
+
+	metrics *metrics
+	engine  *gin.Engine
+}
+
+func init() {
+	// Release mode keeps gin from printing its debug banner and route table; set once here,
+	// because gin keeps the mode in a package variable.
+	gin.SetMode(gin.ReleaseMode)
+}
+
+// New builds a Server and its routes.
+func New(cfg Config) *Server {
+	s := &Server{
+		ingester:   cfg.Ingester,
+		recaller:   cfg.Recaller,
+		memories:   cfg.Memories,
+		namespaces: cfg.Namespaces,
+		ready:      cfg.Ready,
+		keys:       cfg.Keys,
+		maxBody:    cfg.MaxBodyBytes,
+		log:        cfg.Logger,
+		now:        cfg.Now,
+		metrics:    newMetrics(),
+	}
+	if s.ready == nil {
+		s.ready = func() bool { return true }
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = DefaultMaxBodyBytes
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.engine = s.routes()
+	return s
+}
+
+// Handler returns the HTTP handler of the API.
+func (s *Server) Handler() http.Handler { return s.engine }
+
+// Route is one registered route.
+type Route struct {
+	Method string
+	Path   string // gin syntax: /v1/namespaces/:ns/memories
+}
+
+// Routes lists every registered route; tests use it to check that none is missing from the
+// OpenAPI document or from the authorization tests.
+func (s *Server) Routes() []Route {
+	var rs []Route
+	for _, r := range s.engine.Routes() {
+		rs = append(rs, Route{Method: r.Method, Path: r.Path})
+	}
+	return rs
+}
