@@ -1,0 +1,134 @@
+package index
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// The benchmark corpus mimics analysed chat turns: 100,000 documents of 5–17 terms (mean 11)
+// drawn from a Zipf-distributed vocabulary of 30,000 terms, queried with 3–6 terms from the
+// same distribution. The Zipf parameters (s = 1.1, v = 10) reproduce the document
+// frequencies of nlp.Terms over the LoCoMo turns: the commonest term ("thank") is in ~19 %
+// of turns, the tenth in ~9 %, and mean length is 11.3 terms.
+const (
+	benchDocs  = 100_000
+	benchVocab = 30_000
+	benchDims  = 384
+)
+
+//
+// The "common" variant is deliberately harsher — v = 2 and 5–25 terms put the commonest
+// term in ~60 % of documents — like DESIGN §9.1's "queries with common words" column.
+func benchCorpus(common bool) (ids []string, docs [][]string, queries [][]string) {
+	r := rand.New(rand.NewPCG(7, 7))
+	v, minLen, spread := 10.0, 5, 13
+	if common {
+		v, spread = 2, 21
+	}
+	z := rand.NewZipf(r, 1.1, v, benchVocab-1)
+	vocab := make([]string, benchVocab)
+	for i := range vocab {
+		vocab[i] = fmt.Sprintf("t%d", i)
+	}
+	ids = make([]string, benchDocs)
+	docs = make([][]string, benchDocs)
+	for i := range docs {
+		ids[i] = fmt.Sprintf("01J%023d", i)
+		d := make([]string, minLen+r.IntN(spread))
+		for j := range d {
+			d[j] = vocab[z.Uint64()]
+		}
+		docs[i] = d
+	}
+	queries = make([][]string, 1000)
+	for i := range queries {
+		q := make([]string, 3+r.IntN(4))
+		for j := range q {
+			q[j] = vocab[z.Uint64()]
+		}
+		queries[i] = q
+	}
+	return ids, docs, queries
+}
+
+// reportPercentiles runs op b.N times and reports p50 and p95 latency beside the mean.
+func reportPercentiles(b *testing.B, op func(i int)) {
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		t0 := time.Now()
+		op(i)
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	if len(lat) > 0 {
+		b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
+		b.ReportMetric(float64(lat[len(lat)*95/100].Nanoseconds()), "p95-ns")
+	}
+}
+
+func BenchmarkBM25Search100k(b *testing.B) {
+	for _, common := range []bool{false, true} {
+		name := map[bool]string{false: "chat", true: "common"}[common]
+		b.Run(name, func(b *testing.B) {
+			ids, docs, queries := benchCorpus(common)
+			x := NewBM25()
+			for i, d := range docs {
+				x.Add(ids[i], d)
+			}
+			reportPercentiles(b, func(i int) { x.Search(queries[i%len(queries)], 20) })
+		})
+	}
+}
+
+func BenchmarkBM25Build100k(b *testing.B) {
+	ids, docs, _ := benchCorpus(false)
+	for b.Loop() {
+		x := NewBM25()
+		for i, d := range docs {
+			x.Add(ids[i], d)
+		}
+	}
+}
+
+func benchVectors(n int) (ids []string, vecs [][]float32, queries [][]float32) {
+	r := rand.New(rand.NewPCG(9, 9))
+	ids = make([]string, n)
+	vecs = make([][]float32, n)
+	for i := range vecs {
+		ids[i] = fmt.Sprintf("01J%023d", i)
+		vecs[i] = randUnit(r, benchDims)
+	}
+	queries = make([][]float32, 100)
+	for i := range queries {
+		queries[i] = randUnit(r, benchDims)
+	}
+	return ids, vecs, queries
+}
+
+func BenchmarkVectorsSearch100k(b *testing.B) {
+	ids, vecs, queries := benchVectors(benchDocs)
+	v := NewVectors(benchDims)
+	for i, vec := range vecs {
+		if err := v.Add(ids[i], vec); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportPercentiles(b, func(i int) { v.Search(queries[i%len(queries)], 20) })
+}
+
+func BenchmarkVectorsBuild100k(b *testing.B) {
+	ids, vecs, _ := benchVectors(benchDocs)
+	for b.Loop() {
+		v := NewVectors(benchDims)
+		for i, vec := range vecs {
+			if err := v.Add(ids[i], vec); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

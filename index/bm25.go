@@ -1,0 +1,331 @@
+// Package index holds Salience's in-memory search structures: a BM25 inverted index, an exact
+// vector index and the adjacency of the graph. A store keeps them per namespace, rebuilds
+// them from its system of record at start and writes every change through (DESIGN §9.1).
+// Every structure is safe for concurrent use.
+package index
+
+import (
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// Hit is one search result: a document id and its score, best first.
+type Hit = models.Hit
+
+// Okapi BM25 parameters, the usual defaults (Robertson & Zaragoza 2009; also FTS5's and
+// Lucene's): k1 saturates term frequency, b weighs document-length normalization.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// Compaction of tombstoned documents: once at least compactMinDead documents are dead and
+// they are at least a quarter of all ordinals, postings are rewritten without them. That
+// bounds wasted work in Search at 25 % while keeping a compaction (O(postings)) rare.
+const compactMinDead = 1024
+
+// BM25 is an inverted index scored with Okapi BM25.
+//
+// Documents get dense int32 ordinals; postings hold ordinals and term frequencies, so scoring
+// is a tight loop into a dense accumulator. Remove marks a tombstone (postings are filtered
+// at search time) and compaction rewrites the postings when tombstones pile up.
+//
+// Scores: idf(t) = ln(1 + (N − n + 0.5)/(n + 0.5)) (Lucene's non-negative form), where N is
+// the number of live documents and n those containing t; a document scores
+// Σ idf(t)·tf·(k1+1)/(tf + k1·(1 − b + b·dl/avgdl)) over query terms. A term repeated in the
+// query counts once per occurrence, as each repetition is its own OR'ed phrase in FTS5.
+type BM25 struct {
+	mu       sync.RWMutex
+	termIDs  map[string]int32
+	lists    []postings // by term id
+	ids      []string   // by ordinal
+	ords     map[string]int32
+	lens     []int32   // document length in terms by ordinal; −1 marks a tombstone
+	docTerms [][]int32 // distinct term ids of each document, to maintain df on Remove
+	live     int
+	nDead    int
+	totalLen int64 // sum of live document lengths
+	scratch  sync.Pool
+}
+
+type postings struct {
+	docs []int32 // ordinals, ascending
+	tfs  []int32
+	df   int // live documents containing the term
+}
+
+// NewBM25 returns an empty index.
+func NewBM25() *BM25 {
+	return &BM25{termIDs: map[string]int32{}, ords: map[string]int32{}}
+}
+
+// Len returns the number of documents.
+func (x *BM25) Len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.live
+}
+
+// Add indexes a document under id with its analysed terms (nlp.Terms). Adding an id that is
+// present replaces the document.
+func (x *BM25) Add(id string, terms []string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if o, ok := x.ords[id]; ok {
+		x.removeLocked(o)
+	}
+	o := int32(len(x.ids))
+	x.ids = append(x.ids, id)
+	x.ords[id] = o
+	x.lens = append(x.lens, int32(len(terms)))
+	x.live++
+	x.totalLen += int64(len(terms))
+
+	// Count term frequencies. Short documents dominate, so a linear scan over the distinct
+	// terms seen so far beats a map.
+	distinct := make([]int32, 0, len(terms))
+	var tfs []int32
+	for _, t := range terms {
+		tid, ok := x.termIDs[t]
+		if !ok {
+			tid = int32(len(x.lists))
+			x.termIDs[t] = tid
+			x.lists = append(x.lists, postings{})
+		}
+		if i := slices.Index(distinct, tid); i >= 0 {
+			tfs[i]++
+			continue
+		}
+		distinct = append(distinct, tid)
+		tfs = append(tfs, 1)
+	}
+	for i, tid := range distinct {
+		p := &x.lists[tid]
+		p.docs = append(p.docs, o)
+		p.tfs = append(p.tfs, tfs[i])
+		p.df++
+	}
+	x.docTerms = append(x.docTerms, distinct)
+}
+
+// Remove deletes the document; a missing id is ignored.
+func (x *BM25) Remove(id string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if o, ok := x.ords[id]; ok {
+		x.removeLocked(o)
+	}
+}
+
+func (x *BM25) removeLocked(o int32) {
+	delete(x.ords, x.ids[o])
+	x.live--
+	x.nDead++
+	x.totalLen -= int64(x.lens[o])
+	x.lens[o] = -1
+	for _, tid := range x.docTerms[o] {
+		x.lists[tid].df--
+	}
+	x.docTerms[o] = nil
+	if x.nDead >= compactMinDead && 4*x.nDead >= len(x.ids) {
+		x.compactLocked()
+	}
+}
+
+// compactLocked drops tombstoned documents and renumbers the live ones. The renumbering is
+// monotonic, so postings stay sorted by ordinal.
+func (x *BM25) compactLocked() {
+	remap := make([]int32, len(x.ids))
+	n := int32(0)
+	for o := range x.ids {
+		if x.lens[o] < 0 {
+			remap[o] = -1
+			continue
+		}
+		remap[o] = n
+		x.ids[n] = x.ids[o]
+		x.lens[n] = x.lens[o]
+		x.docTerms[n] = x.docTerms[o]
+		x.ords[x.ids[n]] = n
+		n++
+	}
+	clear(x.ids[n:])
+	clear(x.docTerms[n:])
+	x.ids, x.lens, x.docTerms = x.ids[:n], x.lens[:n], x.docTerms[:n]
+	x.nDead = 0
+	for tid := range x.lists {
+		p := &x.lists[tid]
+		j := 0
+		for i, d := range p.docs {
+			if r := remap[d]; r >= 0 {
+				p.docs[j], p.tfs[j] = r, p.tfs[i]
+				j++
+			}
+		}
+		p.docs, p.tfs = p.docs[:j], p.tfs[:j]
+		if j == 0 {
+			p.docs, p.tfs = nil, nil
+		}
+	}
+}
+
+// bm25Scratch is the per-search accumulator: a dense score per ordinal plus the ordinals
+// touched, so only those are reset afterwards.
+type bm25Scratch struct {
+	acc     []float64
+	touched []int32
+}
+
+// Search returns the k best documents for the query terms, best first; ties go to the
+// smaller id so results are deterministic.
+func (x *BM25) Search(terms []string, k int) []Hit {
+	if k <= 0 || len(terms) == 0 {
+		return nil
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.live == 0 {
+		return nil
+	}
+	s, _ := x.scratch.Get().(*bm25Scratch)
+	if s == nil {
+		s = &bm25Scratch{}
+	}
+	if len(s.acc) < len(x.ids) {
+		s.acc = make([]float64, len(x.ids)+len(x.ids)/4)
+	}
+	acc := s.acc
+	touched := s.touched[:0]
+
+	n := float64(x.live)
+	avgdl := float64(x.totalLen) / n
+	if avgdl == 0 {
+		avgdl = 1
+	}
+	// Per-document normalization k1·(1 − b + b·dl/avgdl) = c0 + c1·dl.
+	c0, c1 := bm25K1*(1-bm25B), bm25K1*bm25B/avgdl
+	for i, t := range terms {
+		if slices.Contains(terms[:i], t) {
+			continue // counted with its first occurrence
+		}
+		tid, ok := x.termIDs[t]
+		if !ok {
+			continue
+		}
+		p := &x.lists[tid]
+		if p.df == 0 {
+			continue
+		}
+		qtf := 1
+		for _, u := range terms[i+1:] {
+			if u == t {
+				qtf++
+			}
+		}
+		df := float64(p.df)
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		w := idf * float64(qtf) * (bm25K1 + 1)
+		lens := x.lens
+		for j, d := range p.docs {
+			dl := lens[d]
+			if dl < 0 {
+				continue // tombstone
+			}
+			tf := float64(p.tfs[j])
+			if acc[d] == 0 { // every contribution is > 0, so 0 means untouched
+				touched = append(touched, d)
+			}
+			acc[d] += w * tf / (tf + c0 + c1*float64(dl))
+		}
+	}
+
+	h := topK{k: k, ids: x.ids}
+	for _, d := range touched {
+		h.offer(d, acc[d])
+		acc[d] = 0
+	}
+	s.touched = touched[:0]
+	x.scratch.Put(s)
+	return h.sorted()
+}
+
+// topK keeps the k best (ordinal, score) pairs in a min-heap whose root is the worst kept.
+// Equal scores rank by id ascending.
+type topK struct {
+	k    int
+	ids  []string
+	heap []scored
+}
+
+type scored struct {
+	ord   int32
+	score float64
+}
+
+// worse reports whether a ranks below b.
+func (h *topK) worse(a, b scored) bool {
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	return h.ids[a.ord] > h.ids[b.ord]
+}
+
+func (h *topK) offer(ord int32, score float64) {
+	c := scored{ord, score}
+	if len(h.heap) < h.k {
+		h.heap = append(h.heap, c)
+		// sift up
+		i := len(h.heap) - 1
+		for i > 0 {
+			p := (i - 1) / 2
+			if !h.worse(h.heap[i], h.heap[p]) {
+				break
+			}
+			h.heap[i], h.heap[p] = h.heap[p], h.heap[i]
+			i = p
+		}
+		return
+	}
+	if !h.worse(h.heap[0], c) {
+		return
+	}
+	h.heap[0] = c
+	// sift down
+	i, n := 0, len(h.heap)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && h.worse(h.heap[r], h.heap[l]) {
+			m = r
+		}
+		if !h.worse(h.heap[m], h.heap[i]) {
+			break
+		}
+		h.heap[i], h.heap[m] = h.heap[m], h.heap[i]
+		i = m
+	}
+}
+
+// sorted returns the kept pairs as hits, best first.
+func (h *topK) sorted() []Hit {
+	slices.SortFunc(h.heap, func(a, b scored) int {
+		switch {
+		case h.worse(b, a):
+			return -1
+		case h.worse(a, b):
+			return 1
+		}
+		return 0
+	})
+	out := make([]Hit, len(h.heap))
+	for i, c := range h.heap {
+		out[i] = Hit{ID: h.ids[c.ord], Score: c.score}
+	}
+	return out
+}

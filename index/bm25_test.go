@@ -1,0 +1,269 @@
+package index
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The small corpus every exact test uses. N = 4, total length 9, avgdl = 2.25.
+func smallCorpus() *BM25 {
+	x := NewBM25()
+	// Written out of id order on purpose.
+	x.Add("d", []string{"fish"})
+	x.Add("b", []string{"cat", "cat", "dog"})
+	x.Add("c", []string{"dog", "bird"})
+	x.Add("a", []string{"cat", "sat", "mat"})
+	return x
+}
+
+func assertHits(t *testing.T, got, want []Hit) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %d hits %v, want %d %v", len(got), got, len(want), want)
+	}
+	for i := range want {
+		if got[i].ID != want[i].ID || math.Abs(got[i].Score-want[i].Score) > 1e-9 {
+			t.Fatalf("hit %d: got %+v, want %+v (all: %v)", i, got[i], want[i], got)
+		}
+	}
+}
+
+func TestBM25ExactScores(t *testing.T) {
+	x := smallCorpus()
+	ln2 := math.Log(2) // idf of a term in 2 of 4 docs: ln(1 + (4−2+0.5)/(2+0.5)) = ln 2
+	idfBird := math.Log(1 + 3.5/1.5)
+	// Length normalization k1·(1 − b + b·dl/avgdl): dl 3 → 1.2·(0.25 + 1) = 1.5;
+	// dl 2 → 1.2·(0.25 + 0.75·2/2.25) = 1.1.
+	tests := []struct {
+		name  string
+		query []string
+		want  []Hit
+	}{
+		{"one term, tf decides", []string{"cat"}, []Hit{
+			{ID: "b", Score: ln2 * 2 * 2.2 / (2 + 1.5)},
+			{ID: "a", Score: ln2 * 1 * 2.2 / (1 + 1.5)},
+		}},
+		{"rare term weighs more", []string{"dog", "bird"}, []Hit{
+			{ID: "c", Score: ln2*2.2/(1+1.1) + idfBird*2.2/(1+1.1)},
+			{ID: "b", Score: ln2 * 2.2 / (1 + 1.5)},
+		}},
+		{"repeated query term counts twice", []string{"cat", "cat"}, []Hit{
+			{ID: "b", Score: 2 * ln2 * 2 * 2.2 / (2 + 1.5)},
+			{ID: "a", Score: 2 * ln2 * 1 * 2.2 / (1 + 1.5)},
+		}},
+		{"unknown terms ignored", []string{"zebra", "fish"}, []Hit{
+			// fish: n = 1, dl = 1 → norm 1.2·(0.25 + 0.75/2.25) = 0.7.
+			{ID: "d", Score: idfBird * 2.2 / (1 + 0.7)},
+		}},
+		{"nothing matches", []string{"zebra"}, []Hit{}},
+		{"empty query", nil, []Hit{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assertHits(t, x.Search(tt.query, 10), tt.want)
+		})
+	}
+	if got := x.Len(); got != 4 {
+		t.Fatalf("Len = %d, want 4", got)
+	}
+}
+
+func TestBM25TopKAndTies(t *testing.T) {
+	x := NewBM25()
+	for _, id := range []string{"e", "b", "d", "a", "c"} {
+		x.Add(id, []string{"same", "words"})
+	}
+	got := x.Search([]string{"same"}, 3)
+	ids := hitIDs(got)
+	if want := []string{"a", "b", "c"}; !slices.Equal(ids, want) {
+		t.Fatalf("ids = %v, want %v", ids, want)
+	}
+	if got[0].Score != got[2].Score {
+		t.Fatalf("tied documents scored differently: %v", got)
+	}
+	if got := x.Search([]string{"same"}, 0); got != nil {
+		t.Fatalf("k=0 returned %v", got)
+	}
+}
+
+func TestBM25RemoveAndReplace(t *testing.T) {
+	x := smallCorpus()
+	x.Remove("a")
+	x.Remove("missing")
+	if got := x.Len(); got != 3 {
+		t.Fatalf("Len = %d, want 3", got)
+	}
+	// N = 3, total length 6, avgdl 2. cat is in 1 doc: idf ln(1 + 2.5/1.5);
+	// b has dl 3: norm 1.2·(0.25 + 0.75·1.5) = 1.65.
+	assertHits(t, x.Search([]string{"cat"}, 10), []Hit{
+		{ID: "b", Score: math.Log(1+2.5/1.5) * 2 * 2.2 / (2 + 1.65)},
+	})
+
+	// Replacing b with a one-term document: N = 3, total 4, avgdl 4/3.
+	x.Add("b", []string{"bird"})
+	if got := x.Search([]string{"cat"}, 10); len(got) != 0 {
+		t.Fatalf("replaced document still found: %v", got)
+	}
+	// bird: n = 2 of 3 → idf ln(1 + 1.5/2.5). b: dl 1 → 1.2·(0.25 + 0.75·0.75) = 0.975;
+	// c: dl 2 → 1.2·(0.25 + 0.75·1.5) = 1.65.
+	idf := math.Log(1 + 1.5/2.5)
+	assertHits(t, x.Search([]string{"bird"}, 10), []Hit{
+		{ID: "b", Score: idf * 2.2 / (1 + 0.975)},
+		{ID: "c", Score: idf * 2.2 / (1 + 1.65)},
+	})
+	if got := x.Len(); got != 3 {
+		t.Fatalf("Len = %d, want 3", got)
+	}
+}
+
+// naiveBM25 is the textbook formula over maps, the reference for randomized tests.
+func naiveBM25(docs map[string][]string, query []string, k int) []Hit {
+	n := float64(len(docs))
+	total := 0
+	df := map[string]int{}
+	for _, terms := range docs {
+		total += len(terms)
+		seen := map[string]bool{}
+		for _, t := range terms {
+			if !seen[t] {
+				seen[t] = true
+				df[t]++
+			}
+		}
+	}
+	avgdl := float64(total) / n
+	var hits []Hit
+	for id, terms := range docs {
+		s := 0.0
+		for _, q := range query {
+			tf := 0
+			for _, t := range terms {
+				if t == q {
+					tf++
+				}
+			}
+			if tf == 0 {
+				continue
+			}
+			d := float64(df[q])
+			idf := math.Log(1 + (n-d+0.5)/(d+0.5))
+			s += idf * float64(tf) * (bm25K1 + 1) / (float64(tf) + bm25K1*(1-bm25B+bm25B*float64(len(terms))/avgdl))
+		}
+		if s > 0 {
+			hits = append(hits, Hit{ID: id, Score: s})
+		}
+	}
+	slices.SortFunc(hits, func(a, b Hit) int {
+		if a.Score != b.Score {
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	if len(hits) > k {
+		hits = hits[:k]
+	}
+	return hits
+}
+
+// TestBM25MatchesReference churns a random corpus through adds, replacements and enough
+// removals to trigger compactions, and compares every query with the textbook formula.
+func TestBM25MatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	vocab := make([]string, 60)
+	for i := range vocab {
+		vocab[i] = fmt.Sprintf("w%d", i)
+	}
+	randDoc := func() []string {
+		d := make([]string, 1+r.IntN(8))
+		for i := range d {
+			d[i] = vocab[int(math.Floor(math.Pow(r.Float64(), 2)*float64(len(vocab))))]
+		}
+		return d
+	}
+	x := NewBM25()
+	docs := map[string][]string{}
+	check := func(step string) {
+		t.Helper()
+		if x.Len() != len(docs) {
+			t.Fatalf("%s: Len = %d, want %d", step, x.Len(), len(docs))
+		}
+		for range 20 {
+			q := randDoc()
+			q = q[:min(len(q), 1+r.IntN(3))]
+			got, want := x.Search(q, 7), naiveBM25(docs, q, 7)
+			if len(got) != len(want) {
+				t.Fatalf("%s: query %v: got %v, want %v", step, q, got, want)
+			}
+			for i := range want {
+				if got[i].ID != want[i].ID || math.Abs(got[i].Score-want[i].Score) > 1e-9 {
+					t.Fatalf("%s: query %v hit %d: got %+v, want %+v", step, q, i, got[i], want[i])
+				}
+			}
+		}
+	}
+	next := 0
+	for round := range 4 {
+		for range 1500 {
+			id := fmt.Sprintf("doc%05d", next)
+			next++
+			d := randDoc()
+			x.Add(id, d)
+			docs[id] = d
+		}
+		check(fmt.Sprintf("round %d after adds", round))
+		for id := range docs {
+			switch r.IntN(3) {
+			case 0:
+				x.Remove(id)
+				delete(docs, id)
+			case 1:
+				d := randDoc()
+				x.Add(id, d)
+				docs[id] = d
+			}
+		}
+		check(fmt.Sprintf("round %d after removals", round))
+	}
+}
+
+func TestBM25Concurrent(t *testing.T) {
+	x := smallCorpus()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 300 {
+				id := fmt.Sprintf("g%d-%d", g, i)
+				x.Add(id, []string{"cat", "extra"})
+				if got := x.Search([]string{"cat"}, 3); len(got) == 0 {
+					t.Errorf("no hits while writing")
+					return
+				}
+				x.Remove(id)
+			}
+		})
+	}
+	wg.Wait()
+	if got := x.Len(); got != 4 {
+		t.Fatalf("Len = %d, want 4", got)
+	}
+	assertHits(t, x.Search([]string{"cat"}, 10), []Hit{
+		{ID: "b", Score: math.Log(2) * 2 * 2.2 / (2 + 1.5)},
+		{ID: "a", Score: math.Log(2) * 1 * 2.2 / (1 + 1.5)},
+	})
+}
+
+func hitIDs(hs []Hit) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h.ID
+	}
+	return out
+}

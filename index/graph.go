@@ -1,0 +1,169 @@
+package index
+
+import (
+	"cmp"
+	"slices"
+	"sync"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// Graph is the adjacency of one namespace's graph: every edge by key, and for every node the
+// edges touching it, sorted by key so that Neighbors answers in an order that does not depend
+// on the history of writes (a rebuilt index answers exactly like the written-through one).
+type Graph struct {
+	mu    sync.RWMutex
+	edges map[models.EdgeKey]*models.Edge
+	adj   map[string][]*models.Edge
+}
+
+// NewGraph returns an empty graph.
+func NewGraph() *Graph {
+	return &Graph{edges: map[models.EdgeKey]*models.Edge{}, adj: map[string][]*models.Edge{}}
+}
+
+// Len returns the number of edges.
+func (g *Graph) Len() int {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return len(g.edges)
+}
+
+// Nodes returns the number of distinct nodes touched by an edge.
+func (g *Graph) Nodes() int {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return len(g.adj)
+}
+
+func compareKeys(a, b models.EdgeKey) int {
+	if c := cmp.Compare(a.From, b.From); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.To, b.To); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Type, b.Type)
+}
+
+func compareEdgeKey(e *models.Edge, k models.EdgeKey) int { return compareKeys(e.Key(), k) }
+
+// Put stores a copy of e, creating the edge or replacing its properties.
+func (g *Graph) Put(e *models.Edge) {
+	c := *e
+	k := c.Key()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if old, ok := g.edges[k]; ok {
+		*old = c
+		return
+	}
+	p := &c
+	g.edges[k] = p
+	g.link(c.From, p)
+	if c.To != c.From {
+		g.link(c.To, p)
+	}
+}
+
+func (g *Graph) link(node string, e *models.Edge) {
+	list := g.adj[node]
+	i, _ := slices.BinarySearchFunc(list, e.Key(), compareEdgeKey)
+	g.adj[node] = slices.Insert(list, i, e)
+}
+
+func (g *Graph) unlink(node string, k models.EdgeKey) {
+	list := g.adj[node]
+	i, ok := slices.BinarySearchFunc(list, k, compareEdgeKey)
+	if !ok {
+		return
+	}
+	list = slices.Delete(list, i, i+1)
+	if len(list) == 0 {
+		delete(g.adj, node)
+		return
+	}
+	g.adj[node] = list
+}
+
+// Get returns a copy of the edge with key k.
+func (g *Graph) Get(k models.EdgeKey) (*models.Edge, bool) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	e, ok := g.edges[k]
+	if !ok {
+		return nil, false
+	}
+	c := *e
+	return &c, true
+}
+
+// Remove deletes the edge with key k; it reports whether it existed.
+func (g *Graph) Remove(k models.EdgeKey) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.removeLocked(k)
+}
+
+func (g *Graph) removeLocked(k models.EdgeKey) bool {
+	if _, ok := g.edges[k]; !ok {
+		return false
+	}
+	delete(g.edges, k)
+	g.unlink(k.From, k)
+	if k.To != k.From {
+		g.unlink(k.To, k)
+	}
+	return true
+}
+
+// RemoveNode deletes every edge touching id and returns their keys, sorted.
+func (g *Graph) RemoveNode(id string) []models.EdgeKey {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	list := g.adj[id]
+	keys := make([]models.EdgeKey, len(list))
+	for i, e := range list {
+		keys[i] = e.Key()
+	}
+	for _, k := range keys {
+		g.removeLocked(k)
+	}
+	return keys
+}
+
+// Neighbors returns copies of the edges touching any of ids, each edge once: the edges of
+// ids[0] sorted by key, then those of ids[1] not yet returned, and so on.
+func (g *Graph) Neighbors(ids []string) []*models.Edge {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	n := 0
+	for _, id := range ids {
+		n += len(g.adj[id])
+	}
+	if n == 0 {
+		return nil
+	}
+	// One block for all copies: two allocations however many edges.
+	block := make([]models.Edge, 0, n)
+	var seen map[*models.Edge]struct{}
+	if len(ids) > 1 {
+		seen = make(map[*models.Edge]struct{}, n)
+	}
+	for _, id := range ids {
+		for _, e := range g.adj[id] {
+			if seen != nil {
+				if _, ok := seen[e]; ok {
+					continue
+				}
+				seen[e] = struct{}{}
+			}
+			block = append(block, *e)
+		}
+	}
+	out := make([]*models.Edge, len(block))
+	for i := range block {
+		out[i] = &block[i]
+	}
+	return out
+}

@@ -1,0 +1,95 @@
+package index
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/salience-ai/salience/models"
+)
+
+func edge(from, to string, typ models.EdgeType, w float64) *models.Edge {
+	return &models.Edge{Namespace: "ns", From: from, To: to, Type: typ, Weight: w}
+}
+
+func edgeKeys(es []*models.Edge) []models.EdgeKey {
+	out := make([]models.EdgeKey, len(es))
+	for i, e := range es {
+		out[i] = e.Key()
+	}
+	return out
+}
+
+func TestGraphNeighbors(t *testing.T) {
+	g := NewGraph()
+	g.Put(edge("m2", "c:cat", models.EdgeMentions, 0.3))
+	g.Put(edge("m1", "c:cat", models.EdgeMentions, 0.3))
+	g.Put(edge("m1", "m2", models.EdgeTemporal, 0.5))
+	g.Put(edge("c:cat", "c:dog", models.EdgeRelation, 0.4))
+	g.Put(edge("m1", "m1", models.EdgeCoRetrieved, 0.1)) // a self loop is one edge
+	if g.Len() != 5 || g.Nodes() != 4 {
+		t.Fatalf("Len, Nodes = %d, %d, want 5, 4", g.Len(), g.Nodes())
+	}
+
+	got := edgeKeys(g.Neighbors([]string{"m1", "c:cat", "m1"}))
+	want := []models.EdgeKey{
+		// m1's edges sorted by key, then c:cat's not yet returned.
+		{From: "m1", To: "c:cat", Type: models.EdgeMentions},
+		{From: "m1", To: "m1", Type: models.EdgeCoRetrieved},
+		{From: "m1", To: "m2", Type: models.EdgeTemporal},
+		{From: "c:cat", To: "c:dog", Type: models.EdgeRelation},
+		{From: "m2", To: "c:cat", Type: models.EdgeMentions},
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Neighbors =\n%v\nwant\n%v", got, want)
+	}
+	if got := g.Neighbors([]string{"nobody"}); got != nil {
+		t.Fatalf("Neighbors(nobody) = %v", got)
+	}
+
+	// Put replaces properties in place; returned edges are copies.
+	g.Put(edge("m1", "m2", models.EdgeTemporal, 0.9))
+	es := g.Neighbors([]string{"m2"})
+	if len(es) != 2 || es[0].Key() != (models.EdgeKey{From: "m1", To: "m2", Type: models.EdgeTemporal}) || es[0].Weight != 0.9 {
+		t.Fatalf("Neighbors(m2) = %+v", es)
+	}
+	es[0].Weight = 0
+	if e, _ := g.Get(es[0].Key()); e.Weight != 0.9 {
+		t.Fatalf("caller mutated the index: weight %v", e.Weight)
+	}
+	if g.Len() != 5 {
+		t.Fatalf("Len = %d after replace", g.Len())
+	}
+}
+
+func TestGraphRemove(t *testing.T) {
+	g := NewGraph()
+	g.Put(edge("m1", "c:cat", models.EdgeMentions, 0.3))
+	g.Put(edge("m2", "c:cat", models.EdgeMentions, 0.3))
+	g.Put(edge("m1", "m2", models.EdgeTemporal, 0.5))
+	g.Put(edge("m1", "m1", models.EdgeCoRetrieved, 0.1))
+
+	if !g.Remove(models.EdgeKey{From: "m2", To: "c:cat", Type: models.EdgeMentions}) {
+		t.Fatal("Remove of an existing edge reported false")
+	}
+	if g.Remove(models.EdgeKey{From: "m2", To: "c:cat", Type: models.EdgeMentions}) {
+		t.Fatal("second Remove reported true")
+	}
+	keys := g.RemoveNode("m1")
+	want := []models.EdgeKey{
+		{From: "m1", To: "c:cat", Type: models.EdgeMentions},
+		{From: "m1", To: "m1", Type: models.EdgeCoRetrieved},
+		{From: "m1", To: "m2", Type: models.EdgeTemporal},
+	}
+	if !slices.Equal(keys, want) {
+		t.Fatalf("RemoveNode = %v, want %v", keys, want)
+	}
+	if g.Len() != 0 || g.Nodes() != 0 {
+		t.Fatalf("Len, Nodes = %d, %d after removing everything", g.Len(), g.Nodes())
+	}
+	if got := g.Neighbors([]string{"m1", "m2", "c:cat"}); got != nil {
+		t.Fatalf("Neighbors = %v", got)
+	}
+	if got := g.RemoveNode("m1"); len(got) != 0 {
+		t.Fatalf("RemoveNode twice = %v", got)
+	}
+}

@@ -1,0 +1,171 @@
+package index
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestVectorsSearchExact(t *testing.T) {
+	v := NewVectors(3)
+	for _, tc := range []struct {
+		id  string
+		vec []float32
+	}{
+		{"z", []float32{0, 0, 2}}, // normalized on Add to (0,0,1)
+		{"x", []float32{1, 0, 0}},
+		{"xy", []float32{1, 1, 0}},
+		{"y", []float32{0, 1, 0}},
+	} {
+		if err := v.Add(tc.id, tc.vec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := float64(float32(1 / math.Sqrt2))
+	got := v.Search([]float32{3, 0, 0}, 3)
+	want := []Hit{{ID: "x", Score: 1}, {ID: "xy", Score: s}, {ID: "y", Score: 0}}
+	// y and z both score 0; y wins the tie by id.
+	assertHitsTol(t, got, want, 1e-6)
+	if got := v.Get("z"); !slices.Equal(got, []float32{0, 0, 1}) {
+		t.Fatalf("Get(z) = %v, want the normalized vector", got)
+	}
+	if v.Len() != 4 || v.Dims() != 3 {
+		t.Fatalf("Len, Dims = %d, %d", v.Len(), v.Dims())
+	}
+}
+
+func assertHitsTol(t *testing.T, got, want []Hit, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i].ID != want[i].ID || math.Abs(got[i].Score-want[i].Score) > tol {
+			t.Fatalf("hit %d: got %+v, want %+v (all %v)", i, got[i], want[i], got)
+		}
+	}
+}
+
+func TestVectorsErrors(t *testing.T) {
+	v := NewVectors(2)
+	if err := v.Add("a", []float32{1, 2, 3}); err == nil {
+		t.Fatal("wrong dimension accepted")
+	}
+	if err := v.Add("a", []float32{float32(math.NaN()), 1}); err == nil {
+		t.Fatal("NaN accepted")
+	}
+	if v.Len() != 0 {
+		t.Fatalf("Len = %d after rejected adds", v.Len())
+	}
+	if err := v.Add("a", []float32{1, 0}); err != nil {
+		t.Fatal(err)
+	}
+	if got := v.Search([]float32{1, 0, 0}, 5); got != nil {
+		t.Fatalf("wrong-dimension query returned %v", got)
+	}
+	if got := v.Search([]float32{1, 0}, 0); got != nil {
+		t.Fatalf("k=0 returned %v", got)
+	}
+	if got := v.Get("missing"); got != nil {
+		t.Fatalf("Get(missing) = %v", got)
+	}
+}
+
+func TestNormalizeKeepsUnitVectors(t *testing.T) {
+	in := []float32{0.6, 0.8}
+	out, err := Normalize(in)
+	if err != nil || &out[0] != &in[0] {
+		t.Fatalf("unit vector was copied or failed: %v %v", out, err)
+	}
+	out, err = Normalize([]float32{3, 4})
+	if err != nil || !slices.Equal(out, []float32{0.6, 0.8}) {
+		t.Fatalf("Normalize(3,4) = %v, %v", out, err)
+	}
+	out, _ = Normalize([]float32{0, 0})
+	if !slices.Equal(out, []float32{0, 0}) {
+		t.Fatalf("zero vector changed: %v", out)
+	}
+}
+
+func randUnit(r *rand.Rand, dims int) []float32 {
+	v := make([]float32, dims)
+	var ss float64
+	for i := range v {
+		f := r.NormFloat64()
+		v[i] = float32(f)
+		ss += f * f
+	}
+	n := math.Sqrt(ss)
+	for i := range v {
+		v[i] = float32(float64(v[i]) / n)
+	}
+	return v
+}
+
+// bruteForce is the reference: float64 dot products over a map.
+func bruteForce(vecs map[string][]float32, q []float32, k int) []Hit {
+	var hs []Hit
+	for id, v := range vecs {
+		s := 0.0
+		for i := range v {
+			s += float64(v[i]) * float64(q[i])
+		}
+		hs = append(hs, Hit{ID: id, Score: s})
+	}
+	slices.SortFunc(hs, func(a, b Hit) int {
+		if a.Score != b.Score {
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return hs[:min(k, len(hs))]
+}
+
+// TestVectorsMatchesBruteForce runs above the parallel threshold, through swap-deletes and
+// replacements, and checks the top 10 against float64 brute force.
+func TestVectorsMatchesBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const dims = 16
+	v := NewVectors(dims)
+	ref := map[string][]float32{}
+	for i := range parallelRows + 1000 {
+		id := fmt.Sprintf("v%05d", i)
+		vec := randUnit(r, dims)
+		if err := v.Add(id, vec); err != nil {
+			t.Fatal(err)
+		}
+		ref[id] = vec
+	}
+	for i := 0; i < parallelRows+1000; i += 3 {
+		id := fmt.Sprintf("v%05d", i)
+		if i%2 == 0 {
+			v.Remove(id)
+			delete(ref, id)
+		} else {
+			vec := randUnit(r, dims)
+			if err := v.Add(id, vec); err != nil {
+				t.Fatal(err)
+			}
+			ref[id] = vec
+		}
+	}
+	v.Remove("missing")
+	if v.Len() != len(ref) {
+		t.Fatalf("Len = %d, want %d", v.Len(), len(ref))
+	}
+	for range 20 {
+		q := randUnit(r, dims)
+		assertHitsTol(t, v.Search(q, 10), bruteForce(ref, q, 10), 1e-5)
+	}
+	for id, want := range ref {
+		if got := v.Get(id); !slices.Equal(got, want) {
+			t.Fatalf("Get(%s) = %v, want %v", id, got, want)
+		}
+	}
+}
