@@ -19,7 +19,6 @@ const (
 	benchDims  = 384
 )
 
-//
 // The "common" variant is deliberately harsher — v = 2 and 5–25 terms put the commonest
 // term in ~60 % of documents — like DESIGN §9.1's "queries with common words" column.
 func benchCorpus(common bool) (ids []string, docs [][]string, queries [][]string) {
