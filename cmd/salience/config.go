@@ -1,0 +1,190 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/server"
+)
+
+// Config is the configuration of `salience serve`, from flags with SALIENCE_* environment
+// overrides (an environment variable applies when its flag is not given).
+type Config struct {
+	Addr            string        // --addr, SALIENCE_ADDR
+	DataDir         string        // --data, SALIENCE_DATA; the database is <data>/salience.db
+	KeysFile        string        // --keys, SALIENCE_KEYS; empty: no auth, loopback only
+	MaxBodyBytes    int64         // --max-body-bytes, SALIENCE_MAX_BODY_BYTES
+	MaxContentBytes int           // --max-content-bytes, SALIENCE_MAX_CONTENT_BYTES
+	Embedder        string        // --embedder, SALIENCE_EMBEDDER: local or openai
+	EmbedURL        string        // --embed-url, SALIENCE_EMBED_URL
+	EmbedModel      string        // --embed-model, SALIENCE_EMBED_MODEL
+	EmbedDims       int           // --embed-dims, SALIENCE_EMBED_DIMS
+	EmbedKey        string        // --embed-key, SALIENCE_EMBED_KEY, else OPENAI_API_KEY
+	LogLevel        string        // --log-level, SALIENCE_LOG_LEVEL
+	LogFormat       string        // --log-format, SALIENCE_LOG_FORMAT: text or json
+	ShutdownTimeout time.Duration // --shutdown-timeout, SALIENCE_SHUTDOWN_TIMEOUT
+}
+
+// Defaults. `salience serve` with no configuration listens on loopback and keeps its data
+// in ./data/salience.db.
+const (
+	DefaultAddr            = "127.0.0.1:7700"
+	DefaultDataDir         = "./data"
+	DefaultShutdownTimeout = 15 * time.Second
+	DatabaseFile           = "salience.db"
+)
+
+// flagSet declares the serve flags on fs, bound to c (which holds the defaults).
+func (c *Config) flagSet(fs *flag.FlagSet) {
+	fs.StringVar(&c.Addr, "addr", c.Addr, "address to listen on (host:port); without --keys it must be a loopback address")
+	fs.StringVar(&c.DataDir, "data", c.DataDir, "data directory; the database is <data>/salience.db")
+	fs.StringVar(&c.KeysFile, "keys", c.KeysFile, "API keys file (JSON); without it every request is allowed and the server listens on loopback only")
+	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", c.MaxBodyBytes, "largest request body accepted, in bytes")
+	fs.IntVar(&c.MaxContentBytes, "max-content-bytes", c.MaxContentBytes, "largest memory content accepted, in bytes")
+	fs.StringVar(&c.Embedder, "embedder", c.Embedder, "embedder: local (lexical, built in) or openai (any OpenAI-compatible /v1/embeddings server)")
+	fs.StringVar(&c.EmbedURL, "embed-url", c.EmbedURL, "openai embedder: API base URL including /v1 (empty: OpenAI)")
+	fs.StringVar(&c.EmbedModel, "embed-model", c.EmbedModel, "openai embedder: model name")
+	fs.IntVar(&c.EmbedDims, "embed-dims", c.EmbedDims, "vector size: the model's for openai (required); 0 means 384 for local")
+	fs.StringVar(&c.EmbedKey, "embed-key", c.EmbedKey, "openai embedder: API key (env SALIENCE_EMBED_KEY or OPENAI_API_KEY)")
+	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn or error")
+	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json")
+	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long shutdown waits for in-flight requests")
+}
+
+// DefaultConfig returns the configuration of `salience serve` with no flags or environment.
+func DefaultConfig() Config {
+	return Config{
+		Addr:            DefaultAddr,
+		DataDir:         DefaultDataDir,
+		MaxBodyBytes:    server.DefaultMaxBodyBytes,
+		MaxContentBytes: models.MaxContentBytes,
+		Embedder:        "local",
+		LogLevel:        "info",
+		LogFormat:       "text",
+		ShutdownTimeout: DefaultShutdownTimeout,
+	}
+}
+
+// envName is the environment variable of a flag: --max-body-bytes → SALIENCE_MAX_BODY_BYTES.
+func envName(flagName string) string {
+	return "SALIENCE_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// applyEnv sets every flag that was not given on the command line from its environment
+// variable, when that is set. --embed-key also falls back to OPENAI_API_KEY.
+func applyEnv(fs *flag.FlagSet, getenv func(string) string) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		if given[f.Name] {
+			return
+		}
+		name := envName(f.Name)
+		v := getenv(name)
+		if v == "" && f.Name == "embed-key" {
+			name, v = "OPENAI_API_KEY", getenv("OPENAI_API_KEY")
+		}
+		if v == "" {
+			return
+		}
+		if err := fs.Set(f.Name, v); err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: %w", name, v, err))
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// validate checks the configuration that needs no I/O.
+func (c *Config) validate() error {
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		return fmt.Errorf("--addr %q: want host:port: %w", c.Addr, err)
+	}
+	if c.DataDir == "" {
+		return errors.New("--data must not be empty")
+	}
+	if c.MaxBodyBytes < 1 {
+		return fmt.Errorf("--max-body-bytes must be positive, got %d", c.MaxBodyBytes)
+	}
+	if c.MaxContentBytes < 1 {
+		return fmt.Errorf("--max-content-bytes must be positive, got %d", c.MaxContentBytes)
+	}
+	switch c.Embedder {
+	case "local":
+		if c.EmbedDims < 0 {
+			return fmt.Errorf("--embed-dims must not be negative, got %d", c.EmbedDims)
+		}
+	case "openai":
+		if c.EmbedModel == "" {
+			return errors.New("--embedder openai needs --embed-model")
+		}
+		if c.EmbedDims < 1 {
+			return errors.New("--embedder openai needs --embed-dims (the model's vector size)")
+		}
+	default:
+		return fmt.Errorf("--embedder %q: want local or openai", c.Embedder)
+	}
+	if _, err := parseLevel(c.LogLevel); err != nil {
+		return err
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		return fmt.Errorf("--log-format %q: want text or json", c.LogFormat)
+	}
+	if c.ShutdownTimeout < 0 {
+		return fmt.Errorf("--shutdown-timeout must not be negative, got %v", c.ShutdownTimeout)
+	}
+	return nil
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return 0, fmt.Errorf("--log-level %q: want debug, info, warn or error", s)
+	}
+	return l, nil
+}
+
+// errOpenWithoutKeys explains the one rule that protects a server started without keys.
+var errOpenWithoutKeys = errors.New("refusing to listen on a non-loopback address without API keys")
+
+// checkListenAddr enforces that a server without API keys listens on loopback only: anyone
+// who can reach it could read and write every namespace.
+func checkListenAddr(addr string, haveKeys bool) error {
+	if haveKeys {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--addr %q: %w", addr, err)
+	}
+	if !isLoopbackHost(host) {
+		return fmt.Errorf("%w: --addr %s is not loopback; with no --keys file every request is allowed, "+
+			"so the server only listens on 127.0.0.1, ::1 or localhost. Give --keys FILE (see README) to listen on %s",
+			errOpenWithoutKeys, addr, addr)
+	}
+	return nil
+}
+
+// isLoopbackHost reports whether host names the loopback interface. An empty host (":7700")
+// means every interface, and other names could resolve anywhere, so both are not loopback.
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// isLoopbackAddr reports whether a bound address is on loopback; checked again after
+// listening, in case "localhost" resolved somewhere unexpected.
+func isLoopbackAddr(a net.Addr) bool {
+	ta, ok := a.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
+}

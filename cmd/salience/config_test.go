@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/server"
+)
+
+// parse runs ParseFlags on a fresh Main with the given environment.
+func parse(t *testing.T, env map[string]string, args ...string) (*Main, error) {
+	t.Helper()
+	m := NewMain()
+	m.Stdout, m.Stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	m.Getenv = func(k string) string { return env[k] }
+	return m, m.ParseFlags(context.Background(), args)
+}
+
+func TestDefaults(t *testing.T) {
+	for _, args := range [][]string{nil, {"serve"}} {
+		m, err := parse(t, nil, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := Config{
+			Addr: "127.0.0.1:7700", DataDir: "./data", MaxBodyBytes: server.DefaultMaxBodyBytes,
+			MaxContentBytes: models.MaxContentBytes, Embedder: "local", LogLevel: "info", LogFormat: "text",
+			ShutdownTimeout: 15 * time.Second,
+		}
+		if m.Command != "serve" || m.Config != want {
+			t.Errorf("ParseFlags(%q) = %q %+v, want serve %+v", args, m.Command, m.Config, want)
+		}
+	}
+}
+
+func TestFlagsAndEnvironment(t *testing.T) {
+	env := map[string]string{
+		"SALIENCE_ADDR":              "127.0.0.1:9999", // loses to the flag
+		"SALIENCE_DATA":              "/tmp/salience-env",
+		"SALIENCE_MAX_CONTENT_BYTES": "1000",
+		"SALIENCE_MAX_BODY_BYTES":    "2048",
+		"SALIENCE_LOG_LEVEL":         "debug",
+		"SALIENCE_SHUTDOWN_TIMEOUT":  "3s",
+		"OPENAI_API_KEY":             "sk-from-openai-env",
+	}
+	m, err := parse(t, env, "serve", "--addr", "127.0.0.1:1234", "--log-format=json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := m.Config
+	if c.Addr != "127.0.0.1:1234" || c.DataDir != "/tmp/salience-env" || c.MaxContentBytes != 1000 || c.MaxBodyBytes != 2048 ||
+		c.LogLevel != "debug" || c.LogFormat != "json" || c.ShutdownTimeout != 3*time.Second || c.EmbedKey != "sk-from-openai-env" {
+		t.Errorf("config = %+v", c)
+	}
+
+	// SALIENCE_EMBED_KEY wins over OPENAI_API_KEY; the flag wins over both.
+	env["SALIENCE_EMBED_KEY"] = "sk-from-salience-env"
+	if m, _ := parse(t, env); m.Config.EmbedKey != "sk-from-salience-env" {
+		t.Errorf("embed key = %q, want the SALIENCE_EMBED_KEY one", m.Config.EmbedKey)
+	}
+	if m, _ := parse(t, env, "--embed-key", "sk-flag"); m.Config.EmbedKey != "sk-flag" {
+		t.Errorf("embed key = %q, want the flag's", m.Config.EmbedKey)
+	}
+	// Flags without the serve command mean serve.
+	if m, _ := parse(t, nil, "--addr", "127.0.0.1:1"); m.Command != "serve" || m.Config.Addr != "127.0.0.1:1" {
+		t.Errorf("bare flags: %q %q", m.Command, m.Config.Addr)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"bad env number", map[string]string{"SALIENCE_MAX_BODY_BYTES": "lots"}, nil, "SALIENCE_MAX_BODY_BYTES"},
+		{"bad flag number", nil, []string{"--max-content-bytes", "x"}, "max-content-bytes"},
+		{"zero body", nil, []string{"--max-body-bytes", "0"}, "--max-body-bytes"},
+		{"unknown flag", nil, []string{"--adr", "x"}, "adr"},
+		{"bad addr", nil, []string{"--addr", "7700"}, "--addr"},
+		{"bad embedder", nil, []string{"--embedder", "magic"}, "--embedder"},
+		{"openai without model", nil, []string{"--embedder", "openai", "--embed-dims", "768"}, "--embed-model"},
+		{"openai without dims", nil, []string{"--embedder", "openai", "--embed-model", "m"}, "--embed-dims"},
+		{"bad log level", nil, []string{"--log-level", "loud"}, "--log-level"},
+		{"missing keys file", nil, []string{"--keys", "/nonexistent/keys.json"}, "keys file"},
+		{"stray argument", nil, []string{"serve", "extra"}, "unexpected arguments"},
+		{"unknown command", nil, []string{"serv"}, "unknown command"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parse(t, tt.env, tt.args...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want it to mention %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoopbackOnlyWithoutKeys(t *testing.T) {
+	keys := filepath.Join(t.TempDir(), "keys.json")
+	if err := os.WriteFile(keys, []byte(`{"keys":[{"key":"sk-0123456789abcdef","namespaces":["*"]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		addr   string
+		keys   bool
+		refuse bool
+	}{
+		{"127.0.0.1:0", false, false},
+		{"127.0.0.2:7700", false, false},
+		{"[::1]:0", false, false},
+		{"localhost:0", false, false},
+		{"0.0.0.0:0", false, true},
+		{"0.0.0.0:7701", false, true},
+		{":7700", false, true},
+		{"[::]:0", false, true},
+		{"10.1.2.3:7700", false, true},
+		{"salience.example:7700", false, true},
+		{"0.0.0.0:0", true, false},
+		{":7700", true, false},
+	}
+	for _, tt := range tests {
+		args := []string{"serve", "--addr", tt.addr}
+		if tt.keys {
+			args = append(args, "--keys", keys)
+		}
+		_, err := parse(t, nil, args...)
+		if !tt.refuse {
+			if err != nil {
+				t.Errorf("%s (keys %v): %v", tt.addr, tt.keys, err)
+			}
+			continue
+		}
+		if !errors.Is(err, errOpenWithoutKeys) || !strings.Contains(err.Error(), "loopback") || !strings.Contains(err.Error(), "--keys") {
+			t.Errorf("%s without keys: err = %v, want a refusal that mentions loopback and --keys", tt.addr, err)
+		}
+	}
+}
+
+func TestSubcommands(t *testing.T) {
+	m, err := parse(t, nil, "eval", "locomo", "--data", "x")
+	if err != nil || m.Command != "eval" || strings.Join(m.Args, " ") != "locomo --data x" {
+		t.Errorf("eval: %v %q %q", err, m.Command, m.Args)
+	}
+	m, err = parse(t, nil, "bench", "recall", "--memories", "10")
+	if err != nil || m.Command != "bench" || strings.Join(m.Args, " ") != "recall --memories 10" {
+		t.Errorf("bench: %v %q %q", err, m.Command, m.Args)
+	}
+	m, err = parse(t, nil, "version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if out := m.Stdout.(*bytes.Buffer).String(); !strings.HasPrefix(out, "salience ") || !strings.Contains(out, "go1.") {
+		t.Errorf("version printed %q", out)
+	}
+	if err := m.Close(); err != nil {
+		t.Errorf("Close after version: %v", err)
+	}
+	if _, err := parse(t, nil, "help"); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("help: err = %v, want flag.ErrHelp", err)
+	}
+	if _, err := parse(t, nil, "serve", "-h"); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("serve -h: err = %v, want flag.ErrHelp", err)
+	}
+}

@@ -1,0 +1,353 @@
+// Command salience is the Salience server and its tools: `salience serve` (the default),
+// `salience eval`, `salience bench` and `salience version`.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/salience-ai/salience/embed"
+	"github.com/salience-ai/salience/ingest"
+	"github.com/salience-ai/salience/recall"
+	"github.com/salience-ai/salience/server"
+	"github.com/salience-ai/salience/store/sqlite"
+)
+
+// version is set at build time with -ldflags "-X main.version=v1.2.3".
+var version = "dev"
+
+// Exit codes.
+const (
+	exitError = 1 // the command failed
+	exitUsage = 2 // bad flags or configuration
+)
+
+// main only turns signals into a cancelled context and errors into exit codes; Main does
+// the work, so tests run exactly what the binary runs.
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	m := NewMain()
+	if err := m.ParseFlags(ctx, os.Args[1:]); errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	} else if err != nil {
+		fmt.Fprintln(os.Stderr, "salience:", err)
+		os.Exit(exitUsage)
+	}
+	err := m.Run(ctx)
+	if err == nil {
+		err = m.Wait(ctx)
+	}
+	stop() // from here a second signal kills at once instead of waiting for the shutdown
+	if cerr := m.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "salience:", err)
+		os.Exit(exitError)
+	}
+}
+
+// Main is the program: the parsed command and configuration, and the resources `serve`
+// holds while it runs.
+type Main struct {
+	// Command is serve, eval, bench or version; Args are what follows an eval or bench
+	// command, passed through untouched.
+	Command string
+	Args    []string
+	Config  Config
+
+	Stdout, Stderr io.Writer
+	// Getenv reads the environment; tests replace it.
+	Getenv func(string) string
+
+	keys   *server.Keyring
+	logger *slog.Logger
+
+	// Held by serve.
+	store    *sqlite.Store
+	api      *server.Server
+	http     *http.Server
+	ln       net.Listener
+	cancel   context.CancelFunc // stops the background index rebuild
+	wg       sync.WaitGroup
+	failed   chan error // a background failure that must end serve
+	closeErr error
+	closed   sync.Once
+}
+
+// NewMain returns a Main writing to the process's stdout and stderr.
+func NewMain() *Main {
+	return &Main{
+		Config: DefaultConfig(),
+		Stdout: os.Stdout,
+		Stderr: os.Stderr,
+		Getenv: os.Getenv,
+		failed: make(chan error, 2),
+	}
+}
+
+const usage = `usage: salience [command] [flags]
+
+commands:
+  serve     run the HTTP server (the default)
+  eval      run a retrieval evaluation (salience eval locomo --help)
+  bench     run a benchmark (salience bench recall --help)
+  version   print the version
+
+Run "salience serve -h" for the server's flags; each flag can also be set with the
+environment variable SALIENCE_<FLAG> (e.g. SALIENCE_ADDR), which applies when the flag is
+not given.
+`
+
+// ParseFlags reads the command and its flags. For serve it also reads the keys file and
+// refuses a non-loopback address without keys, so a misconfiguration stops the program
+// before it opens anything.
+func (m *Main) ParseFlags(ctx context.Context, args []string) error {
+	m.Command = "serve"
+	if len(args) > 0 && !isFlag(args[0]) {
+		m.Command, args = args[0], args[1:]
+	}
+	switch m.Command {
+	case "serve":
+	case "eval", "bench":
+		m.Args = args
+		return nil
+	case "version":
+		if len(args) > 0 {
+			return fmt.Errorf("version takes no arguments, got %q", args)
+		}
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(m.Stdout, usage)
+		return flag.ErrHelp
+	default:
+		fmt.Fprint(m.Stderr, usage)
+		return fmt.Errorf("unknown command %q", m.Command)
+	}
+
+	fs := flag.NewFlagSet("salience serve", flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	m.Config.flagSet(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: salience serve [flags]\n\nflags (environment variable in brackets):")
+		fs.VisitAll(func(f *flag.Flag) {
+			fmt.Fprintf(fs.Output(), "  --%s [%s] (default %q)\n      %s\n", f.Name, envName(f.Name), f.DefValue, f.Usage)
+		})
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("serve: unexpected arguments %q", fs.Args())
+	}
+	if err := applyEnv(fs, m.Getenv); err != nil {
+		return err
+	}
+	if err := m.Config.validate(); err != nil {
+		return err
+	}
+	if m.Config.KeysFile != "" {
+		k, err := server.LoadKeys(m.Config.KeysFile)
+		if err != nil {
+			return err
+		}
+		m.keys = k
+	}
+	return checkListenAddr(m.Config.Addr, m.keys != nil)
+}
+
+func isFlag(s string) bool { return len(s) > 1 && s[0] == '-' }
+
+// Run runs the command. For serve it opens the store, starts listening at once (so /healthz
+// answers) and loads the search indexes in the background (/readyz turns 200 when done),
+// then returns; Wait blocks until the server should stop and Close stops it. Other commands
+// run to completion here.
+func (m *Main) Run(ctx context.Context) error {
+	switch m.Command {
+	case "eval":
+		return runEval(ctx, m.Args, m.Stdout, m.Stderr)
+	case "bench":
+		return runBench(ctx, m.Args, m.Stdout, m.Stderr)
+	case "version":
+		fmt.Fprintf(m.Stdout, "salience %s (%s, %s/%s)\n", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		return nil
+	}
+	return m.serve(ctx)
+}
+
+func (m *Main) serve(ctx context.Context) error {
+	c := &m.Config
+	level, _ := parseLevel(c.LogLevel)
+	opts := &slog.HandlerOptions{Level: level}
+	if c.LogFormat == "json" {
+		m.logger = slog.New(slog.NewJSONHandler(m.Stderr, opts))
+	} else {
+		m.logger = slog.New(slog.NewTextHandler(m.Stderr, opts))
+	}
+
+	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
+		return fmt.Errorf("data directory: %w", err)
+	}
+	dbPath := filepath.Join(c.DataDir, DatabaseFile)
+	st, err := sqlite.Open(dbPath, sqlite.Options{Logger: m.logger})
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", dbPath, err)
+	}
+	m.store = st
+	emb, err := newEmbedder(c)
+	if err != nil {
+		return err
+	}
+
+	m.api = server.New(server.Config{
+		Ingester:     ingest.New(st, emb, ingest.Options{MaxContentBytes: c.MaxContentBytes}),
+		Recaller:     recall.New(st, emb, recall.Options{}),
+		Memories:     st,
+		Namespaces:   st,
+		Ready:        st.Ready,
+		Keys:         m.keys,
+		MaxBodyBytes: c.MaxBodyBytes,
+		Logger:       m.logger,
+	})
+
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	if m.keys == nil && !isLoopbackAddr(ln.Addr()) {
+		ln.Close()
+		return fmt.Errorf("%w: %s resolved to %s", errOpenWithoutKeys, c.Addr, ln.Addr())
+	}
+	m.ln = ln
+	m.http = &http.Server{
+		Handler:           m.api.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       2 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(m.logger.Handler(), slog.LevelWarn),
+	}
+
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		if err := m.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			m.failed <- fmt.Errorf("serve: %w", err)
+		}
+	}()
+
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	m.cancel = cancel
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		start := time.Now()
+		if err := st.Rebuild(rctx); err != nil {
+			if rctx.Err() == nil {
+				m.failed <- fmt.Errorf("loading the indexes from %s: %w", dbPath, err)
+			}
+			return
+		}
+		m.logger.Info("ready: indexes loaded", "duration_ms", time.Since(start).Milliseconds())
+	}()
+
+	note := "loopback only: no API keys configured"
+	if m.keys != nil {
+		note = fmt.Sprintf("API keys: %d", m.keys.Len())
+	}
+	m.logger.Info(fmt.Sprintf("listening on %s (%s)", ln.Addr(), note),
+		"addr", ln.Addr().String(), "data", dbPath, "embedder", emb.Name(), "version", buildVersion())
+	return nil
+}
+
+// newEmbedder builds the configured embedder.
+func newEmbedder(c *Config) (embed.Embedder, error) {
+	if c.Embedder == "openai" {
+		e, err := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: c.EmbedURL, APIKey: c.EmbedKey, Model: c.EmbedModel, Dims: c.EmbedDims})
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
+	}
+	return embed.NewLocal(c.EmbedDims), nil
+}
+
+// Wait blocks a running serve until ctx is done (a signal) or the server fails in the
+// background; it returns that failure, or nil. Other commands return at once.
+func (m *Main) Wait(ctx context.Context) error {
+	if m.http == nil {
+		return nil
+	}
+	select {
+	case <-ctx.Done():
+		m.logger.Info("shutting down: finishing in-flight requests", "timeout", m.Config.ShutdownTimeout.String())
+		return nil
+	case err := <-m.failed:
+		return err
+	}
+}
+
+// Addr returns the address serve listens on (useful with port 0), or "" before Run.
+func (m *Main) Addr() string {
+	if m.ln == nil {
+		return ""
+	}
+	return m.ln.Addr().String()
+}
+
+// Close stops serve gracefully: it stops accepting connections, lets in-flight requests
+// finish (up to the shutdown timeout, then cuts them), stops the index rebuild and closes
+// the store. It is safe to call more than once and after a failed Run.
+func (m *Main) Close() error {
+	m.closed.Do(func() {
+		var errs []error
+		if m.http != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), m.Config.ShutdownTimeout)
+			if err := m.http.Shutdown(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("shutdown: %w", err))
+				m.http.Close()
+			}
+			cancel()
+		}
+		if m.cancel != nil {
+			m.cancel()
+		}
+		m.wg.Wait()
+		if m.store != nil {
+			if err := m.store.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("closing the store: %w", err))
+			}
+		}
+		m.closeErr = errors.Join(errs...)
+		if m.logger != nil && m.http != nil {
+			m.logger.Info("stopped")
+		}
+	})
+	return m.closeErr
+}
+
+// buildVersion is the -ldflags version, else the module version Go recorded, else "dev".
+func buildVersion() string {
+	if version != "dev" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return version
+}
