@@ -1,0 +1,43 @@
+# Salience. `make run` builds and starts the server on 127.0.0.1:7700 with ./data/salience.db;
+# `make test` is the one test command (CI runs exactly it).
+
+GO        ?= go
+BIN       ?= bin/salience
+BENCHTIME ?= 1s
+FUZZTIME  ?= 10s
+# Packages on the recall and ingest hot paths.
+BENCH_PKGS ?= ./index/... ./nlp/... ./embed/... ./recall/... ./store/... ./server/... ./cmd/salience/...
+
+.PHONY: build run test bench lint smoke fuzz clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/salience
+
+run: build
+	./$(BIN) serve
+
+test:
+	$(GO) test -race ./...
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) $(BENCH_PKGS)
+
+lint:
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt -l reports:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+smoke:
+	@if [ -f ../shared/bin/smoke ]; then bash ../shared/bin/smoke; else echo "smoke: ../shared/bin/smoke not found, skipped"; fi
+
+# Runs every fuzz target for FUZZTIME each (go test fuzzes one target at a time).
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
+	  for target in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/^func //'); do \
+	    echo "== $$pkg $$target"; \
+	    $(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+clean:
+	rm -rf bin
