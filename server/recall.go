@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/salience-ai/salience/api"
+	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/recall"
 )
 
@@ -24,7 +25,11 @@ func (s *Server) recall(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	s.metrics.recallLatency.WithLabelValues(string(req.Mode)).Observe(time.Since(start).Seconds())
+	mode := req.Mode // the pipeline fills the default in; a successful request has a valid mode
+	if mode == "" {
+		mode = models.ModeAmbient
+	}
+	s.metrics.recallLatency.WithLabelValues(string(mode)).Observe(time.Since(start).Seconds())
 	c.JSON(http.StatusOK, recallResponseToAPI(resp))
 }
 
