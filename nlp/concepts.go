@@ -26,9 +26,11 @@ type Mention struct {
 // A span is a run of capitalized words separated only by spaces; punctuation, a line break
 // or a possessive ("Caroline's") ends it. Skipped words: stop words in any position
 // ("I", "The"); single letters; month and weekday names (temporal phrases, not entities);
-// and at the start of a sentence — where every word is capitalized — chat openers and
-// reactions ("Hey", "Thanks", "Wow"), adverbs and gerunds ("Honestly", "Painting"), and
-// words the same text also writes in lower case.
+// interjections ("Yo", "Woohoo"); and at the start of a sentence — where every word is
+// capitalized — chat openers and reactions ("Thanks", "Good"), words with the endings of
+// adverbs, gerunds and abstract nouns ("Honestly", "Painting"), and words the same text
+// also writes in lower case. A one-word entity that ends a longer one ("York" beside
+// "New York") is dropped.
 func Entities(text string) []string {
 	words := scanWords(text)
 	lowerSeen := map[string]struct{}{}
@@ -73,25 +75,30 @@ func Entities(text string) []string {
 	return dropTails(out)
 }
 
-// dropTails removes a one-word entity that ends a longer one ("York" beside "New York"):
-// the longer span was cut where its first word opened a sentence.
+// dropTails removes an entity that ends a longer one ("York" beside "New York"): the
+// longer span was cut where its first word opened a sentence.
 func dropTails(ents []string) []string {
-	out := ents[:0]
-	for _, e := range ents {
-		key := " " + normalizeName(e)
-		tail := false
-		for _, f := range ents {
-			if f != e && strings.HasSuffix(normalizeName(f), key) {
-				tail = true
-				break
+	norm := make([]string, len(ents))
+	tails := map[string]struct{}{}
+	for i, e := range ents {
+		norm[i] = normalizeName(e)
+		for j := 1; j < len(norm[i]); j++ {
+			if norm[i][j-1] == ' ' {
+				tails[norm[i][j:]] = struct{}{}
 			}
 		}
-		if !tail {
+	}
+	out := ents[:0]
+	for i, e := range ents {
+		if _, tail := tails[norm[i]]; !tail {
 			out = append(out, e)
 		}
 	}
 	return out
 }
+
+// dropApostrophes writes a word the way Tokens does ("it'll" → "itll").
+var dropApostrophes = strings.NewReplacer("'", "", "’", "")
 
 // entityWord decides whether one word can be part of an entity span.
 func entityWord(w word, lowerSeen map[string]struct{}) bool {
@@ -103,7 +110,7 @@ func entityWord(w word, lowerSeen map[string]struct{}) bool {
 		return false
 	}
 	lower := strings.ToLower(w.text)
-	plain := strings.NewReplacer("'", "", "’", "").Replace(lower)
+	plain := dropApostrophes.Replace(lower)
 	if IsStopWord(plain) || IsStopWord(lower) {
 		return false
 	}
@@ -151,27 +158,27 @@ var initialSuffixes = []string{"ly", "ing", "ed", "ions", "ness", "ment", "ments
 // "painting"). Most frequent first, ties by first occurrence. limit ≤ 0 means no limit.
 func Keywords(text string, limit int) []string {
 	type group struct {
-		name  string
+		name  string // the most frequent form, the first on ties
 		count int
 		first int
-		forms map[string]int // form → count; the name is the most frequent, first on ties
 	}
 	var groups []*group
 	byStem := map[string]*group{}
+	forms := map[string]int{} // form → count
 	for i, tok := range Tokens(text) {
 		if !keyword(tok) {
 			continue
 		}
+		forms[tok]++
 		st := Stem(tok)
 		g := byStem[st]
 		if g == nil {
-			g = &group{name: tok, first: i, forms: map[string]int{}}
+			g = &group{name: tok, first: i}
 			byStem[st] = g
 			groups = append(groups, g)
 		}
 		g.count++
-		g.forms[tok]++
-		if g.forms[tok] > g.forms[g.name] {
+		if forms[tok] > forms[g.name] {
 			g.name = tok
 		}
 	}

@@ -166,3 +166,21 @@ func TestInferConversationType(t *testing.T) {
 		}
 	}
 }
+
+func TestNormalizeName(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"caroline", "caroline"},
+		{"New  York", "new york"},
+		{" spider-man ", "spider-man"},
+		{"rock'n'roll & more", "rock'n'roll & more"},
+		{"O’Neil", "o neil"},
+		{"São Paulo!", "são paulo"},
+		{"a  b", "a b"},
+		{"", ""},
+		{"...", ""},
+	} {
+		if got := normalizeName(tc.in); got != tc.want {
+			t.Errorf("normalizeName(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -87,6 +87,9 @@ func onlySpaces(sep string) bool {
 // nlp returns are already concept names. nlp may not import models; a test keeps the two
 // in step.
 func normalizeName(name string) string {
+	if plainName(name) {
+		return name
+	}
 	var b strings.Builder
 	space := false
 	for _, r := range strings.ToLower(name) {
@@ -117,4 +120,21 @@ func isNumber(tok string) bool {
 		return true
 	}
 	return false
+}
+
+// plainName reports whether name is already normalized and ASCII: lower-case letters,
+// digits, '-', '\'' and '&' in runs separated by single spaces.
+func plainName(name string) bool {
+	if name == "" || name[0] == ' ' || name[len(name)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '-', c == '\'', c == '&':
+		case c == ' ' && name[i-1] != ' ':
+		default:
+			return false
+		}
+	}
+	return true
 }
