@@ -123,7 +123,7 @@ func isNumber(tok string) bool {
 }
 
 // plainName reports whether name is already normalized and ASCII: lower-case letters,
-// digits, '-', '\'' and '&' in runs separated by single spaces.
+// digits, '-', '\” and '&' in runs separated by single spaces.
 func plainName(name string) bool {
 	if name == "" || name[0] == ' ' || name[len(name)-1] == ' ' {
 		return false
