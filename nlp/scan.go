@@ -83,7 +83,7 @@ func onlySpaces(sep string) bool {
 }
 
 // normalizeName folds a name the way models.NormalizeConcept does (lower case; runs of
-// anything but letters, digits, '-', '\” and '&' become one space; trimmed), so the names
+// anything but letters, digits, hyphens, apostrophes and '&' become one space; trimmed), so the names
 // nlp returns are already concept names. nlp may not import models; a test keeps the two
 // in step.
 func normalizeName(name string) string {
@@ -123,7 +123,7 @@ func isNumber(tok string) bool {
 }
 
 // plainName reports whether name is already normalized and ASCII: lower-case letters,
-// digits, '-', '\” and '&' in runs separated by single spaces.
+// digits, hyphens, apostrophes and '&' in runs separated by single spaces.
 func plainName(name string) bool {
 	if name == "" || name[0] == ' ' || name[len(name)-1] == ' ' {
 		return false
