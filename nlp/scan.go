@@ -83,9 +83,9 @@ func onlySpaces(sep string) bool {
 }
 
 // normalizeName folds a name the way models.NormalizeConcept does (lower case; runs of
-// anything but letters, digits, hyphens, apostrophes and '&' become one space; trimmed), so the names
-// nlp returns are already concept names. nlp may not import models; a test keeps the two
-// in step.
+// anything but letters, digits, hyphens, apostrophes and '&' become one space; trimmed),
+// so the names nlp returns are already concept names. nlp may not import models; a fuzz
+// test keeps the two in step.
 func normalizeName(name string) string {
 	if plainName(name) {
 		return name
