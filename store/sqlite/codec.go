@@ -1,0 +1,168 @@
+package sqlite
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// Times are stored as unix nanoseconds UTC; 0 stands for the zero time. An int64 of
+// nanoseconds covers 1678–2262; checkTime rejects anything outside so nothing wraps.
+var (
+	minTime = time.Unix(0, math.MinInt64+1).UTC()
+	maxTime = time.Unix(0, math.MaxInt64).UTC()
+)
+
+func checkTime(field string, t time.Time) error {
+	if t.IsZero() || (t.After(minTime) && t.Before(maxTime)) {
+		return nil
+	}
+	return models.Invalid(field, "time %s is outside the years 1678–2262", t.Format(time.RFC3339))
+}
+
+func encTime(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func decTime(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+// filterTime encodes a filter bound, clamping out-of-range times instead of failing.
+func filterTime(t time.Time) int64 {
+	switch {
+	case t.IsZero():
+		return 0
+	case !t.After(minTime):
+		return math.MinInt64 + 1
+	case !t.Before(maxTime):
+		return math.MaxInt64
+	}
+	return t.UnixNano()
+}
+
+// encJSON encodes a list or struct field as JSON text, "" for an empty value (so empty
+// lists cost nothing to store or decode).
+func encJSON[T any](v T, empty bool) string {
+	if empty {
+		return ""
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Only lists of strings, times and plain structs are encoded: cannot fail.
+		panic(fmt.Sprintf("sqlite: encode %T: %v", v, err))
+	}
+	return string(b)
+}
+
+func encStrings(v []string) string { return encJSON(v, len(v) == 0) }
+
+// decJSON decodes a JSON text column into v; "" leaves v zero.
+func decJSON(s string, v any, column string) error {
+	if s == "" {
+		return nil
+	}
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		return fmt.Errorf("decode column %s: %w", column, err)
+	}
+	return nil
+}
+
+// decStrings decodes a JSON list of strings. Lists are written by encStrings, so a fast
+// path handles the common case of strings without escapes; anything else goes to
+// encoding/json.
+func decStrings(s, column string) ([]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	if out, ok := fastStrings(s); ok {
+		return out, nil
+	}
+	var out []string
+	if err := decJSON(s, &out, column); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// fastStrings parses ["a","b"] when no string holds a backslash or control character.
+func fastStrings(s string) ([]string, bool) {
+	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
+		return nil, false
+	}
+	body := s[1 : len(s)-1]
+	if body == "" {
+		return []string{}, true
+	}
+	var out []string
+	for i := 0; i < len(body); {
+		if body[i] != '"' {
+			return nil, false
+		}
+		j := i + 1
+		for j < len(body) && body[j] != '"' {
+			if c := body[j]; c == '\\' || c < 0x20 {
+				return nil, false
+			}
+			j++
+		}
+		if j >= len(body) {
+			return nil, false
+		}
+		out = append(out, body[i+1:j])
+		i = j + 1
+		if i == len(body) {
+			break
+		}
+		if body[i] != ',' || i+1 == len(body) {
+			return nil, false
+		}
+		i++
+	}
+	return out, true
+}
+
+// encVector stores an embedding as little-endian float32s; nil for none.
+func encVector(v []float32) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	b := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return b
+}
+
+func decVector(b []byte) ([]float32, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	if len(b)%4 != 0 {
+		return nil, fmt.Errorf("embedding blob of %d bytes is not a float32 vector", len(b))
+	}
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

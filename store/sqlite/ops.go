@@ -1,0 +1,235 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// Enqueue adds or replaces resurfacing queue items, one per (namespace, memory).
+func (s *Store) Enqueue(ctx context.Context, items []*models.ResurfaceItem) error {
+	for i, it := range items {
+		f := fmt.Sprintf("items[%d]", i)
+		if it == nil {
+			return models.Invalid(f, "item is missing")
+		}
+		if err := models.ValidateNamespace(it.Namespace); err != nil {
+			return models.WithFieldPrefix(err, f+".")
+		}
+		if err := validateID(it.MemoryID, f+".memory_id"); err != nil {
+			return err
+		}
+		if !finite(it.Score) {
+			return models.Invalid(f+".score", "score must be finite")
+		}
+		if err := errors.Join(checkTime(f+".due_at", it.DueAt), checkTime(f+".queued_at", it.QueuedAt)); err != nil {
+			return err
+		}
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	return s.write(ctx, "enqueue", func(tx *sql.Tx) (func(), error) {
+		st, err := tx.PrepareContext(ctx, `INSERT INTO queue (ns, memory_id, due_at, score, queued_at) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (ns, memory_id) DO UPDATE SET due_at = excluded.due_at, score = excluded.score, queued_at = excluded.queued_at`)
+		if err != nil {
+			return nil, err
+		}
+		defer st.Close()
+		for _, it := range items {
+			if _, err := st.ExecContext(ctx, it.Namespace, it.MemoryID, encTime(it.DueAt), it.Score, encTime(it.QueuedAt)); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	})
+}
+
+// Queue lists a namespace's queue, highest score first (then memory id), at most limit
+// (0 = all; EINVALID when negative).
+func (s *Store) Queue(ctx context.Context, ns string, limit int) ([]*models.ResurfaceItem, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if limit < 0 {
+		return nil, models.Invalid("limit", "limit must not be negative")
+	}
+	if limit == 0 {
+		limit = -1 // SQLite: no limit
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT ns, memory_id, due_at, score, queued_at FROM queue WHERE ns = ?
+		ORDER BY score DESC, memory_id LIMIT ?`, ns, limit)
+	if err != nil {
+		return nil, wrap(err, "queue")
+	}
+	defer rows.Close()
+	var out []*models.ResurfaceItem
+	for rows.Next() {
+		var it models.ResurfaceItem
+		var due, queued int64
+		if err := rows.Scan(&it.Namespace, &it.MemoryID, &due, &it.Score, &queued); err != nil {
+			return nil, wrap(err, "queue")
+		}
+		it.DueAt, it.QueuedAt = decTime(due), decTime(queued)
+		out = append(out, &it)
+	}
+	return out, wrap(rows.Err(), "queue")
+}
+
+// Dequeue removes these memories from the namespace's queue; missing ones are ignored.
+func (s *Store) Dequeue(ctx context.Context, ns string, memoryIDs []string) error {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return err
+	}
+	if len(memoryIDs) == 0 {
+		return nil
+	}
+	return s.write(ctx, "dequeue", func(tx *sql.Tx) (func(), error) {
+		st, err := tx.PrepareContext(ctx, `DELETE FROM queue WHERE ns = ? AND memory_id = ?`)
+		if err != nil {
+			return nil, err
+		}
+		defer st.Close()
+		for _, id := range memoryIDs {
+			if _, err := st.ExecContext(ctx, ns, id); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	})
+}
+
+// AcquireLease takes or renews the named lease for holder until now+ttl. It succeeds when the
+// lease is free, expired (its expiry ≤ now), or already held by holder; it reports false, nil
+// when another holder has it. EINVALID for an empty name or holder or a ttl ≤ 0.
+func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.Duration, now time.Time) (bool, error) {
+	switch {
+	case name == "":
+		return false, models.Invalid("name", "lease name is required")
+	case holder == "":
+		return false, models.Invalid("holder", "lease holder is required")
+	case ttl <= 0:
+		return false, models.Invalid("ttl", "ttl must be positive")
+	case now.IsZero():
+		return false, models.Invalid("now", "now is required")
+	}
+	until := now.Add(ttl)
+	if err := errors.Join(checkTime("now", now), checkTime("ttl", until)); err != nil {
+		return false, err
+	}
+	var ok bool
+	err := s.write(ctx, "acquire lease", func(tx *sql.Tx) (func(), error) {
+		var cur string
+		var expires int64
+		err := tx.QueryRowContext(ctx, `SELECT holder, expires_at FROM leases WHERE name = ?`, name).Scan(&cur, &expires)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return nil, err
+		case cur != holder && expires > encTime(now):
+			return nil, nil // held by another holder
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?)
+			ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at`, name, holder, encTime(until))
+		ok = err == nil
+		return nil, err
+	})
+	return ok, err
+}
+
+// ReleaseLease frees the lease if holder has it; otherwise it does nothing.
+func (s *Store) ReleaseLease(ctx context.Context, name, holder string) error {
+	if name == "" || holder == "" {
+		return models.Invalid("name", "lease name and holder are required")
+	}
+	return s.write(ctx, "release lease", func(tx *sql.Tx) (func(), error) {
+		_, err := tx.ExecContext(ctx, `DELETE FROM leases WHERE name = ? AND holder = ?`, name, holder)
+		return nil, err
+	})
+}
+
+// RecordJobRun creates or replaces a job run by ID.
+func (s *Store) RecordJobRun(ctx context.Context, run *models.JobRun) error {
+	if run == nil {
+		return models.Invalid("run", "job run is missing")
+	}
+	if err := validateID(run.ID, "id"); err != nil {
+		return err
+	}
+	if run.Job == "" {
+		return models.Invalid("job", "job name is required")
+	}
+	if err := errors.Join(checkTime("start", run.Start), checkTime("end", run.End)); err != nil {
+		return err
+	}
+	return s.write(ctx, "record job run", func(tx *sql.Tx) (func(), error) {
+		_, err := tx.ExecContext(ctx, `INSERT INTO job_runs (id, job, holder, trigger_kind, started_at, ended_at, items, error, finished)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET job = excluded.job, holder = excluded.holder, trigger_kind = excluded.trigger_kind,
+				started_at = excluded.started_at, ended_at = excluded.ended_at, items = excluded.items, error = excluded.error,
+				finished = excluded.finished`,
+			run.ID, run.Job, run.Holder, run.Trigger, encTime(run.Start), encTime(run.End), run.Items, run.Error, boolInt(run.Finished))
+		return nil, err
+	})
+}
+
+// FindJobRuns lists the runs of a job ("" = all jobs), newest first by Start then id; at
+// most limit (0 = all; EINVALID when negative).
+func (s *Store) FindJobRuns(ctx context.Context, job string, limit int) ([]*models.JobRun, error) {
+	if limit < 0 {
+		return nil, models.Invalid("limit", "limit must not be negative")
+	}
+	if limit == 0 {
+		limit = -1
+	}
+	q := `SELECT id, job, holder, trigger_kind, started_at, ended_at, items, error, finished FROM job_runs`
+	args := []any{}
+	if job != "" {
+		q, args = q+` WHERE job = ?`, append(args, job)
+	}
+	rows, err := s.rdb.QueryContext(ctx, q+` ORDER BY started_at DESC, id DESC LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, wrap(err, "find job runs")
+	}
+	defer rows.Close()
+	var out []*models.JobRun
+	for rows.Next() {
+		var r models.JobRun
+		var start, end int64
+		var finished int
+		if err := rows.Scan(&r.ID, &r.Job, &r.Holder, &r.Trigger, &start, &end, &r.Items, &r.Error, &finished); err != nil {
+			return nil, wrap(err, "find job runs")
+		}
+		r.Start, r.End, r.Finished = decTime(start), decTime(end), finished != 0
+		out = append(out, &r)
+	}
+	return out, wrap(rows.Err(), "find job runs")
+}
+
+// GetState returns the value of key, "" when missing.
+func (s *Store) GetState(ctx context.Context, key string) (string, error) {
+	if key == "" {
+		return "", models.Invalid("key", "key is required")
+	}
+	var v string
+	err := s.rdb.QueryRowContext(ctx, `SELECT value FROM state WHERE key = ?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return v, wrap(err, "get state")
+}
+
+// SetState stores value under key.
+func (s *Store) SetState(ctx context.Context, key, value string) error {
+	if key == "" {
+		return models.Invalid("key", "key is required")
+	}
+	return s.write(ctx, "set state", func(tx *sql.Tx) (func(), error) {
+		_, err := tx.ExecContext(ctx, `INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
+		return nil, err
+	})
+}

@@ -1,0 +1,401 @@
+package sqlite
+
+import (
+	"context"
+	"time"
+
+	"github.com/salience-ai/salience/index"
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/nlp"
+)
+
+// space is the in-memory state of one namespace: the search indexes and a write-through
+// cache of every memory and chunk row and every concept, so that the recall hot path
+// (search, hydrate ~100 ids, walk the graph) never waits on SQLite. Indexed units are cached
+// without their embedding, which lives once, in vecs.
+type space struct {
+	text     *index.BM25
+	vecs     *index.Vectors // nil until the namespace has an embedding dimension
+	graph    *index.Graph
+	mems     map[string]*models.Memory
+	concepts map[string]*models.Concept
+	parents  int // memories that are not chunks
+}
+
+func newSpace() *space {
+	return &space{
+		text:     index.NewBM25(),
+		graph:    index.NewGraph(),
+		mems:     map[string]*models.Memory{},
+		concepts: map[string]*models.Concept{},
+	}
+}
+
+// spaceLocked returns ns's space, creating it; the caller holds s.mu for writing.
+func (s *Store) spaceLocked(ns string) *space {
+	sp := s.spaces[ns]
+	if sp == nil {
+		sp = newSpace()
+		s.spaces[ns] = sp
+	}
+	return sp
+}
+
+func (s *Store) space(ns string) *space {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.spaces[ns]
+}
+
+// Ready reports whether Rebuild has loaded the in-memory indexes.
+func (s *Store) Ready() bool { return s.ready.Load() }
+
+// addUnit puts a memory or chunk (a private copy) into sp's cache and indexes. terms are
+// its BM25 terms when it is indexed.
+func (s *Store) addUnit(sp *space, m *models.Memory, terms []string) {
+	if m.Indexed() {
+		sp.text.Add(m.ID, terms)
+		if len(m.Embedding) > 0 && sp.vecs != nil {
+			if err := sp.vecs.Add(m.ID, m.Embedding); err != nil {
+				// Dimensions are checked before every commit; this is a bug if it happens.
+				s.log.Error("sqlite: vector not indexed", "namespace", m.Namespace, "id", m.ID, "err", err)
+			}
+			m.Embedding = nil
+		}
+	}
+	if _, ok := sp.mems[m.ID]; !ok && !m.IsChunk() {
+		sp.parents++
+	}
+	sp.mems[m.ID] = m
+}
+
+func (s *Store) applyCreate(prep []preparedWrite, dims map[string]int, concepts []*models.Concept, edges []*models.Edge) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range prep {
+		sp := s.spaceLocked(p.ns)
+		if d := dims[p.ns]; d > 0 && sp.vecs == nil {
+			sp.vecs = index.NewVectors(d)
+		}
+		for _, u := range p.units {
+			s.addUnit(sp, u.m, u.terms)
+		}
+	}
+	for _, c := range concepts {
+		s.spaceLocked(c.Namespace).concepts[c.Name] = c
+	}
+	for _, e := range edges {
+		s.spaceLocked(e.Namespace).graph.Put(e)
+	}
+}
+
+func (s *Store) applyDelete(ns string, ids []string, edges []models.EdgeKey) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sp := s.spaces[ns]
+	if sp == nil {
+		return
+	}
+	for _, id := range ids {
+		if m, ok := sp.mems[id]; ok {
+			if !m.IsChunk() {
+				sp.parents--
+			}
+			delete(sp.mems, id)
+		}
+		sp.text.Remove(id)
+		if sp.vecs != nil {
+			sp.vecs.Remove(id)
+		}
+	}
+	for _, k := range edges {
+		sp.graph.Remove(k)
+	}
+}
+
+// applyMeta copies the retrieval metadata and schedule PutMemory wrote into the cache.
+func (s *Store) applyMeta(ms []*models.Memory, edges []*models.Edge) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range ms {
+		sp := s.spaces[m.Namespace]
+		if sp == nil {
+			continue
+		}
+		old, ok := sp.mems[m.ID]
+		if !ok {
+			continue
+		}
+		n := *old
+		setMeta(&n, m)
+		sp.mems[m.ID] = &n
+	}
+	for _, e := range edges {
+		s.spaceLocked(e.Namespace).graph.Put(e)
+	}
+}
+
+// setMeta copies the fields Tx.PutMemory may change from src into dst (deeply).
+func setMeta(dst, src *models.Memory) {
+	dst.Confidence = src.Confidence
+	dst.UsageCount = src.UsageCount
+	dst.LastUsed = src.LastUsed
+	dst.SurfaceCount = src.SurfaceCount
+	dst.LastSurfaced = src.LastSurfaced
+	dst.RecentDismissals = src.RecentDismissals
+	dst.IrrelevantContexts = cloneMemory(&models.Memory{IrrelevantContexts: src.IrrelevantContexts}).IrrelevantContexts
+	dst.Schedule = src.Schedule
+}
+
+// cachedMemories answers GetMemories from the cache: copies, with embeddings.
+func (s *Store) cachedMemories(ns string, ids []string) []*models.Memory {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	sp := s.spaces[ns]
+	if sp == nil {
+		return nil
+	}
+	out := make([]*models.Memory, 0, len(ids))
+	for _, id := range ids {
+		m, ok := sp.mems[id]
+		if !ok {
+			continue
+		}
+		c := cloneMemory(m)
+		if c.Indexed() && sp.vecs != nil {
+			c.Embedding = sp.vecs.Get(id)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// Rebuild loads the in-memory indexes and caches of every namespace from the database:
+// BM25 over the content of indexed units (memories without chunks, and chunks), their
+// vectors, the graph's adjacency and the concepts. Writers wait while it runs; searches
+// return EUNAVAILABLE until it has finished once.
+func (s *Store) Rebuild(ctx context.Context) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	t0 := time.Now()
+	spaces := map[string]*space{}
+	get := func(ns string) *space {
+		sp := spaces[ns]
+		if sp == nil {
+			sp = newSpace()
+			spaces[ns] = sp
+		}
+		return sp
+	}
+
+	rows, err := s.rdb.QueryContext(ctx, `SELECT ns, dims FROM namespaces`)
+	if err != nil {
+		return wrap(err, "rebuild: namespaces")
+	}
+	for rows.Next() {
+		var ns string
+		var dims int
+		if err := rows.Scan(&ns, &dims); err != nil {
+			rows.Close()
+			return wrap(err, "rebuild: namespaces")
+		}
+		if dims > 0 {
+			get(ns).vecs = index.NewVectors(dims)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return wrap(err, "rebuild: namespaces")
+	}
+	rows.Close()
+
+	nMem, err := s.loadMemories(ctx, get)
+	if err != nil {
+		return err
+	}
+
+	rows, err = s.rdb.QueryContext(ctx, `SELECT `+conceptColumns+` FROM concepts`)
+	if err != nil {
+		return wrap(err, "rebuild: concepts")
+	}
+	for rows.Next() {
+		c, err := scanConcept(rows)
+		if err != nil {
+			rows.Close()
+			return wrap(err, "rebuild: concepts")
+		}
+		get(c.Namespace).concepts[c.Name] = c
+	}
+	if err := rows.Err(); err != nil {
+		return wrap(err, "rebuild: concepts")
+	}
+	rows.Close()
+
+	rows, err = s.rdb.QueryContext(ctx, `SELECT `+edgeColumns+` FROM edges`)
+	if err != nil {
+		return wrap(err, "rebuild: edges")
+	}
+	nEdges := 0
+	for rows.Next() {
+		e, err := scanEdge(rows)
+		if err != nil {
+			rows.Close()
+			return wrap(err, "rebuild: edges")
+		}
+		get(e.Namespace).graph.Put(e)
+		nEdges++
+	}
+	if err := rows.Err(); err != nil {
+		return wrap(err, "rebuild: edges")
+	}
+	rows.Close()
+
+	s.mu.Lock()
+	s.spaces = spaces
+	s.mu.Unlock()
+	s.ready.Store(true)
+	s.log.Info("sqlite: indexes rebuilt", "namespaces", len(spaces), "memories", nMem, "edges", nEdges,
+		"elapsed", time.Since(t0).Round(time.Millisecond))
+	return nil
+}
+
+// loadMemories streams every memory row into the spaces in a three-stage pipeline: this
+// goroutine reads and decodes rows (SQLite's work), a second analyses text (nlp.Terms, the
+// costliest part of indexing) and a third fills the indexes, handing over batches.
+func (s *Store) loadMemories(ctx context.Context, get func(string) *space) (int, error) {
+	type item struct {
+		m     *models.Memory
+		terms []string
+	}
+	const batch = 256
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	read := make(chan []item, 8)
+	analysed := make(chan []item, 8)
+	go func() {
+		defer close(analysed)
+		for b := range read {
+			if ctx.Err() != nil {
+				continue // drain so the reader never blocks
+			}
+			for i := range b {
+				if b[i].m.Indexed() {
+					b[i].terms = nlp.Terms(b[i].m.Content)
+				}
+			}
+			analysed <- b
+		}
+	}()
+	indexed := make(chan int, 1)
+	go func() {
+		n := 0
+		for b := range analysed {
+			for _, it := range b {
+				s.addUnit(get(it.m.Namespace), it.m, it.terms)
+			}
+			n += len(b)
+		}
+		indexed <- n
+	}()
+
+	err := func() error {
+		defer close(read)
+		rows, err := s.rdb.QueryContext(ctx, `SELECT `+memoryColumns+` FROM memories`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		cur := make([]item, 0, batch)
+		for rows.Next() {
+			m, err := scanMemory(rows)
+			if err != nil {
+				return err
+			}
+			cur = append(cur, item{m: m})
+			if len(cur) == batch {
+				read <- cur
+				cur = make([]item, 0, batch)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(cur) > 0 {
+			read <- cur
+		}
+		return nil
+	}()
+	if err != nil {
+		cancel()
+	}
+	n := <-indexed
+	if err != nil {
+		return 0, wrap(err, "rebuild: memories")
+	}
+	return n, nil
+}
+
+// SearchText returns the top k indexed units of ns by BM25 over nlp.Terms of the query;
+// empty when the query has no terms. EUNAVAILABLE before Rebuild; EINVALID when k < 1.
+func (s *Store) SearchText(ctx context.Context, ns, query string, k int) ([]models.Hit, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if k < 1 {
+		return nil, models.Invalid("k", "k must be at least 1")
+	}
+	if !s.ready.Load() {
+		return nil, unavailable()
+	}
+	terms := nlp.Terms(query)
+	sp := s.space(ns)
+	if len(terms) == 0 || sp == nil {
+		return nil, nil
+	}
+	return sp.text.Search(terms, k), nil
+}
+
+// SearchVector returns the top k indexed units of ns by cosine similarity to vec.
+// EUNAVAILABLE before Rebuild; EINVALID when k < 1, vec is empty or not finite, or its
+// dimension differs from the namespace's.
+func (s *Store) SearchVector(ctx context.Context, ns string, vec []float32, k int) ([]models.Hit, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if k < 1 {
+		return nil, models.Invalid("k", "k must be at least 1")
+	}
+	if len(vec) == 0 {
+		return nil, models.Invalid("vector", "the query vector is empty")
+	}
+	if _, err := index.Normalize(vec); err != nil {
+		return nil, models.Invalid("vector", "the query vector has a NaN or infinite component")
+	}
+	if !s.ready.Load() {
+		return nil, unavailable()
+	}
+	sp := s.space(ns)
+	if sp == nil || sp.vecs == nil {
+		return nil, nil
+	}
+	if d := sp.vecs.Dims(); d != len(vec) {
+		return nil, models.Invalid("vector", "the query vector has %d dimensions; namespace %s uses %d", len(vec), ns, d)
+	}
+	return sp.vecs.Search(vec, k), nil
+}
+
+// Neighbors returns copies of every edge touching any of ids, each once.
+// EUNAVAILABLE before Rebuild.
+func (s *Store) Neighbors(ctx context.Context, ns string, ids []string) ([]*models.Edge, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if !s.ready.Load() {
+		return nil, unavailable()
+	}
+	sp := s.space(ns)
+	if sp == nil || len(ids) == 0 {
+		return nil, nil
+	}
+	return sp.graph.Neighbors(ids), nil
+}

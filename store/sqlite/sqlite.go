@@ -1,0 +1,263 @@
+// Package sqlite is Salience's embedded default store (DESIGN §9.1): one SQLite file in WAL
+// mode is the system of record, and search runs on in-memory indexes (package index) that
+// Rebuild loads from it and every write updates after it commits.
+//
+// Writers are serialized: one write connection and a mutex that also orders the in-memory
+// updates exactly like the commits. Readers use a small pool of their own connections.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/salience-ai/salience/models"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// Options configure a Store; zero values take the defaults.
+type Options struct {
+	// Now is the store's clock, used only to stamp its own records (migrations). Default time.Now.
+	Now func() time.Time
+	// Logger receives migration and rebuild messages. Default slog.Default().
+	Logger *slog.Logger
+	// ReadConns is the size of the read pool. Default 4.
+	ReadConns int
+}
+
+// busyTimeout is how long a connection waits on another process's lock before failing with
+// SQLITE_BUSY; within one process the write mutex already serializes writers.
+const busyTimeout = 10 * time.Second
+
+// Store is the SQLite store. It implements models.Store.
+type Store struct {
+	path string
+	wdb  *sql.DB // exactly one connection: the writer
+	rdb  *sql.DB // the read pool
+	now  func() time.Time
+	log  *slog.Logger
+
+	// wmu serializes write transactions and the in-memory updates that follow their
+	// commits, so the indexes see changes in commit order; Rebuild holds it too.
+	wmu sync.Mutex
+
+	mu     sync.RWMutex      // guards spaces and the maps inside each space
+	spaces map[string]*space // in-memory state per namespace, valid when ready
+	ready  atomic.Bool
+}
+
+var _ models.Store = (*Store)(nil)
+
+// Open opens (creating when missing) the database at path and applies pending migrations.
+// It does not load the search indexes: call Rebuild before serving searches.
+func Open(path string, opts Options) (*Store, error) {
+	if path == "" || strings.ContainsRune(path, '?') {
+		return nil, fmt.Errorf("sqlite: invalid database path %q", path)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.ReadConns <= 0 {
+		opts.ReadConns = 4
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("sqlite: create directory: %w", err)
+	}
+	pragmas := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)",
+		busyTimeout.Milliseconds())
+	// BEGIN IMMEDIATE takes the write lock up front, so a transaction never fails half-way
+	// on a lock upgrade if another process writes the file.
+	wdb, err := sql.Open("sqlite", path+"?"+pragmas+"&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open: %w", err)
+	}
+	wdb.SetMaxOpenConns(1)
+	wdb.SetMaxIdleConns(1)
+	wdb.SetConnMaxLifetime(0)
+	wdb.SetConnMaxIdleTime(0)
+	s := &Store{path: path, wdb: wdb, now: opts.Now, log: opts.Logger, spaces: map[string]*space{}}
+	// The writer creates the file and switches it to WAL before any reader opens it.
+	if err := s.migrate(context.Background()); err != nil {
+		wdb.Close()
+		return nil, err
+	}
+	rdb, err := sql.Open("sqlite", path+"?"+pragmas+"&_pragma=query_only(1)")
+	if err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("sqlite: open: %w", err)
+	}
+	rdb.SetMaxOpenConns(opts.ReadConns)
+	rdb.SetMaxIdleConns(opts.ReadConns)
+	rdb.SetConnMaxLifetime(0)
+	rdb.SetConnMaxIdleTime(0)
+	if err := rdb.Ping(); err != nil {
+		wdb.Close()
+		rdb.Close()
+		return nil, fmt.Errorf("sqlite: open: %w", err)
+	}
+	s.rdb = rdb
+	return s, nil
+}
+
+// Path returns the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the database connections.
+func (s *Store) Close() error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.ready.Store(false)
+	return errors.Join(s.rdb.Close(), s.wdb.Close())
+}
+
+// migrate applies the embedded migrations not yet recorded in the migrations table, in name
+// order, each in its own transaction.
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.wdb.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS migrations (name TEXT NOT NULL PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("sqlite: create migrations table: %w", err)
+	}
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return fmt.Errorf("sqlite: list migrations: %w", err)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := s.migrateFile(ctx, name); err != nil {
+			return fmt.Errorf("sqlite: migration %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func (s *Store) migrateFile(ctx context.Context, name string) error {
+	tx, err := s.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM migrations WHERE name = ?`, name).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	body, err := fs.ReadFile(migrationFS, name)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO migrations (name, applied_at) VALUES (?, ?)`, name, s.now().UnixNano()); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.log.Info("sqlite: applied migration", "name", name, "path", s.path)
+	return nil
+}
+
+// Migrations returns the names of the applied migrations, in order.
+func (s *Store) Migrations(ctx context.Context) ([]string, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT name FROM migrations ORDER BY name`)
+	if err != nil {
+		return nil, wrap(err, "list migrations")
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, wrap(err, "list migrations")
+		}
+		out = append(out, n)
+	}
+	return out, wrap(rows.Err(), "list migrations")
+}
+
+// write runs fn in one write transaction and commits it. fn returns an apply function (may
+// be nil) that updates the in-memory state; it runs after the commit, still under the write
+// mutex, so the indexes see changes in commit order and only committed changes.
+func (s *Store) write(ctx context.Context, what string, fn func(tx *sql.Tx) (func(), error)) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	tx, err := s.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return wrap(err, what)
+	}
+	defer tx.Rollback()
+	apply, err := fn(tx)
+	if err != nil {
+		return wrap(err, what)
+	}
+	if err := tx.Commit(); err != nil {
+		return wrap(err, what)
+	}
+	if apply != nil && s.ready.Load() {
+		apply()
+	}
+	return nil
+}
+
+// wrap translates a driver error into a models error by SQLite result code (never by message
+// text) and adds context. Errors that already carry a models code pass through unchanged.
+func wrap(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	var me *models.Error
+	if errors.As(err, &me) {
+		return err
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE:
+			return &models.Error{Code: models.ECONFLICT, Message: what + ": the object exists"}
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_BUSY_SNAPSHOT, sqlite3.SQLITE_BUSY_TIMEOUT:
+			return fmt.Errorf("sqlite: %s: %w: %w", what, models.Errorf(models.EUNAVAILABLE, "the database is busy"), err)
+		}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("sqlite: %s: %w", what, err)
+	}
+	return fmt.Errorf("sqlite: %s: %w", what, err)
+}
+
+// isConstraintUnique reports whether err is a primary-key or unique violation.
+func isConstraintUnique(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY || se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE
+	}
+	return false
+}
+
+func notFound(format string, args ...any) error {
+	return models.Errorf(models.ENOTFOUND, format, args...)
+}
+
+func unavailable() error {
+	return models.Errorf(models.EUNAVAILABLE, "the search indexes are still loading")
+}

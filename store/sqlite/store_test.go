@@ -1,0 +1,333 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/store/storetest"
+)
+
+var ctx = context.Background()
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// openAt opens a store at path and closes it when the test ends.
+func openAt(t testing.TB, path string) *Store {
+	t.Helper()
+	s, err := Open(path, Options{Logger: quiet()})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// openReady opens a fresh store in a temporary directory and loads its indexes.
+func openReady(t testing.TB) *Store {
+	t.Helper()
+	s := openAt(t, filepath.Join(t.TempDir(), "data", "salience.db"))
+	if err := s.Rebuild(ctx); err != nil {
+		t.Fatalf("Rebuild: %v", err)
+	}
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) models.Store { return openReady(t) })
+}
+
+// TestUnreadyReadsUseSQL checks the reads that fall back to SQLite before Rebuild, and the
+// searches that refuse to answer until then.
+func TestUnreadyReadsUseSQL(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "salience.db")
+	s := openAt(t, path)
+	m := &models.Memory{ID: "m1", Namespace: "ns", Kind: models.KindTurn, Content: "cats in the garden",
+		CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), Confidence: 0.5, Embedding: []float32{3, 4},
+		Domains: []string{"pets"}, Triggers: []string{"cat"}}
+	w := &models.MemoryWrite{Memory: m,
+		Concepts: []*models.Concept{{Name: "Cat", Kind: models.ConceptTopic, FirstSeen: m.CreatedAt, LastSeen: m.CreatedAt}},
+		Edges:    []*models.Edge{{From: "m1", To: "c:cat", Type: models.EdgeMentions, Weight: 0.3}}}
+	if err := s.CreateMemories(ctx, []*models.MemoryWrite{w}); err != nil {
+		t.Fatal(err)
+	}
+	if s.Ready() {
+		t.Fatal("Ready before Rebuild")
+	}
+	for name, err := range map[string]error{
+		"SearchText":   second(s.SearchText(ctx, "ns", "cat", 5)),
+		"SearchVector": second(s.SearchVector(ctx, "ns", []float32{1, 0}, 5)),
+		"Neighbors":    second(s.Neighbors(ctx, "ns", []string{"m1"})),
+	} {
+		if got := models.ErrorCode(err); got != models.EUNAVAILABLE {
+			t.Fatalf("%s before Rebuild: code %q, want %q", name, got, models.EUNAVAILABLE)
+		}
+	}
+	got, err := s.GetMemory(ctx, "ns", "m1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Stored normalized: (3,4)/5.
+	if !slices.Equal(got.Embedding, []float32{0.6, 0.8}) || !got.CreatedAt.Equal(m.CreatedAt) || got.Triggers[0] != "cat" {
+		t.Fatalf("memory read from SQL = %+v", got)
+	}
+	cs, err := s.GetConcepts(ctx, "ns", []string{"cat"})
+	if err != nil || len(cs) != 1 || cs[0].Mentions != 1 {
+		t.Fatalf("concepts from SQL = %+v, %v", cs, err)
+	}
+	nodes, edges, err := s.GraphStats(ctx, "ns")
+	if err != nil || nodes != 2 || edges != 1 {
+		t.Fatalf("GraphStats from SQL = %d, %d, %v; want 2, 1", nodes, edges, err)
+	}
+	nss, err := s.Namespaces(ctx)
+	if err != nil || !slices.Equal(nss, []string{"ns"}) {
+		t.Fatalf("Namespaces from SQL = %v, %v", nss, err)
+	}
+
+	if err := s.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := s.SearchText(ctx, "ns", "cat", 5)
+	if err != nil || len(hits) != 1 || hits[0].ID != "m1" {
+		t.Fatalf("SearchText after Rebuild = %v, %v", hits, err)
+	}
+	cached, err := s.GetMemory(ctx, "ns", "m1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(cached.Embedding, got.Embedding) {
+		t.Fatalf("cached embedding %v differs from SQL's %v", cached.Embedding, got.Embedding)
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
+
+func TestEmbeddingDimensionsFixedPerNamespace(t *testing.T) {
+	s := openReady(t)
+	mk := func(ns, id string, v ...float32) *models.MemoryWrite {
+		return &models.MemoryWrite{Memory: &models.Memory{ID: id, Namespace: ns, Kind: models.KindTurn, Content: "x " + id,
+			CreatedAt: time.Unix(100, 0), Embedding: v}}
+	}
+	if err := s.CreateMemories(ctx, []*models.MemoryWrite{mk("a", "m0"), mk("a", "m1", 1, 0, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	err := s.CreateMemories(ctx, []*models.MemoryWrite{mk("a", "m2", 1, 0)})
+	if models.ErrorCode(err) != models.EINVALID {
+		t.Fatalf("3-dim namespace accepted a 2-dim vector: %v", err)
+	}
+	err = s.CreateMemories(ctx, []*models.MemoryWrite{mk("b", "m3", 1, 0), mk("b", "m4", 1, 0, 0)})
+	if models.ErrorCode(err) != models.EINVALID {
+		t.Fatalf("a batch with mixed dimensions was accepted: %v", err)
+	}
+	// Another namespace picks its own dimension.
+	if err := s.CreateMemories(ctx, []*models.MemoryWrite{mk("b", "m5", 0, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.SearchVector(ctx, "a", []float32{1, 0}, 3)
+	if models.ErrorCode(err) != models.EINVALID {
+		t.Fatalf("query of the wrong dimension: %v", err)
+	}
+	hits, err := s.SearchVector(ctx, "b", []float32{0, 1}, 3)
+	if err != nil || len(hits) != 1 || hits[0].ID != "m5" {
+		t.Fatalf("SearchVector(b) = %v, %v", hits, err)
+	}
+}
+
+// TestReopenRestoresEverything writes through every kind of record, reopens the file, and
+// checks that the rebuilt indexes answer exactly like the written-through ones.
+func TestReopenRestoresEverything(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "salience.db")
+	s, err := Open(path, Options{Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ws := corpus(300, 8)
+	for b := range slices.Chunk(ws, 100) {
+		if err := s.CreateMemories(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.DeleteMemory(ctx, "ns", ws[7].Memory.ID); err != nil {
+		t.Fatal(err)
+	}
+	err = s.Update(ctx, func(tx models.Tx) error {
+		m, err := tx.GetMemory("ns", ws[3].Memory.ID)
+		if err != nil {
+			return err
+		}
+		m.UsageCount, m.Confidence = 9, 0.9
+		if err := tx.PutMemory(m); err != nil {
+			return err
+		}
+		return tx.PutEdge(&models.Edge{Namespace: "ns", From: ws[3].Memory.ID, To: "c:t1", Type: models.EdgeConcept, Weight: 0.8, CoOccurrences: 4})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetState(ctx, "k", "v"); err != nil {
+		t.Fatal(err)
+	}
+	queries := []string{word(0) + " " + word(1), word(3) + " " + word(17) + " " + word(40), word(5), word(8) + " " + word(9) + " " + word(100)}
+	vq := [][]float32{ws[0].Memory.Embedding, ws[1].Memory.Embedding, ws[2].Memory.Embedding}
+	nodes := []string{ws[3].Memory.ID, "c:t1", "c:t2"}
+	before := snapshot(t, s, queries, vq, nodes)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s2 := openAt(t, path)
+	if err := s2.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	after := snapshot(t, s2, queries, vq, nodes)
+	if d := diffSnapshots(before, after); d != "" {
+		t.Fatalf("rebuilt indexes differ from the written-through ones in %s", d)
+	}
+	if len(before.text[0]) == 0 || len(before.vec[0]) == 0 || len(before.edges) == 0 {
+		t.Fatalf("snapshot too empty to prove anything: %d text hits, %d vector hits, %d edges",
+			len(before.text[0]), len(before.vec[0]), len(before.edges))
+	}
+	if v, err := s2.GetState(ctx, "k"); err != nil || v != "v" {
+		t.Fatalf("state after reopen = %q, %v", v, err)
+	}
+	m, err := s2.GetMemory(ctx, "ns", ws[3].Memory.ID)
+	if err != nil || m.UsageCount != 9 || m.Confidence != 0.9 {
+		t.Fatalf("updated memory after reopen = %+v, %v", m, err)
+	}
+	if _, err := s2.GetMemory(ctx, "ns", ws[7].Memory.ID); models.ErrorCode(err) != models.ENOTFOUND {
+		t.Fatalf("deleted memory after reopen: %v", err)
+	}
+}
+
+type snap struct {
+	text, vec [][]models.Hit
+	edges     []models.Edge
+	mems      []models.Memory
+	nodes     int
+	nEdges    int
+}
+
+func snapshot(t *testing.T, s *Store, queries []string, vq [][]float32, nodes []string) snap {
+	t.Helper()
+	var out snap
+	for _, q := range queries {
+		hs, err := s.SearchText(ctx, "ns", q, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.text = append(out.text, hs)
+	}
+	for _, v := range vq {
+		hs, err := s.SearchVector(ctx, "ns", v, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.vec = append(out.vec, hs)
+	}
+	es, err := s.Neighbors(ctx, "ns", nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		out.edges = append(out.edges, *e)
+	}
+	ids := []string{}
+	for _, hs := range out.text {
+		for _, h := range hs {
+			ids = append(ids, h.ID)
+		}
+	}
+	ms, err := s.GetMemories(ctx, "ns", ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		out.mems = append(out.mems, *m)
+	}
+	if out.nodes, out.nEdges, err = s.GraphStats(ctx, "ns"); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// diffSnapshots names the first part in which a and b differ, "" when they agree.
+func diffSnapshots(a, b snap) string {
+	eqHits := func(x, y [][]models.Hit) bool {
+		return slices.EqualFunc(x, y, func(p, q []models.Hit) bool { return slices.Equal(p, q) })
+	}
+	switch {
+	case !eqHits(a.text, b.text):
+		return fmt.Sprintf("text hits\n%v\n%v", a.text, b.text)
+	case !eqHits(a.vec, b.vec):
+		return fmt.Sprintf("vector hits\n%v\n%v", a.vec, b.vec)
+	case a.nodes != b.nodes || a.nEdges != b.nEdges:
+		return fmt.Sprintf("graph stats %d/%d vs %d/%d", a.nodes, a.nEdges, b.nodes, b.nEdges)
+	case !slices.EqualFunc(a.edges, b.edges, func(x, y models.Edge) bool {
+		return x.Key() == y.Key() && x.Weight == y.Weight && x.CoOccurrences == y.CoOccurrences && x.Namespace == y.Namespace
+	}):
+		return fmt.Sprintf("neighbours\n%v\n%v", a.edges, b.edges)
+	case len(a.mems) != len(b.mems):
+		return fmt.Sprintf("%d vs %d memories", len(a.mems), len(b.mems))
+	}
+	for i := range a.mems {
+		x, y := a.mems[i], b.mems[i]
+		if x.ID != y.ID || x.Content != y.Content || x.UsageCount != y.UsageCount || !x.CreatedAt.Equal(y.CreatedAt) ||
+			!slices.Equal(x.Embedding, y.Embedding) || !slices.Equal(x.Concepts, y.Concepts) {
+			return fmt.Sprintf("memory %d\n%+v\n%+v", i, x, y)
+		}
+	}
+	return ""
+}
+
+func TestMigrationsIdempotentOnReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "salience.db")
+	for range 3 {
+		s, err := Open(path, Options{Logger: quiet()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Migrations(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, []string{"migrations/0001_init.sql"}) {
+			t.Fatalf("migrations = %v", got)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestWALMode(t *testing.T) {
+	s := openReady(t)
+	var mode string
+	var sync int
+	if err := s.wdb.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.wdb.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&sync); err != nil {
+		t.Fatal(err)
+	}
+	if mode != "wal" || sync != 1 {
+		t.Fatalf("journal_mode %q synchronous %d, want wal and 1 (NORMAL)", mode, sync)
+	}
+}
+
+func TestOpenRejectsBadPath(t *testing.T) {
+	if _, err := Open("", Options{}); err == nil {
+		t.Fatal("empty path accepted")
+	}
+	if _, err := Open(filepath.Join(t.TempDir(), "x?mode=ro"), Options{}); err == nil {
+		t.Fatal("path with '?' accepted")
+	}
+}

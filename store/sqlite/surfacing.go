@@ -1,0 +1,310 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/salience-ai/salience/models"
+)
+
+const surfacingColumns = `ns, id, conversation_id, turn_id, memory_id, mode, rank, score, components,
+	conversation_type, threshold, arm_probability, variant, concepts, at, outcome, outcome_at`
+
+func surfacingArgs(s *models.Surfacing) []any {
+	return []any{s.Namespace, s.ID, s.ConversationID, s.TurnID, s.MemoryID, string(s.Mode), s.Rank, s.Score,
+		encJSON(s.Components, s.Components == (models.Components{})), s.ConvType, s.Threshold, s.ArmProb, s.Variant,
+		encStrings(s.Concepts), encTime(s.At), string(s.Outcome), encTime(s.OutcomeAt)}
+}
+
+func scanSurfacing(sc scanner) (*models.Surfacing, error) {
+	var s models.Surfacing
+	var mode, components, concepts, outcome string
+	var at, outcomeAt int64
+	if err := sc.Scan(&s.Namespace, &s.ID, &s.ConversationID, &s.TurnID, &s.MemoryID, &mode, &s.Rank, &s.Score, &components,
+		&s.ConvType, &s.Threshold, &s.ArmProb, &s.Variant, &concepts, &at, &outcome, &outcomeAt); err != nil {
+		return nil, err
+	}
+	s.Mode, s.Outcome = models.Mode(mode), models.EventType(outcome)
+	s.At, s.OutcomeAt = decTime(at), decTime(outcomeAt)
+	if err := decJSON(components, &s.Components, "components"); err != nil {
+		return nil, err
+	}
+	var err error
+	if s.Concepts, err = decStrings(concepts, "concepts"); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+func validateSurfacing(s *models.Surfacing, field string) error {
+	if s == nil {
+		return models.Invalid(field, "surfacing is missing")
+	}
+	if err := models.ValidateNamespace(s.Namespace); err != nil {
+		return models.WithFieldPrefix(err, field+".")
+	}
+	if err := validateID(s.ID, field+".id"); err != nil {
+		return err
+	}
+	if s.MemoryID == "" {
+		return models.Invalid(field+".memory_id", "memory id is required")
+	}
+	if !s.Mode.Valid() {
+		return models.Invalid(field+".mode", "unknown mode %q", s.Mode)
+	}
+	if s.At.IsZero() {
+		return models.Invalid(field+".at", "at is required")
+	}
+	if s.Outcome != "" && !s.Outcome.Valid() {
+		return models.Invalid(field+".outcome", "unknown outcome %q", s.Outcome)
+	}
+	return errors.Join(checkTime(field+".at", s.At), checkTime(field+".outcome_at", s.OutcomeAt))
+}
+
+// RecordSurfacings stores the surfacings of one turn and the conversation's state (may be
+// nil) in one transaction. ECONFLICT when a surfacing id exists.
+func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, state *models.ConversationState) error {
+	for i, sf := range ss {
+		if err := validateSurfacing(sf, fmt.Sprintf("surfacings[%d]", i)); err != nil {
+			return err
+		}
+	}
+	if state != nil {
+		if err := models.ValidateNamespace(state.Namespace); err != nil {
+			return models.WithFieldPrefix(err, "state.")
+		}
+		if state.ConversationID == "" {
+			return models.Invalid("state.conversation_id", "conversation id is required")
+		}
+		if err := checkTime("state.updated_at", state.UpdatedAt); err != nil {
+			return err
+		}
+	}
+	if len(ss) == 0 && state == nil {
+		return nil
+	}
+	return s.write(ctx, "record surfacings", func(tx *sql.Tx) (func(), error) {
+		if len(ss) > 0 {
+			ins, err := tx.PrepareContext(ctx, `INSERT INTO surfacings (`+surfacingColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			if err != nil {
+				return nil, err
+			}
+			defer ins.Close()
+			for _, sf := range ss {
+				if _, err := ins.ExecContext(ctx, surfacingArgs(sf)...); err != nil {
+					if isConstraintUnique(err) {
+						return nil, models.Errorf(models.ECONFLICT, "surfacing %s exists", sf.ID)
+					}
+					return nil, err
+				}
+			}
+		}
+		if state != nil {
+			_, err := tx.ExecContext(ctx, `INSERT INTO conversations (ns, id, type, turns, recent_topics, message_times, participants, updated_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+				ON CONFLICT (ns, id) DO UPDATE SET type = excluded.type, turns = excluded.turns, recent_topics = excluded.recent_topics,
+					message_times = excluded.message_times, participants = excluded.participants, updated_at = excluded.updated_at`,
+				state.Namespace, state.ConversationID, state.Type, state.Turns, encStrings(state.RecentTopics),
+				encJSON(state.MessageTimes, len(state.MessageTimes) == 0), encStrings(state.Participants), encTime(state.UpdatedAt))
+			if err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	})
+}
+
+func getSurfacing(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, ns, id string) (*models.Surfacing, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if err := validateID(id, "id"); err != nil {
+		return nil, err
+	}
+	sf, err := scanSurfacing(q.QueryRowContext(ctx, `SELECT `+surfacingColumns+` FROM surfacings WHERE ns = ? AND id = ?`, ns, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound("surfacing %s not found", id)
+	}
+	return sf, wrap(err, "get surfacing")
+}
+
+// GetSurfacing returns one surfacing; ENOTFOUND when missing.
+func (s *Store) GetSurfacing(ctx context.Context, ns, id string) (*models.Surfacing, error) {
+	return getSurfacing(ctx, s.rdb, ns, id)
+}
+
+// FindSurfacings lists surfacings matching f, oldest first (by At, then id) unless f.Desc.
+// An empty f.Namespace matches every namespace. Limit 0 means 1000; EINVALID when negative.
+func (s *Store) FindSurfacings(ctx context.Context, f models.SurfacingFilter) ([]*models.Surfacing, error) {
+	var where []string
+	var args []any
+	if f.Namespace != "" {
+		if err := models.ValidateNamespace(f.Namespace); err != nil {
+			return nil, err
+		}
+		where, args = append(where, "ns = ?"), append(args, f.Namespace)
+	}
+	if f.ConversationID != "" {
+		where, args = append(where, "conversation_id = ?"), append(args, f.ConversationID)
+	}
+	if f.MemoryID != "" {
+		where, args = append(where, "memory_id = ?"), append(args, f.MemoryID)
+	}
+	if !f.Since.IsZero() {
+		where, args = append(where, "at >= ?"), append(args, filterTime(f.Since))
+	}
+	if !f.Until.IsZero() {
+		where, args = append(where, "at < ?"), append(args, filterTime(f.Until))
+	}
+	if f.NoOutcome {
+		where = append(where, "outcome = ''")
+	}
+	limit := f.Limit
+	switch {
+	case limit == 0:
+		limit = 1000
+	case limit < 0:
+		return nil, models.Invalid("limit", "limit must not be negative")
+	}
+	order := "at ASC, id ASC"
+	if f.Desc {
+		order = "at DESC, id DESC"
+	}
+	q := `SELECT ` + surfacingColumns + ` FROM surfacings`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	rows, err := s.rdb.QueryContext(ctx, q+` ORDER BY `+order+` LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, wrap(err, "find surfacings")
+	}
+	defer rows.Close()
+	var out []*models.Surfacing
+	for rows.Next() {
+		sf, err := scanSurfacing(rows)
+		if err != nil {
+			return nil, wrap(err, "find surfacings")
+		}
+		out = append(out, sf)
+	}
+	return out, wrap(rows.Err(), "find surfacings")
+}
+
+// GetConversation returns a conversation's state; ENOTFOUND when none was recorded.
+func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.ConversationState, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if err := validateID(id, "conversation_id"); err != nil {
+		return nil, err
+	}
+	c := models.ConversationState{Namespace: ns, ConversationID: id}
+	var topics, times, participants string
+	var updated int64
+	err := s.rdb.QueryRowContext(ctx, `SELECT type, turns, recent_topics, message_times, participants, updated_at
+		FROM conversations WHERE ns = ? AND id = ?`, ns, id).Scan(&c.Type, &c.Turns, &topics, &times, &participants, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound("conversation %s not found", id)
+	}
+	if err != nil {
+		return nil, wrap(err, "get conversation")
+	}
+	c.UpdatedAt = decTime(updated)
+	if c.RecentTopics, err = decStrings(topics, "recent_topics"); err != nil {
+		return nil, wrap(err, "get conversation")
+	}
+	if c.Participants, err = decStrings(participants, "participants"); err != nil {
+		return nil, wrap(err, "get conversation")
+	}
+	if err := decJSON(times, &c.MessageTimes, "message_times"); err != nil {
+		return nil, wrap(err, "get conversation")
+	}
+	for i, t := range c.MessageTimes {
+		c.MessageTimes[i] = t.UTC()
+	}
+	return &c, nil
+}
+
+const eventColumns = `ns, id, surfacing_id, memory_id, conversation_id, type, at, concepts, implicit`
+
+func scanEvent(sc scanner) (*models.Event, error) {
+	var e models.Event
+	var typ, concepts string
+	var at int64
+	var implicit int
+	if err := sc.Scan(&e.Namespace, &e.ID, &e.SurfacingID, &e.MemoryID, &e.ConversationID, &typ, &at, &concepts, &implicit); err != nil {
+		return nil, err
+	}
+	e.Type, e.At, e.Implicit = models.EventType(typ), decTime(at), implicit != 0
+	var err error
+	e.Concepts, err = decStrings(concepts, "concepts")
+	return &e, err
+}
+
+// FindEvents lists engagement events matching f, oldest first (by At, then id). An empty
+// f.Namespace matches every namespace; Limit 0 means all, EINVALID when negative.
+func (s *Store) FindEvents(ctx context.Context, f models.EventFilter) ([]*models.Event, error) {
+	var where []string
+	var args []any
+	if f.Namespace != "" {
+		if err := models.ValidateNamespace(f.Namespace); err != nil {
+			return nil, err
+		}
+		where, args = append(where, "ns = ?"), append(args, f.Namespace)
+	}
+	if !f.Since.IsZero() {
+		where, args = append(where, "at >= ?"), append(args, filterTime(f.Since))
+	}
+	if !f.Until.IsZero() {
+		where, args = append(where, "at < ?"), append(args, filterTime(f.Until))
+	}
+	if f.Limit < 0 {
+		return nil, models.Invalid("limit", "limit must not be negative")
+	}
+	q := `SELECT ` + eventColumns + ` FROM events`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	q += ` ORDER BY at, id`
+	if f.Limit > 0 {
+		q, args = q+` LIMIT ?`, append(args, f.Limit)
+	}
+	rows, err := s.rdb.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, wrap(err, "find events")
+	}
+	defer rows.Close()
+	var out []*models.Event
+	for rows.Next() {
+		e, err := scanEvent(rows)
+		if err != nil {
+			return nil, wrap(err, "find events")
+		}
+		out = append(out, e)
+	}
+	return out, wrap(rows.Err(), "find events")
+}
+
+func validateEvent(e *models.Event) error {
+	if e == nil {
+		return models.Invalid("event", "event is missing")
+	}
+	if err := models.ValidateNamespace(e.Namespace); err != nil {
+		return err
+	}
+	if err := validateID(e.ID, "id"); err != nil {
+		return err
+	}
+	if !e.Type.Valid() {
+		return models.Invalid("type", "unknown event type %q", e.Type)
+	}
+	if e.At.IsZero() {
+		return models.Invalid("at", "at is required")
+	}
+	return checkTime("at", e.At)
+}

@@ -1,0 +1,202 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// Update runs fn in one write transaction and commits when fn returns nil. Writers are
+// serialized (one write connection behind a mutex), so updates are serializable: concurrent
+// callers never lose each other's writes. After the commit the changed memories and edges are
+// applied to the in-memory caches and adjacency. fn must not call the Store itself (it would
+// wait for its own lock) and must not keep the Tx.
+func (s *Store) Update(ctx context.Context, fn func(tx models.Tx) error) error {
+	var t *storeTx
+	err := s.write(ctx, "update", func(sqlTx *sql.Tx) (func(), error) {
+		t = &storeTx{ctx: ctx, tx: sqlTx, mems: map[[2]string]*models.Memory{}, edges: map[edgeID]*models.Edge{}}
+		err := fn(t)
+		t.done = true
+		if err != nil {
+			return nil, err
+		}
+		return func() {
+			ms := make([]*models.Memory, 0, len(t.mems))
+			for _, m := range t.mems {
+				ms = append(ms, m)
+			}
+			es := make([]*models.Edge, 0, len(t.edges))
+			for _, e := range t.edges {
+				es = append(es, e)
+			}
+			s.applyMeta(ms, es)
+		}, nil
+	})
+	if t != nil {
+		t.done = true
+	}
+	return err
+}
+
+type edgeID struct {
+	ns string
+	k  models.EdgeKey
+}
+
+// storeTx implements models.Tx over one SQL transaction. It remembers the memories and edges
+// written so they reach the in-memory state after the commit.
+type storeTx struct {
+	ctx   context.Context
+	tx    *sql.Tx
+	done  bool
+	mems  map[[2]string]*models.Memory
+	edges map[edgeID]*models.Edge
+}
+
+var errTxDone = models.Errorf(models.EINTERNAL, "transaction used after Update returned")
+
+func (t *storeTx) GetMemory(ns, id string) (*models.Memory, error) {
+	if t.done {
+		return nil, errTxDone
+	}
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if err := validateID(id, "id"); err != nil {
+		return nil, err
+	}
+	m, err := scanMemory(t.tx.QueryRowContext(t.ctx, `SELECT `+memoryColumns+` FROM memories WHERE ns = ? AND id = ?`, ns, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound("memory %s not found", id)
+	}
+	return m, wrap(err, "get memory")
+}
+
+func (t *storeTx) PutMemory(m *models.Memory) error {
+	if t.done {
+		return errTxDone
+	}
+	if err := validateMeta(m); err != nil {
+		return err
+	}
+	res, err := t.tx.ExecContext(t.ctx, `UPDATE memories SET confidence = ?, usage_count = ?, last_used = ?, surface_count = ?,
+		last_surfaced = ?, recent_dismissals = ?, irrelevant_contexts = ?, schedule = ? WHERE ns = ? AND id = ?`,
+		m.Confidence, m.UsageCount, encTime(m.LastUsed), m.SurfaceCount, encTime(m.LastSurfaced), m.RecentDismissals,
+		encIrrelevant(m.IrrelevantContexts), encSchedule(m.Schedule), m.Namespace, m.ID)
+	if err != nil {
+		return wrap(err, "put memory")
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return notFound("memory %s not found", m.ID)
+	}
+	c := &models.Memory{Namespace: m.Namespace, ID: m.ID}
+	setMeta(c, m)
+	t.mems[[2]string{m.Namespace, m.ID}] = c
+	return nil
+}
+
+// validateMeta checks the fields PutMemory writes.
+func validateMeta(m *models.Memory) error {
+	if m == nil {
+		return models.Invalid("memory", "memory is missing")
+	}
+	if err := models.ValidateNamespace(m.Namespace); err != nil {
+		return err
+	}
+	if err := validateID(m.ID, "id"); err != nil {
+		return err
+	}
+	if !finite(m.Confidence) || !finite(m.RecentDismissals) {
+		return models.Invalid("confidence", "confidence and recent_dismissals must be finite")
+	}
+	return errors.Join(checkTime("last_used", m.LastUsed), checkTime("last_surfaced", m.LastSurfaced),
+		checkTime("schedule.last_review", m.Schedule.LastReview), checkTime("schedule.due", m.Schedule.Due),
+		checkTime("schedule.cooldown_until", m.Schedule.CooldownTo))
+}
+
+func (t *storeTx) GetEdge(ns string, k models.EdgeKey) (*models.Edge, error) {
+	if t.done {
+		return nil, errTxDone
+	}
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	e, err := scanEdge(t.tx.QueryRowContext(t.ctx, `SELECT `+edgeColumns+` FROM edges WHERE ns = ? AND src = ? AND dst = ? AND type = ?`,
+		ns, k.From, k.To, string(k.Type)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound("edge %s -%s-> %s not found", k.From, k.Type, k.To)
+	}
+	return e, wrap(err, "get edge")
+}
+
+func (t *storeTx) PutEdge(e *models.Edge) error {
+	if t.done {
+		return errTxDone
+	}
+	if e == nil {
+		return models.Invalid("edge", "edge is missing")
+	}
+	if err := models.ValidateNamespace(e.Namespace); err != nil {
+		return err
+	}
+	c, err := validateEdge(e, e.Namespace, "edge")
+	if err != nil {
+		return err
+	}
+	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO edges (`+edgeColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (ns, src, dst, type) DO UPDATE SET weight = excluded.weight, co_occurrences = excluded.co_occurrences,
+			last_co_occurred = excluded.last_co_occurred, last_decayed = excluded.last_decayed,
+			predicate = excluded.predicate, fact = excluded.fact`, edgeArgs(c)...)
+	if err != nil {
+		return wrap(err, "put edge")
+	}
+	t.edges[edgeID{c.Namespace, c.Key()}] = c
+	return nil
+}
+
+func (t *storeTx) GetSurfacing(ns, id string) (*models.Surfacing, error) {
+	if t.done {
+		return nil, errTxDone
+	}
+	return getSurfacing(t.ctx, t.tx, ns, id)
+}
+
+func (t *storeTx) PutSurfacing(sf *models.Surfacing) error {
+	if t.done {
+		return errTxDone
+	}
+	if err := validateSurfacing(sf, "surfacing"); err != nil {
+		return err
+	}
+	args := surfacingArgs(sf)
+	// Same columns as the insert, minus the key (ns, id), then the key for WHERE.
+	res, err := t.tx.ExecContext(t.ctx, `UPDATE surfacings SET conversation_id = ?, turn_id = ?, memory_id = ?, mode = ?, rank = ?,
+		score = ?, components = ?, conversation_type = ?, threshold = ?, arm_probability = ?, variant = ?, concepts = ?, at = ?,
+		outcome = ?, outcome_at = ? WHERE ns = ? AND id = ?`, append(slices.Clone(args[2:]), args[0], args[1])...)
+	if err != nil {
+		return wrap(err, "put surfacing")
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return notFound("surfacing %s not found", sf.ID)
+	}
+	return nil
+}
+
+func (t *storeTx) InsertEvent(e *models.Event) error {
+	if t.done {
+		return errTxDone
+	}
+	if err := validateEvent(e); err != nil {
+		return err
+	}
+	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO events (`+eventColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.Namespace, e.ID, e.SurfacingID, e.MemoryID, e.ConversationID, string(e.Type), encTime(e.At),
+		encStrings(e.Concepts), boolInt(e.Implicit))
+	if isConstraintUnique(err) {
+		return models.Errorf(models.EDUPLICATE, "event %s was already recorded", e.ID)
+	}
+	return wrap(err, "insert event")
+}
