@@ -111,6 +111,21 @@ func (x *BM25) Add(id string, terms []string) {
 	x.docTerms = append(x.docTerms, distinct)
 }
 
+// Grow makes room for n more documents without reallocating, for bulk loads.
+func (x *BM25) Grow(n int) {
+	if n <= 0 {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.ids = slices.Grow(x.ids, n)
+	x.lens = slices.Grow(x.lens, n)
+	x.docTerms = slices.Grow(x.docTerms, n)
+	if len(x.ords) == 0 {
+		x.ords = make(map[string]int32, n)
+	}
+}
+
 // Remove deletes the document; a missing id is ignored.
 func (x *BM25) Remove(id string) {
 	x.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
@@ -87,8 +88,36 @@ func (v *Vectors) Add(id string, vec []float32) error {
 	}
 	v.rows[id] = len(v.ids)
 	v.ids = append(v.ids, id)
+	if len(v.data)+v.dims > cap(v.data) {
+		// Double explicitly: append grows large slices by only 1.25×, which copies the
+		// whole matrix about five times over while a big index loads.
+		v.reserveLocked(2 * len(v.ids))
+	}
 	v.data = append(v.data, vec...)
 	return nil
+}
+
+// Grow makes room for n more vectors without reallocating, for bulk loads.
+func (v *Vectors) Grow(n int) {
+	if n <= 0 {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.reserveLocked(len(v.ids) + n)
+	v.ids = slices.Grow(v.ids, n)
+	if len(v.rows) == 0 {
+		v.rows = make(map[string]int, n)
+	}
+}
+
+// reserveLocked grows data's capacity to hold rows vectors.
+func (v *Vectors) reserveLocked(rows int) {
+	if need := rows * v.dims; need > cap(v.data) {
+		data := make([]float32, len(v.data), need)
+		copy(data, v.data)
+		v.data = data
+	}
 }
 
 // Get returns a copy of id's stored (normalized) vector, or nil.

@@ -152,10 +152,15 @@ func decVector(b []byte) ([]float32, error) {
 		return nil, fmt.Errorf("embedding blob of %d bytes is not a float32 vector", len(b))
 	}
 	v := make([]float32, len(b)/4)
+	decVectorInto(v, b)
+	return v, nil
+}
+
+// decVectorInto decodes len(v) little-endian float32s from b.
+func decVectorInto(v []float32, b []byte) {
 	for i := range v {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
-	return v, nil
 }
 
 func boolInt(b bool) int {

@@ -2,6 +2,9 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"errors"
+	"slices"
 	"time"
 
 	"github.com/salience-ai/salience/index"
@@ -173,11 +176,26 @@ func (s *Store) cachedMemories(ns string, ids []string) []*models.Memory {
 // Rebuild loads the in-memory indexes and caches of every namespace from the database:
 // BM25 over the content of indexed units (memories without chunks, and chunks), their
 // vectors, the graph's adjacency and the concepts. Writers wait while it runs; searches
-// return EUNAVAILABLE until it has finished once.
+// return EUNAVAILABLE until it has finished once. Memories load in a pipeline while edges
+// and concepts load beside it on a second connection.
 func (s *Store) Rebuild(ctx context.Context) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	t0 := time.Now()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	graphDone := make(chan graphLoad, 1)
+	go func() {
+		t := time.Now()
+		g, err := s.loadGraph(ctx)
+		if err != nil {
+			cancel()
+		}
+		g.err, g.took = err, time.Since(t)
+		graphDone <- g
+	}()
+
 	spaces := map[string]*space{}
 	get := func(ns string) *space {
 		sp := spaces[ns]
@@ -187,113 +205,218 @@ func (s *Store) Rebuild(ctx context.Context) error {
 		}
 		return sp
 	}
+	nMem, err := s.loadSpaces(ctx, spaces, get)
+	tMem := time.Since(t0)
+	if err != nil {
+		cancel()
+	}
+	g := <-graphDone
+	if err == nil {
+		err = g.err
+	}
+	if err != nil {
+		return err
+	}
+	for ns, gr := range g.graphs {
+		get(ns).graph = gr
+	}
+	for ns, cs := range g.concepts {
+		get(ns).concepts = cs
+	}
 
+	s.mu.Lock()
+	s.spaces = spaces
+	s.mu.Unlock()
+	s.ready.Store(true)
+	s.log.Info("sqlite: indexes rebuilt", "namespaces", len(spaces), "memories", nMem, "edges", g.edges,
+		"memories_took", tMem.Round(time.Millisecond), "graph_took", g.took.Round(time.Millisecond),
+		"elapsed", time.Since(t0).Round(time.Millisecond))
+	return nil
+}
+
+// loadSpaces creates the namespaces' spaces sized to their row counts and loads every
+// memory into them.
+func (s *Store) loadSpaces(ctx context.Context, spaces map[string]*space, get func(string) *space) (int, error) {
 	rows, err := s.rdb.QueryContext(ctx, `SELECT ns, dims FROM namespaces`)
 	if err != nil {
-		return wrap(err, "rebuild: namespaces")
+		return 0, wrap(err, "rebuild: namespaces")
 	}
 	for rows.Next() {
 		var ns string
 		var dims int
 		if err := rows.Scan(&ns, &dims); err != nil {
 			rows.Close()
-			return wrap(err, "rebuild: namespaces")
+			return 0, wrap(err, "rebuild: namespaces")
 		}
 		if dims > 0 {
 			get(ns).vecs = index.NewVectors(dims)
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return wrap(err, "rebuild: namespaces")
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return 0, wrap(err, "rebuild: namespaces")
 	}
-	rows.Close()
 
-	nMem, err := s.loadMemories(ctx, get)
+	// Size every namespace's structures up front: growing them row by row would copy the
+	// vectors (150 MB at 100k × 384) several times over.
+	rows, err = s.rdb.QueryContext(ctx, `SELECT ns, COUNT(*) FROM memories GROUP BY ns`)
 	if err != nil {
-		return err
+		return 0, wrap(err, "rebuild: count")
+	}
+	for rows.Next() {
+		var ns string
+		var n int
+		if err := rows.Scan(&ns, &n); err != nil {
+			rows.Close()
+			return 0, wrap(err, "rebuild: count")
+		}
+		sp := get(ns)
+		sp.mems = make(map[string]*models.Memory, n)
+		sp.text.Grow(n)
+		if sp.vecs != nil {
+			sp.vecs.Grow(n)
+		}
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return 0, wrap(err, "rebuild: count")
+	}
+	return s.loadMemories(ctx, spaces, get)
+}
+
+// graphLoad is what loadGraph read, by namespace.
+type graphLoad struct {
+	graphs   map[string]*index.Graph
+	concepts map[string]map[string]*models.Concept
+	edges    int
+	took     time.Duration
+	err      error
+}
+
+// loadGraph reads every edge and concept, by namespace.
+func (s *Store) loadGraph(ctx context.Context) (graphLoad, error) {
+	g := graphLoad{graphs: map[string]*index.Graph{}, concepts: map[string]map[string]*models.Concept{}}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+edgeColumns+` FROM edges`)
+	if err != nil {
+		return g, wrap(err, "rebuild: edges")
+	}
+	byNS := map[string][]*models.Edge{}
+	for rows.Next() {
+		e, err := scanEdge(rows)
+		if err != nil {
+			rows.Close()
+			return g, wrap(err, "rebuild: edges")
+		}
+		byNS[e.Namespace] = append(byNS[e.Namespace], e)
+		g.edges++
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return g, wrap(err, "rebuild: edges")
+	}
+	for ns, es := range byNS {
+		gr := index.NewGraph()
+		gr.Load(es)
+		g.graphs[ns] = gr
 	}
 
 	rows, err = s.rdb.QueryContext(ctx, `SELECT `+conceptColumns+` FROM concepts`)
 	if err != nil {
-		return wrap(err, "rebuild: concepts")
+		return g, wrap(err, "rebuild: concepts")
 	}
 	for rows.Next() {
 		c, err := scanConcept(rows)
 		if err != nil {
 			rows.Close()
-			return wrap(err, "rebuild: concepts")
+			return g, wrap(err, "rebuild: concepts")
 		}
-		get(c.Namespace).concepts[c.Name] = c
-	}
-	if err := rows.Err(); err != nil {
-		return wrap(err, "rebuild: concepts")
-	}
-	rows.Close()
-
-	rows, err = s.rdb.QueryContext(ctx, `SELECT `+edgeColumns+` FROM edges`)
-	if err != nil {
-		return wrap(err, "rebuild: edges")
-	}
-	nEdges := 0
-	for rows.Next() {
-		e, err := scanEdge(rows)
-		if err != nil {
-			rows.Close()
-			return wrap(err, "rebuild: edges")
+		cs := g.concepts[c.Namespace]
+		if cs == nil {
+			cs = map[string]*models.Concept{}
+			g.concepts[c.Namespace] = cs
 		}
-		get(e.Namespace).graph.Put(e)
-		nEdges++
+		cs[c.Name] = c
 	}
-	if err := rows.Err(); err != nil {
-		return wrap(err, "rebuild: edges")
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return g, wrap(err, "rebuild: concepts")
 	}
-	rows.Close()
-
-	s.mu.Lock()
-	s.spaces = spaces
-	s.mu.Unlock()
-	s.ready.Store(true)
-	s.log.Info("sqlite: indexes rebuilt", "namespaces", len(spaces), "memories", nMem, "edges", nEdges,
-		"elapsed", time.Since(t0).Round(time.Millisecond))
-	return nil
+	return g, nil
 }
 
 // loadMemories streams every memory row into the spaces in a three-stage pipeline: this
-// goroutine reads and decodes rows (SQLite's work), a second analyses text (nlp.Terms, the
-// costliest part of indexing) and a third fills the indexes, handing over batches.
-func (s *Store) loadMemories(ctx context.Context, get func(string) *space) (int, error) {
-	type item struct {
-		m     *models.Memory
-		terms []string
+// goroutine steps through the rows (SQLite's work, the slowest stage); a second decodes
+// them, analyses their text (nlp.Terms) and puts embeddings straight into the vector
+// indexes; a third fills the caches and BM25. Rows are handed over in batches, their
+// embedding bytes in one block.
+func (s *Store) loadMemories(ctx context.Context, spaces map[string]*space, get func(string) *space) (int, error) {
+	type batch struct {
+		rows  []memoryRow
+		bytes []byte // the embeddings of rows, back to back
+		mems  []*models.Memory
+		terms [][]string
 	}
-	const batch = 256
+	const batchRows = 256
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	read := make(chan []item, 8)
-	analysed := make(chan []item, 8)
+	// Every namespace with vectors has its index already (loadSpaces); this read-only view
+	// lets the decoding stage fill them while the indexing stage owns the spaces map.
+	vecs := map[string]*index.Vectors{}
+	for ns, sp := range spaces {
+		if sp.vecs != nil {
+			vecs[ns] = sp.vecs
+		}
+	}
+
+	read := make(chan *batch, 4)
+	decoded := make(chan *batch, 4)
+	var decodeErr error
 	go func() {
-		defer close(analysed)
+		defer close(decoded)
+		var scratch []float32
 		for b := range read {
-			if ctx.Err() != nil {
+			if decodeErr != nil || ctx.Err() != nil {
 				continue // drain so the reader never blocks
 			}
-			for i := range b {
-				if b[i].m.Indexed() {
-					b[i].terms = nlp.Terms(b[i].m.Content)
+			b.mems = make([]*models.Memory, len(b.rows))
+			b.terms = make([][]string, len(b.rows))
+			for i := range b.rows {
+				r := &b.rows[i]
+				indexed := r.m.ParentID != "" || r.m.ChunkCount == 0
+				var emb []byte
+				if v := vecs[r.m.Namespace]; indexed && v != nil && len(r.embedding) == 4*v.Dims() {
+					emb, r.embedding = r.embedding, nil
+				}
+				m, err := r.memory()
+				if err != nil {
+					decodeErr = err
+					cancel()
+					break
+				}
+				if emb != nil {
+					v := vecs[m.Namespace]
+					scratch = slices.Grow(scratch[:0], v.Dims())[:v.Dims()]
+					decVectorInto(scratch, emb)
+					if err := v.Add(m.ID, scratch); err != nil {
+						s.log.Error("sqlite: vector not indexed", "namespace", m.Namespace, "id", m.ID, "err", err)
+					}
+				}
+				b.mems[i] = m
+				if indexed {
+					b.terms[i] = nlp.Terms(m.Content)
 				}
 			}
-			analysed <- b
+			b.rows, b.bytes = nil, nil
+			if decodeErr == nil {
+				decoded <- b
+			}
 		}
 	}()
 	indexed := make(chan int, 1)
 	go func() {
 		n := 0
-		for b := range analysed {
-			for _, it := range b {
-				s.addUnit(get(it.m.Namespace), it.m, it.terms)
+		for b := range decoded {
+			for i, m := range b.mems {
+				s.addUnit(get(m.Namespace), m, b.terms[i])
 			}
-			n += len(b)
+			n += len(b.mems)
 		}
 		indexed <- n
 	}()
@@ -305,22 +428,33 @@ func (s *Store) loadMemories(ctx context.Context, get func(string) *space) (int,
 			return err
 		}
 		defer rows.Close()
-		cur := make([]item, 0, batch)
+		var raw sql.RawBytes
+		cur := &batch{rows: make([]memoryRow, 0, batchRows)}
 		for rows.Next() {
-			m, err := scanMemory(rows)
-			if err != nil {
+			cur.rows = append(cur.rows, memoryRow{})
+			r := &cur.rows[len(cur.rows)-1]
+			dest := r.dest()
+			dest[len(dest)-1] = &raw // the embedding: copied once, below, not by database/sql
+			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
-			cur = append(cur, item{m: m})
-			if len(cur) == batch {
+			if len(raw) > 0 {
+				if cur.bytes == nil {
+					cur.bytes = make([]byte, 0, batchRows*len(raw))
+				}
+				at := len(cur.bytes)
+				cur.bytes = append(cur.bytes, raw...)
+				r.embedding = cur.bytes[at:len(cur.bytes):len(cur.bytes)]
+			}
+			if len(cur.rows) == batchRows {
 				read <- cur
-				cur = make([]item, 0, batch)
+				cur = &batch{rows: make([]memoryRow, 0, batchRows)}
 			}
 		}
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		if len(cur) > 0 {
+		if len(cur.rows) > 0 {
 			read <- cur
 		}
 		return nil
@@ -329,6 +463,9 @@ func (s *Store) loadMemories(ctx context.Context, get func(string) *space) (int,
 		cancel()
 	}
 	n := <-indexed
+	if err == nil {
+		err = decodeErr
+	}
 	if err != nil {
 		return 0, wrap(err, "rebuild: memories")
 	}
