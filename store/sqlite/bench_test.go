@@ -3,9 +3,9 @@ package sqlite
 import (
 	"fmt"
 	"log/slog"
-	"os"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"syscall"
