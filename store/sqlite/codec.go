@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"time"
+	"unicode/utf8"
 
 	"github.com/salience-ai/salience/models"
 )
@@ -95,12 +96,16 @@ func decStrings(s, column string) ([]string, error) {
 	return out, nil
 }
 
-// fastStrings parses ["a","b"] when no string holds a backslash or control character.
+// fastStrings parses ["a","b"] when no string holds a backslash or control character and
+// the text is valid UTF-8 (encoding/json would replace invalid bytes).
 func fastStrings(s string) ([]string, bool) {
 	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
 		return nil, false
 	}
 	body := s[1 : len(s)-1]
+	if !utf8.ValidString(body) {
+		return nil, false
+	}
 	if body == "" {
 		return []string{}, true
 	}

@@ -239,9 +239,6 @@ func wrap(err error, what string) error {
 			return fmt.Errorf("sqlite: %s: %w: %w", what, models.Errorf(models.EUNAVAILABLE, "the database is busy"), err)
 		}
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("sqlite: %s: %w", what, err)
-	}
 	return fmt.Errorf("sqlite: %s: %w", what, err)
 }
 
