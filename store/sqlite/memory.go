@@ -231,7 +231,7 @@ func prepareWrites(writes []*models.MemoryWrite) ([]preparedWrite, map[string]in
 				if err != nil {
 					return nil, nil, models.Invalid(uf+".embedding", "embedding has a NaN or infinite component")
 				}
-				c.Embedding = slices.Clone(v)
+				c.Embedding = v // c's own copy, or a new normalized one
 				if d := dims[ns]; d != 0 && d != len(v) {
 					return nil, nil, models.Invalid(uf+".embedding", "embedding has %d dimensions, others in the batch %d", len(v), d)
 				}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -176,6 +177,25 @@ func TestReopenRestoresEverything(t *testing.T) {
 	if err := s.SetState(ctx, "k", "v"); err != nil {
 		t.Fatal(err)
 	}
+	at := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	sf := &models.Surfacing{ID: "s1", Namespace: "ns", ConversationID: "c", MemoryID: ws[0].Memory.ID, Mode: models.ModeAmbient, At: at}
+	if err := s.RecordSurfacings(ctx, []*models.Surfacing{sf}, &models.ConversationState{Namespace: "ns", ConversationID: "c", Turns: 1, UpdatedAt: at}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(ctx, func(tx models.Tx) error {
+		return tx.InsertEvent(&models.Event{ID: "e1", Namespace: "ns", SurfacingID: "s1", Type: models.EventUsed, At: at})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Enqueue(ctx, []*models.ResurfaceItem{{Namespace: "ns", MemoryID: ws[1].Memory.ID, Score: 1, DueAt: at}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RecordJobRun(ctx, &models.JobRun{ID: "r1", Job: "decay-scan", Start: at}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.AcquireLease(ctx, "decay-scan", "host-a", time.Hour, at); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
 	queries := []string{word(0) + " " + word(1), word(3) + " " + word(17) + " " + word(40), word(5), word(8) + " " + word(9) + " " + word(100)}
 	vq := [][]float32{ws[0].Memory.Embedding, ws[1].Memory.Embedding, ws[2].Memory.Embedding}
 	nodes := []string{ws[3].Memory.ID, "c:t1", "c:t2"}
@@ -198,6 +218,24 @@ func TestReopenRestoresEverything(t *testing.T) {
 	}
 	if v, err := s2.GetState(ctx, "k"); err != nil || v != "v" {
 		t.Fatalf("state after reopen = %q, %v", v, err)
+	}
+	if got, err := s2.GetSurfacing(ctx, "ns", "s1"); err != nil || got.MemoryID != sf.MemoryID || !got.At.Equal(at) {
+		t.Fatalf("surfacing after reopen = %+v, %v", got, err)
+	}
+	if c, err := s2.GetConversation(ctx, "ns", "c"); err != nil || c.Turns != 1 {
+		t.Fatalf("conversation after reopen = %+v, %v", c, err)
+	}
+	if evs, err := s2.FindEvents(ctx, models.EventFilter{Namespace: "ns"}); err != nil || len(evs) != 1 || evs[0].ID != "e1" {
+		t.Fatalf("events after reopen = %+v, %v", evs, err)
+	}
+	if q, err := s2.Queue(ctx, "ns", 0); err != nil || len(q) != 1 || q[0].MemoryID != ws[1].Memory.ID {
+		t.Fatalf("queue after reopen = %+v, %v", q, err)
+	}
+	if runs, err := s2.FindJobRuns(ctx, "", 0); err != nil || len(runs) != 1 || runs[0].ID != "r1" {
+		t.Fatalf("job runs after reopen = %+v, %v", runs, err)
+	}
+	if ok, err := s2.AcquireLease(ctx, "decay-scan", "host-b", time.Hour, at.Add(time.Minute)); err != nil || ok {
+		t.Fatalf("lease after reopen: another holder got it (%v, %v)", ok, err)
 	}
 	m, err := s2.GetMemory(ctx, "ns", ws[3].Memory.ID)
 	if err != nil || m.UsageCount != 9 || m.Confidence != 0.9 {
@@ -329,5 +367,84 @@ func TestOpenRejectsBadPath(t *testing.T) {
 	}
 	if _, err := Open(filepath.Join(t.TempDir(), "x?mode=ro"), Options{}); err == nil {
 		t.Fatal("path with '?' accepted")
+	}
+}
+
+// TestConcurrentReadsAndWrites runs the hot-path reads while memories are created, updated
+// and deleted; with -race it checks the locking between SQLite, the caches and the indexes.
+func TestConcurrentReadsAndWrites(t *testing.T) {
+	s := openReady(t)
+	ws := corpus(400, 8)
+	if err := s.CreateMemories(ctx, ws[:200]); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var readers sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := range 3 {
+		readers.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				var err error
+				switch (g + i) % 4 {
+				case 0:
+					_, err = s.SearchText(ctx, "ns", word(i%50)+" "+word(3), 10)
+				case 1:
+					_, err = s.SearchVector(ctx, "ns", ws[i%99].Memory.Embedding, 10) // ws[99] is chunked: no embedding
+				case 2:
+					_, err = s.GetMemories(ctx, "ns", []string{ws[i%400].Memory.ID, ws[(i+7)%400].Memory.ID})
+				case 3:
+					_, err = s.Neighbors(ctx, "ns", []string{ws[i%400].Memory.ID, "c:t1"})
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	for i, w := range ws[200:] {
+		if err := s.CreateMemories(ctx, []*models.MemoryWrite{w}); err != nil {
+			t.Fatal(err)
+		}
+		id := ws[i].Memory.ID
+		if i%3 == 0 {
+			if err := s.DeleteMemory(ctx, "ns", id); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		err := s.Update(ctx, func(tx models.Tx) error {
+			m, err := tx.GetMemory("ns", id)
+			if err != nil {
+				return err
+			}
+			m.UsageCount++
+			return tx.PutMemory(m)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	readers.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	// The written-through state equals a fresh rebuild.
+	queries := []string{word(0) + " " + word(1), word(2), word(5) + " " + word(8)}
+	vq := [][]float32{ws[250].Memory.Embedding}
+	nodes := []string{ws[1].Memory.ID, ws[300].Memory.ID, "c:t1"}
+	before := snapshot(t, s, queries, vq, nodes)
+	if err := s.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d := diffSnapshots(before, snapshot(t, s, queries, vq, nodes)); d != "" {
+		t.Fatalf("written-through indexes differ from a rebuild in %s", d)
 	}
 }
