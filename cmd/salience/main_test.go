@@ -432,3 +432,33 @@ func TestShutdownFinishesInFlightRequests(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestLimitFlags checks that --max-body-bytes and --max-content-bytes reach the server and
+// ingest: both limits answer 413, the content one naming the field.
+func TestLimitFlags(t *testing.T) {
+	s := startServer(t, "", "--max-body-bytes", "2048", "--max-content-bytes", "100")
+	tests := []struct {
+		name, body string
+		status     int
+		code       string
+		field      string
+	}{
+		{"body over the limit", `{"kind":"fact","content":"` + strings.Repeat("b", 3000) + `"}`, 413, "too_large", ""},
+		{"content over the limit", `{"kind":"fact","content":"` + strings.Repeat("c", 101) + `"}`, 413, "too_large", "content"},
+		{"content at the limit", `{"kind":"fact","content":"` + strings.Repeat("c", 100) + `"}`, 201, "", ""},
+	}
+	for _, tt := range tests {
+		status, body := s.do("POST", "/v1/namespaces/limits/memories", tt.body, "")
+		if status != tt.status {
+			t.Errorf("%s: %d %.200s, want %d", tt.name, status, body, tt.status)
+			continue
+		}
+		var e api.ErrorResponse
+		if tt.code != "" && (json.Unmarshal(body, &e) != nil || e.Error.Code != tt.code || e.Error.Field != tt.field) {
+			t.Errorf("%s: %s, want %s naming %q", tt.name, body, tt.code, tt.field)
+		}
+	}
+	if got := s.list("limits", "", ""); got.Total != 1 {
+		t.Errorf("%d memories stored, want 1", got.Total)
+	}
+}
