@@ -58,11 +58,25 @@ func (s *Server) requestLog(c *gin.Context) {
 	}
 	c.Set(ctxRequestID, id)
 	c.Header(headerRequestID, id)
+	defer func() {
+		// A panic passes through here on its way to recoverPanics, which answers 500: count
+		// and log it as that 500, then let it go on. (The frames of the panic are still on
+		// the stack, so the stack recoverPanics logs shows where it happened.)
+		if v := recover(); v != nil {
+			if v != http.ErrAbortHandler {
+				s.logRequest(c, id, start, http.StatusInternalServerError)
+			}
+			panic(v)
+		}
+	}()
 
 	c.Next()
+	s.logRequest(c, id, start, c.Writer.Status())
+}
 
+// logRequest writes the access log line and the metrics of a finished request.
+func (s *Server) logRequest(c *gin.Context, id string, start time.Time, status int) {
 	elapsed := time.Since(start)
-	status := c.Writer.Status()
 	route := c.FullPath()
 	if route == "" {
 		route = "unmatched"

@@ -124,14 +124,19 @@ func TestPanicBecomes500AndIsLoggedWithStack(t *testing.T) {
 		t.Errorf("error = %+v, want a generic internal error", e)
 	}
 	out := logs.String()
-	for _, want := range []string{"panic serving request", "boom in recall", "stack=", "runtime/debug.Stack"} {
+	for _, want := range []string{"panic serving request", "boom in recall", "stack=", "panicRecaller.Recall",
+		"msg=request", "status=500", "route=/v1/namespaces/:ns/recall"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("log lacks %q:\n%s", want, out)
 		}
 	}
-	// The server keeps serving after a panic.
+	// The server keeps serving after a panic, and counted it as a 500.
 	if res, _ := do(t, s.Handler(), "GET", "/healthz", ""); res.StatusCode != 200 {
 		t.Errorf("healthz after panic = %d", res.StatusCode)
+	}
+	_, metrics := do(t, s.Handler(), "GET", "/metrics", "")
+	if want := `salience_http_requests_total{code="500",method="POST",route="/v1/namespaces/:ns/recall"} 1`; !strings.Contains(string(metrics), want) {
+		t.Errorf("metrics lack %q", want)
 	}
 }
 
