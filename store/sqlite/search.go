@@ -44,59 +44,98 @@ func (s *Store) spaceLocked(ns string) *space {
 	return sp
 }
 
-func (s *Store) space(ns string) *space {
+// indexes returns ns's search structures (nil when the namespace has none). They lock
+// themselves; the fields are read under s.mu because applyCreate may set vecs.
+func (s *Store) indexes(ns string) (*index.BM25, *index.Vectors, *index.Graph) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.spaces[ns]
+	sp := s.spaces[ns]
+	if sp == nil {
+		return nil, nil, nil
+	}
+	return sp.text, sp.vecs, sp.graph
 }
 
 // Ready reports whether Rebuild has loaded the in-memory indexes.
 func (s *Store) Ready() bool { return s.ready.Load() }
 
-// addUnit puts a memory or chunk (a private copy) into sp's cache and indexes. terms are
-// its BM25 terms when it is indexed.
+// addUnit puts a memory or chunk (a private copy) into sp's cache and indexes; terms are
+// its BM25 terms when it is indexed. For a space that is not published yet (Rebuild).
 func (s *Store) addUnit(sp *space, m *models.Memory, terms []string) {
-	if m.Indexed() {
-		sp.text.Add(m.ID, terms)
-		if len(m.Embedding) > 0 && sp.vecs != nil {
-			if err := sp.vecs.Add(m.ID, m.Embedding); err != nil {
-				// Dimensions are checked before every commit; this is a bug if it happens.
-				s.log.Error("sqlite: vector not indexed", "namespace", m.Namespace, "id", m.ID, "err", err)
-			}
-			m.Embedding = nil
-		}
+	s.indexUnit(sp.text, sp.vecs, m, terms)
+	cacheUnit(sp, m)
+}
+
+// indexUnit adds an indexed unit to BM25 and its embedding to vecs, leaving m.Embedding nil
+// (the vector lives once, in the index). Other units are left as they are.
+func (s *Store) indexUnit(text *index.BM25, vecs *index.Vectors, m *models.Memory, terms []string) {
+	if !m.Indexed() {
+		return
 	}
+	text.Add(m.ID, terms)
+	if len(m.Embedding) > 0 && vecs != nil {
+		if err := vecs.Add(m.ID, m.Embedding); err != nil {
+			// Dimensions are checked before every commit; this is a bug if it happens.
+			s.log.Error("sqlite: vector not indexed", "namespace", m.Namespace, "id", m.ID, "err", err)
+		}
+		m.Embedding = nil
+	}
+}
+
+// cacheUnit stores m in sp's cache; the caller holds s.mu for writing (or owns sp).
+func cacheUnit(sp *space, m *models.Memory) {
 	if _, ok := sp.mems[m.ID]; !ok && !m.IsChunk() {
 		sp.parents++
 	}
 	sp.mems[m.ID] = m
 }
 
+// applyCreate publishes a committed CreateMemories. The indexes lock themselves, so the
+// cache lock is taken only to create spaces and, at the end, to add the rows: readers of
+// the cache never wait for a batch to be indexed. A search may briefly return an id that
+// GetMemories does not have yet, as with any concurrent write.
 func (s *Store) applyCreate(prep []preparedWrite, dims map[string]int, concepts []*models.Concept, edges []*models.Edge) {
+	spaces := map[string]*space{}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	for _, p := range prep {
 		sp := s.spaceLocked(p.ns)
 		if d := dims[p.ns]; d > 0 && sp.vecs == nil {
 			sp.vecs = index.NewVectors(d)
 		}
+		spaces[p.ns] = sp
+	}
+	for _, e := range edges {
+		spaces[e.Namespace] = s.spaceLocked(e.Namespace)
+	}
+	s.mu.Unlock()
+
+	for _, p := range prep {
+		sp := spaces[p.ns]
 		for _, u := range p.units {
-			s.addUnit(sp, u.m, u.terms)
+			s.indexUnit(sp.text, sp.vecs, u.m, u.terms)
+		}
+	}
+	for _, e := range edges {
+		spaces[e.Namespace].graph.Put(e)
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range prep {
+		for _, u := range p.units {
+			cacheUnit(spaces[p.ns], u.m)
 		}
 	}
 	for _, c := range concepts {
 		s.spaceLocked(c.Namespace).concepts[c.Name] = c
 	}
-	for _, e := range edges {
-		s.spaceLocked(e.Namespace).graph.Put(e)
-	}
 }
 
 func (s *Store) applyDelete(ns string, ids []string, edges []models.EdgeKey) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	sp := s.spaces[ns]
 	if sp == nil {
+		s.mu.Unlock()
 		return
 	}
 	for _, id := range ids {
@@ -106,20 +145,23 @@ func (s *Store) applyDelete(ns string, ids []string, edges []models.EdgeKey) {
 			}
 			delete(sp.mems, id)
 		}
-		sp.text.Remove(id)
-		if sp.vecs != nil {
-			sp.vecs.Remove(id)
+	}
+	text, vecs, graph := sp.text, sp.vecs, sp.graph
+	s.mu.Unlock()
+	for _, id := range ids {
+		text.Remove(id)
+		if vecs != nil {
+			vecs.Remove(id)
 		}
 	}
 	for _, k := range edges {
-		sp.graph.Remove(k)
+		graph.Remove(k)
 	}
 }
 
 // applyMeta copies the retrieval metadata and schedule PutMemory wrote into the cache.
 func (s *Store) applyMeta(ms []*models.Memory, edges []*models.Edge) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	for _, m := range ms {
 		sp := s.spaces[m.Namespace]
 		if sp == nil {
@@ -133,8 +175,13 @@ func (s *Store) applyMeta(ms []*models.Memory, edges []*models.Edge) {
 		setMeta(&n, m)
 		sp.mems[m.ID] = &n
 	}
-	for _, e := range edges {
-		s.spaceLocked(e.Namespace).graph.Put(e)
+	graphs := make([]*index.Graph, len(edges))
+	for i, e := range edges {
+		graphs[i] = s.spaceLocked(e.Namespace).graph
+	}
+	s.mu.Unlock()
+	for i, e := range edges {
+		graphs[i].Put(e)
 	}
 }
 
@@ -485,11 +532,11 @@ func (s *Store) SearchText(ctx context.Context, ns, query string, k int) ([]mode
 		return nil, unavailable()
 	}
 	terms := nlp.Terms(query)
-	sp := s.space(ns)
-	if len(terms) == 0 || sp == nil {
+	text, _, _ := s.indexes(ns)
+	if len(terms) == 0 || text == nil {
 		return nil, nil
 	}
-	return sp.text.Search(terms, k), nil
+	return text.Search(terms, k), nil
 }
 
 // SearchVector returns the top k indexed units of ns by cosine similarity to vec.
@@ -511,14 +558,14 @@ func (s *Store) SearchVector(ctx context.Context, ns string, vec []float32, k in
 	if !s.ready.Load() {
 		return nil, unavailable()
 	}
-	sp := s.space(ns)
-	if sp == nil || sp.vecs == nil {
+	_, vecs, _ := s.indexes(ns)
+	if vecs == nil {
 		return nil, nil
 	}
-	if d := sp.vecs.Dims(); d != len(vec) {
+	if d := vecs.Dims(); d != len(vec) {
 		return nil, models.Invalid("vector", "the query vector has %d dimensions; namespace %s uses %d", len(vec), ns, d)
 	}
-	return sp.vecs.Search(vec, k), nil
+	return vecs.Search(vec, k), nil
 }
 
 // Neighbors returns copies of every edge touching any of ids, each once.
@@ -530,9 +577,9 @@ func (s *Store) Neighbors(ctx context.Context, ns string, ids []string) ([]*mode
 	if !s.ready.Load() {
 		return nil, unavailable()
 	}
-	sp := s.space(ns)
-	if sp == nil || len(ids) == 0 {
+	_, _, graph := s.indexes(ns)
+	if graph == nil || len(ids) == 0 {
 		return nil, nil
 	}
-	return sp.graph.Neighbors(ids), nil
+	return graph.Neighbors(ids), nil
 }

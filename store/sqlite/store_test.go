@@ -448,3 +448,35 @@ func TestConcurrentReadsAndWrites(t *testing.T) {
 		t.Fatalf("written-through indexes differ from a rebuild in %s", d)
 	}
 }
+
+// TestFirstVectorWhileSearching searches a namespace while its first embedded memory is
+// written: the vector index appears under the readers' feet (a data race under -race if
+// the index pointer were read without the lock).
+func TestFirstVectorWhileSearching(t *testing.T) {
+	s := openReady(t)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if _, err := s.SearchVector(ctx, "fresh", []float32{1, 0}, 3); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	})
+	m := &models.Memory{ID: "m1", Namespace: "fresh", Kind: models.KindTurn, Content: "x", CreatedAt: time.Unix(1, 0), Embedding: []float32{1, 0}}
+	if err := s.CreateMemories(ctx, []*models.MemoryWrite{{Memory: m}}); err != nil {
+		t.Fatal(err)
+	}
+	close(done)
+	wg.Wait()
+	hits, err := s.SearchVector(ctx, "fresh", []float32{1, 0}, 3)
+	if err != nil || len(hits) != 1 || hits[0].ID != "m1" {
+		t.Fatalf("hits = %v, %v", hits, err)
+	}
+}
