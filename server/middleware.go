@@ -87,10 +87,12 @@ func (s *Server) logRequest(c *gin.Context, id string, start time.Time, status i
 
 	level := slog.LevelInfo
 	switch {
-	case status >= 500:
-		level = slog.LevelError
+	case status == http.StatusInternalServerError:
+		level = slog.LevelError // a bug or a broken dependency: someone should look
 	case route == "/healthz" || route == "/readyz" || route == "/metrics":
-		level = slog.LevelDebug // probes would drown everything else
+		level = slog.LevelDebug // probes (503 from /readyz while loading included) would drown everything else
+	case status >= 500:
+		level = slog.LevelWarn // 503 while loading, or a dependency down
 	}
 	attrs := []slog.Attr{
 		slog.String("request_id", id),
