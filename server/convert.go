@@ -156,8 +156,24 @@ func recallResultToAPI(res *recall.Result) api.RecallResult {
 		out.Fragment = &api.Fragment{ParentID: f.ParentID, Index: f.Index, Count: f.Count}
 	}
 	if c := res.Components; c != nil {
-		ac := api.Components(*c)
-		out.Components = &ac
+		out.Components = componentsToAPI(c)
 	}
 	return out
+}
+
+// componentsToAPI copies the score components field by field, so the domain type can grow
+// without breaking the wire type; TestComponentsCoverTheModel notices a component missing here.
+func componentsToAPI(c *models.Components) *api.Components {
+	return &api.Components{
+		Relevance:  c.Relevance,
+		BM25:       c.BM25,
+		Vector:     c.Vector,
+		Activation: c.Activation,
+		Confidence: c.Confidence,
+		Freshness:  c.Freshness,
+		Proximity:  c.Proximity,
+		Importance: c.Importance,
+		Novelty:    c.Novelty,
+		Volunteer:  c.Volunteer,
+	}
 }
