@@ -36,17 +36,15 @@ func (g *Graph) Nodes() int {
 	return len(g.adj)
 }
 
-func compareKeys(a, b models.EdgeKey) int {
-	if c := cmp.Compare(a.From, b.From); c != 0 {
+func compareEdgeKey(e *models.Edge, k models.EdgeKey) int {
+	if c := cmp.Compare(e.From, k.From); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.To, b.To); c != 0 {
+	if c := cmp.Compare(e.To, k.To); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.Type, b.Type)
+	return cmp.Compare(e.Type, k.Type)
 }
-
-func compareEdgeKey(e *models.Edge, k models.EdgeKey) int { return compareKeys(e.Key(), k) }
 
 // Put stores a copy of e, creating the edge or replacing its properties.
 func (g *Graph) Put(e *models.Edge) {
@@ -118,7 +116,15 @@ func (g *Graph) Load(edges []*models.Edge) {
 	}
 }
 
-func compareEdges(a, b *models.Edge) int { return compareKeys(a.Key(), b.Key()) }
+func compareEdges(a, b *models.Edge) int {
+	if c := cmp.Compare(a.From, b.From); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.To, b.To); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Type, b.Type)
+}
 
 // Get returns a copy of the edge with key k.
 func (g *Graph) Get(k models.EdgeKey) (*models.Edge, bool) {
