@@ -103,7 +103,7 @@ func (s *Service) Ingest(ctx context.Context, ns string, ms []*models.Memory) ([
 				c.Content = sp.Text
 				c.ParentID = m.ID
 				c.ChunkIndex = j
-				c.ChunkCount = len(spans)
+				c.ChunkCount = 0 // the parent holds the count
 				c.Domains, c.Triggers, c.Concepts, c.Triple = nil, nil, nil, nil
 				w.Chunks = append(w.Chunks, &c)
 				units = append(units, &c)

@@ -25,8 +25,9 @@ func (m Mode) Valid() bool {
 // Components are the parts of a recall score, each in 0..1, as returned under explain.
 type Components struct {
 	Relevance  float64 `json:"relevance"`
-	BM25       float64 `json:"bm25,omitempty"`       // rank-fusion share from text search
-	Vector     float64 `json:"vector,omitempty"`     // rank-fusion share from vector search
+	BM25       float64 `json:"bm25,omitempty"`       // BM25 score over the query's best
+	Vector     float64 `json:"vector,omitempty"`     // cosine similarity of the best vector match
+	Phrase     float64 `json:"phrase,omitempty"`     // share of the query's word pairs found as phrases
 	Activation float64 `json:"activation,omitempty"` // spreading-activation strength
 	Confidence float64 `json:"confidence"`
 	Freshness  float64 `json:"freshness"`

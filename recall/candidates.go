@@ -19,7 +19,10 @@ type candidate struct {
 	textRank   int     // 1-based rank in text search, 0 = not found there
 	vecRank    int     // 1-based rank in vector search among hits over the floor
 	assocRank  int     // 1-based rank by activation
+	textScore  float64 // BM25 score of the best unit
 	vecSim     float64 // cosine of the best unit
+	bm         float64 // BM25 score over the query's best
+	base       float64 // fused direct relevance: text and vector scores
 	activation float64 // spreading activation reaching the memory
 	resurface  int     // trigger matches when it came from the resurfacing queue
 	mem        *models.Memory
@@ -31,8 +34,7 @@ type candidate struct {
 func (c *candidate) direct() bool { return c.textRank > 0 || c.vecRank > 0 }
 
 type candidates struct {
-	byID  map[string]*candidate
-	lists int // ranked lists that contributed (for fusion normalization)
+	byID map[string]*candidate
 }
 
 func (cs *candidates) get(id string) *candidate {
@@ -99,13 +101,10 @@ func (p *Pipeline) candidates(ctx context.Context, req *Request, in *intake, sw 
 	}
 
 	cs := &candidates{byID: map[string]*candidate{}}
-	if len(textHits) > 0 {
-		cs.lists++
-	}
 	for i, h := range textHits {
 		c := cs.get(parentOf(h.ID))
 		if c.textRank == 0 {
-			c.textRank, c.unit = i+1, h.ID
+			c.textRank, c.textScore, c.unit = i+1, h.Score, h.ID
 		}
 	}
 	rank := 0
@@ -122,9 +121,7 @@ func (p *Pipeline) candidates(ctx context.Context, req *Request, in *intake, sw 
 			}
 		}
 	}
-	if rank > 0 {
-		cs.lists++
-	}
+	p.fuse(cs, textHits)
 
 	if err := p.associate(ctx, req, in, cs, concepts); err != nil {
 		return nil, nil, err
@@ -165,77 +162,143 @@ func isZero(v []float32) bool {
 	return true
 }
 
-// associate spreads activation from the context's concepts and from the strongest direct
-// matches (so a temporal neighbour of a strong match gains relevance), and admits
-// associative-only candidates whose activation reaches MinActivation (DESIGN.md §4.2).
-func (p *Pipeline) associate(ctx context.Context, req *Request, in *intake, cs *candidates, concepts []*models.Concept) error {
-	seeds := map[string]float64{}
-	nodes, _, err := p.store.GraphStats(ctx, req.Namespace)
-	if err != nil {
-		return err
+// fuse sets each candidate's direct relevance: BM25 normalized by the query's best BM25
+// score, blended with the vector cosine. Score fusion keeps the size of a match, which rank
+// fusion throws away; on LoCoMo it measured better than RRF (see README, Benchmarks).
+func (p *Pipeline) fuse(cs *candidates, textHits []models.Hit) {
+	top := 0.0
+	if len(textHits) > 0 {
+		top = textHits[0].Score
 	}
-	for _, c := range concepts {
-		seeds[models.ConceptID(c.Name)] = specificity(c.Mentions, nodes)
-	}
-	// The best few direct matches lend relevance to their neighbours.
-	direct := make([]*candidate, 0, len(cs.byID))
+	wv := p.opts.VectorWeight
 	for _, c := range cs.byID {
-		direct = append(direct, c)
-	}
-	sort.Slice(direct, func(i, j int) bool {
-		return rrf(direct[i], p.opts.RRFK) > rrf(direct[j], p.opts.RRFK) || (rrf(direct[i], p.opts.RRFK) == rrf(direct[j], p.opts.RRFK) && direct[i].id < direct[j].id)
-	})
-	for i, c := range direct {
-		if i >= 5 {
-			break
+		bm := 0.0
+		if top > 0 && c.textRank > 0 {
+			bm = c.textScore / top
 		}
-		seeds[c.id] = math.Max(seeds[c.id], 1/float64(i+1))
+		c.bm = bm
+		c.base = (1-wv)*bm + wv*c.vecSim
 	}
-	if len(seeds) == 0 {
-		return nil
-	}
+}
+
+// memoryEdges are the edges relevance flows along between memories: a strong match lends
+// relevance to its neighbours in the conversation (temporal) and to the memories it was
+// used together with (co_retrieved, learned from engagement).
+var memoryEdges = map[models.EdgeType]float64{
+	models.EdgeMentions: 0, models.EdgeDomain: 0, models.EdgeTrigger: 0, models.EdgeConcept: 0,
+	models.EdgeRelation: 0, models.EdgeTemporal: 1, models.EdgeCoRetrieved: 1,
+}
+
+// associate is the associative half of DESIGN.md §4.2, in two bounded waves so a hub never
+// floods the walk: first activation flows from the context's concepts to the memories tied
+// to them (one hop, seeds scaled by how specific each concept is; engagement strengthens
+// exactly these ties), then from every memory matched so far to its neighbours along
+// memory-to-memory edges. A memory's activation is the sum of both.
+func (p *Pipeline) associate(ctx context.Context, req *Request, in *intake, cs *candidates, concepts []*models.Concept) error {
 	next := func(ctx context.Context, ids []string) ([]*models.Edge, error) {
 		return p.store.Neighbors(ctx, req.Namespace, ids)
 	}
-	act, err := graph.Spread(ctx, seeds, next, graph.SpreadOptions{MaxHops: p.opts.MaxHops})
+	act := map[string]float64{}
+	if len(concepts) > 0 {
+		nodes, _, err := p.store.GraphStats(ctx, req.Namespace)
+		if err != nil {
+			return err
+		}
+		seeds := map[string]float64{}
+		for _, c := range concepts {
+			seeds[models.ConceptID(c.Name)] = specificity(c.Mentions, nodes)
+		}
+		a, err := graph.Spread(ctx, seeds, next, graph.SpreadOptions{MaxHops: 1, MaxFanout: 256})
+		if err != nil {
+			return err
+		}
+		for id, v := range a {
+			if !models.IsConceptID(id) {
+				act[id] += v
+			}
+		}
+	}
+	seeds := map[string]float64{}
+	for id, c := range cs.byID {
+		if s := c.base + act[id]; s > 0 {
+			seeds[id] = math.Min(1, s)
+		}
+	}
+	for id, v := range act {
+		if _, ok := seeds[id]; !ok {
+			seeds[id] = math.Min(1, v)
+		}
+	}
+	lent, err := p.lend(ctx, req.Namespace, seeds)
 	if err != nil {
 		return err
 	}
+	for id, v := range lent {
+		act[id] += v
+	}
+	limit := p.opts.Overfetch * req.Limit
 	type scored struct {
 		id string
 		a  float64
 	}
-	var list []scored
+	var extra []scored
 	for id, a := range act {
-		if models.IsConceptID(id) {
-			continue
+		if c, ok := cs.byID[id]; ok {
+			c.activation = a
+		} else if _, isChunk := ids.Parent(id); !isChunk && !models.IsConceptID(id) {
+			extra = append(extra, scored{id, a})
 		}
-		if _, isChunk := ids.Parent(id); isChunk {
-			continue
-		}
-		list = append(list, scored{id, a})
 	}
-	sort.Slice(list, func(i, j int) bool {
-		return list[i].a > list[j].a || (list[i].a == list[j].a && list[i].id < list[j].id)
+	sort.Slice(extra, func(i, j int) bool {
+		return extra[i].a > extra[j].a || (extra[i].a == extra[j].a && extra[i].id < extra[j].id)
 	})
-	limit := p.opts.Overfetch * req.Limit
-	added := 0
-	for i, s := range list {
-		c, ok := cs.byID[s.id]
-		if !ok {
-			if s.a < p.opts.MinActivation || added >= limit {
-				continue
-			}
-			c = cs.get(s.id)
-			added++
+	for i, s := range extra {
+		if i >= limit || s.a < p.opts.AssocFloor {
+			break
 		}
+		c := cs.get(s.id)
 		c.activation = s.a
 		c.assocRank = i + 1
 	}
-	if len(list) > 0 {
-		cs.lists++
-	}
 	return nil
+}
+
+// lend passes relevance along memory-to-memory edges for MaxHops hops: each memory gains
+// Σ strength(neighbour) × weight over its neighbours, seeds included — unlike graph.Spread,
+// which never returns its seeds — because a match is worth more when its neighbour matched
+// too: the turn that answers a question usually sits right after the turn that asks it.
+func (p *Pipeline) lend(ctx context.Context, ns string, seeds map[string]float64) (map[string]float64, error) {
+	out := map[string]float64{}
+	cur := seeds
+	for hop := 0; hop < p.opts.MaxHops && len(cur) > 0; hop++ {
+		frontier := make([]string, 0, len(cur))
+		for id := range cur {
+			frontier = append(frontier, id)
+		}
+		sort.Strings(frontier) // deterministic float sums
+		edges, err := p.store.Neighbors(ctx, ns, frontier)
+		if err != nil {
+			return nil, err
+		}
+		nextWave := map[string]float64{}
+		for _, e := range edges {
+			w := e.Weight * memoryEdges[e.Type]
+			if w <= 0 {
+				continue
+			}
+			if s, ok := cur[e.From]; ok {
+				nextWave[e.To] += s * w
+			}
+			if s, ok := cur[e.To]; ok {
+				nextWave[e.From] += s * w
+			}
+		}
+		for id, v := range nextWave {
+			out[id] += v
+		}
+		cur = nextWave
+	}
+	return out, nil
 }
 
 // specificity scales a concept's seed strength by how rare it is, so a name that appears in
@@ -274,15 +337,4 @@ func (p *Pipeline) resurfacing(ctx context.Context, req *Request, in *intake, cs
 		}
 	}
 	return nil
-}
-
-// rrf is the reciprocal-rank-fusion sum of a candidate over its ranked lists.
-func rrf(c *candidate, k float64) float64 {
-	s := 0.0
-	for _, r := range []int{c.textRank, c.vecRank, c.assocRank} {
-		if r > 0 {
-			s += 1 / (k + float64(r))
-		}
-	}
-	return s
 }

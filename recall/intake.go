@@ -18,6 +18,7 @@ type intake struct {
 	concepts []string        // normalized context concepts
 	focal    string          // normalized focal entity, if any
 	ranges   []nlp.TimeRange // temporal phrases of the query
+	pairs    [][2]string     // adjacent term pairs of the query, for phrase matches
 	convType string
 	turnID   string
 }
@@ -61,6 +62,7 @@ func (p *Pipeline) intake(ctx context.Context, req *Request) *intake {
 		add(m.Name)
 	}
 	in.focal = models.NormalizeConcept(req.FocalEntity)
+	in.pairs = queryPairs(req.Query)
 	in.ranges = nlp.Temporal(req.Query, req.Now)
 	in.convType = req.ConversationType
 	if in.convType == "" {

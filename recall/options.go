@@ -34,10 +34,12 @@ type Options struct {
 	Weights           map[models.Mode]Weights
 	HalfLife          time.Duration // freshness half-life; 14 days
 	Overfetch         int           // candidates per source = Overfetch × limit; 4
-	RRFK              float64       // rank-fusion constant; 60
+	VectorWeight      float64       // share of the vector cosine in direct relevance; 0.2
+	PhraseWeight      float64       // how much a full phrase match adds to direct relevance; 0.3
 	VectorFloor       float64       // minimum cosine for a vector hit to count as a match; 0.2
-	MinActivation     float64       // an associative-only candidate needs this much; 0.5
-	MaxHops           int           // spreading activation depth; 3
+	MinActivation     float64       // ambient: an associative-only candidate needs this much; 0.5
+	AssocFloor        float64       // search: an associative-only candidate needs this much; 0.1
+	MaxHops           int           // memory-to-memory spreading depth; 1
 	MMRLambda         float64       // diversity trade-off in ambient mode; 0.7
 	RecentTurns       int           // ambient: skip memories surfaced in this many recent turns; 20
 	IrrelevantJaccard float64       // drop when the context overlaps a dismissed one this much; 0.5
@@ -59,8 +61,14 @@ func (o Options) withDefaults() Options {
 	if o.Overfetch == 0 {
 		o.Overfetch = 4
 	}
-	if o.RRFK == 0 {
-		o.RRFK = 60
+	if o.VectorWeight == 0 {
+		o.VectorWeight = 0.2
+	}
+	if o.PhraseWeight == 0 {
+		o.PhraseWeight = 0.3
+	}
+	if o.AssocFloor == 0 {
+		o.AssocFloor = 0.1
 	}
 	if o.VectorFloor == 0 {
 		o.VectorFloor = 0.2
@@ -69,7 +77,7 @@ func (o Options) withDefaults() Options {
 		o.MinActivation = 0.5
 	}
 	if o.MaxHops == 0 {
-		o.MaxHops = 3
+		o.MaxHops = 1
 	}
 	if o.MMRLambda == 0 {
 		o.MMRLambda = 0.7

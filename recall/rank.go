@@ -32,24 +32,15 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 	}
 
 	w := p.opts.Weights[req.Mode]
-	maxFused := float64(max(cs.lists, 1)) / (p.opts.RRFK + 1)
 	list := make([]*candidate, 0, len(cs.byID))
 	for _, c := range cs.byID {
 		if c.mem == nil || !p.keep(req, in, c, recent) {
 			continue
 		}
-		c.comps = p.components(req, in, c, maxFused, dist)
+		c.comps = p.components(req, in, c, dist)
 		c.score = weighted(w, c.comps, in.focal != "")
-		if !c.direct() {
-			// Volunteered: it must be sure enough for this kind of conversation (§4.9).
-			strength := math.Min(1, c.activation)
-			if c.resurface > 0 {
-				strength = math.Max(strength, math.Min(1, float64(c.resurface)/3))
-			}
-			c.comps.Volunteer = c.mem.Confidence * strength
-			if c.comps.Volunteer < threshold {
-				continue
-			}
+		if !c.direct() && !p.volunteer(req, c, threshold) {
+			continue
 		}
 		list = append(list, c)
 	}
@@ -64,6 +55,27 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 		list = diversify(list, p.opts.MMRLambda, req.Limit)
 	}
 	return p.cut(req, list), nil
+}
+
+// volunteer decides on a memory reached only by association or from the resurfacing queue.
+// In an explicit search nothing is volunteered: it competes on its score once its
+// activation clears AssocFloor. In ambient recall it is volunteered, so it needs
+// MinActivation ("multiple semantic paths") unless it was queued and matched, and its
+// volunteer score — confidence × strength of the association — must clear the
+// conversation type's threshold (DESIGN.md §4.9).
+func (p *Pipeline) volunteer(req *Request, c *candidate, threshold float64) bool {
+	if req.Mode == models.ModeSearch {
+		return c.activation >= p.opts.AssocFloor
+	}
+	if c.resurface == 0 && c.activation < p.opts.MinActivation {
+		return false
+	}
+	strength := math.Min(1, c.activation)
+	if c.resurface > 0 {
+		strength = math.Max(strength, math.Min(1, float64(c.resurface)/3))
+	}
+	c.comps.Volunteer = c.mem.Confidence * strength
+	return c.comps.Volunteer >= threshold
 }
 
 // hydrate loads each candidate's memory and best unit.
@@ -161,8 +173,7 @@ func jaccard(a, b []string) float64 {
 }
 
 // components computes the features of DESIGN.md §4.5, each in 0..1.
-func (p *Pipeline) components(req *Request, in *intake, c *candidate, maxFused float64, dist map[string]int) models.Components {
-	k := p.opts.RRFK
+func (p *Pipeline) components(req *Request, in *intake, c *candidate, dist map[string]int) models.Components {
 	comps := models.Components{
 		Confidence: clamp01(c.mem.Confidence),
 		Freshness:  p.freshness(c.mem, req.Now),
@@ -170,13 +181,17 @@ func (p *Pipeline) components(req *Request, in *intake, c *candidate, maxFused f
 		Novelty:    1 - wallpaper(c.mem, req.Now),
 		Activation: math.Min(1, c.activation),
 	}
-	if c.textRank > 0 {
-		comps.BM25 = 1 / (k + float64(c.textRank)) / maxFused
+	comps.BM25, comps.Vector = c.bm, c.vecSim
+	// Direct relevance and association combine like independent evidence: either alone
+	// counts, both count more, and the result stays in 0..1.
+	base := c.base
+	if len(in.pairs) > 0 && c.unitMem != nil && c.direct() {
+		// A query's words next to each other in the text are a phrase match, worth more
+		// than the same words scattered ("high-trust bot pairs" vs "bots … pair … trust").
+		comps.Phrase = phraseMatch(in.pairs, c.unitMem.Content)
+		base = 1 - (1-clamp01(base))*(1-p.opts.PhraseWeight*comps.Phrase)
 	}
-	if c.vecRank > 0 {
-		comps.Vector = 1 / (k + float64(c.vecRank)) / maxFused
-	}
-	comps.Relevance = clamp01(rrf(c, k) / maxFused)
+	comps.Relevance = 1 - (1-clamp01(base))*(1-comps.Activation)
 	if len(in.ranges) > 0 && inRanges(c.mem.Time(), in.ranges) {
 		// The query named a time and the memory is from then: that is relevance too.
 		comps.Relevance = clamp01(comps.Relevance + 0.25)
@@ -273,7 +288,7 @@ func (p *Pipeline) cut(req *Request, list []*candidate) []Result {
 		r := Result{Memory: c.mem, Content: c.mem.Content, Score: c.score, Volunteered: !c.direct()}
 		if u := c.unitMem; u != nil && u.IsChunk() {
 			r.Content = u.Content
-			r.Fragment = &Fragment{ParentID: c.mem.ID, Index: u.ChunkIndex + 1, Count: u.ChunkCount}
+			r.Fragment = &Fragment{ParentID: c.mem.ID, Index: u.ChunkIndex + 1, Count: c.mem.ChunkCount}
 		}
 		if req.TokenBudget > 0 {
 			t := nlp.EstimateTokens(r.Content)
@@ -299,4 +314,35 @@ func (p *Pipeline) cut(req *Request, list []*candidate) []Result {
 		out = append(out, r)
 	}
 	return out
+}
+
+// queryPairs returns the adjacent term pairs of a query, as nlp.Terms analyses it.
+func queryPairs(query string) [][2]string {
+	ts := nlp.Terms(query)
+	var out [][2]string
+	seen := map[[2]string]bool{}
+	for i := 0; i+1 < len(ts); i++ {
+		pr := [2]string{ts[i], ts[i+1]}
+		if pr[0] != pr[1] && !seen[pr] {
+			seen[pr] = true
+			out = append(out, pr)
+		}
+	}
+	return out
+}
+
+// phraseMatch is the share of the query's adjacent term pairs that are adjacent in text.
+func phraseMatch(pairs [][2]string, text string) float64 {
+	ts := nlp.Terms(text)
+	have := make(map[[2]string]bool, len(ts))
+	for i := 0; i+1 < len(ts); i++ {
+		have[[2]string{ts[i], ts[i+1]}] = true
+	}
+	n := 0
+	for _, pr := range pairs {
+		if have[pr] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(pairs))
 }

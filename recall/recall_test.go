@@ -1,0 +1,395 @@
+package recall_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/salience-ai/salience/embed"
+	"github.com/salience-ai/salience/ingest"
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/recall"
+	"github.com/salience-ai/salience/store/sqlite"
+)
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// countingStore is the real store with its search methods counted, to prove which ran.
+type countingStore struct {
+	models.Store
+	searches atomic.Int64
+}
+
+func (s *countingStore) SearchText(ctx context.Context, ns, q string, k int) ([]models.Hit, error) {
+	s.searches.Add(1)
+	return s.Store.SearchText(ctx, ns, q, k)
+}
+
+func (s *countingStore) SearchVector(ctx context.Context, ns string, v []float32, k int) ([]models.Hit, error) {
+	s.searches.Add(1)
+	return s.Store.SearchVector(ctx, ns, v, k)
+}
+
+func (s *countingStore) Neighbors(ctx context.Context, ns string, ids []string) ([]*models.Edge, error) {
+	s.searches.Add(1)
+	return s.Store.Neighbors(ctx, ns, ids)
+}
+
+type env struct {
+	store *countingStore
+	ing   *ingest.Service
+	p     *recall.Pipeline
+	emb   embed.Embedder
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "s.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.Rebuild(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cs := &countingStore{Store: st}
+	emb := embed.NewLocal(0)
+	return &env{
+		store: cs,
+		ing:   ingest.New(cs, emb, ingest.Options{Now: func() time.Time { return t0 }}),
+		p:     recall.New(cs, emb, recall.Options{Now: func() time.Time { return t0 }}),
+		emb:   emb,
+	}
+}
+
+func (e *env) add(t *testing.T, ns string, ms ...*models.Memory) []*models.Memory {
+	t.Helper()
+	out, err := e.ing.Ingest(context.Background(), ns, ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func mem(kind models.Kind, content string, at time.Time) *models.Memory {
+	return &models.Memory{Kind: kind, Content: content, CreatedAt: at}
+}
+
+func TestSearchFindsStoredMemory(t *testing.T) {
+	e := newEnv(t)
+	e.add(t, "a",
+		mem(models.KindFact, "Nadia keeps her bees on the roof of the old cannery.", t0.Add(-time.Hour)),
+		mem(models.KindFact, "The harbour ferry leaves at seven every morning.", t0.Add(-time.Hour)),
+		mem(models.KindFact, "Omar is allergic to peanuts and shellfish.", t0.Add(-time.Hour)),
+	)
+	resp, err := e.p.Recall(context.Background(), &recall.Request{Namespace: "a", Mode: models.ModeSearch, Query: "where are the bees kept?", ConversationID: "c1", Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Results) == 0 || !strings.Contains(resp.Results[0].Content, "cannery") {
+		t.Fatalf("top result = %+v, want the cannery memory", resp.Results)
+	}
+	r := resp.Results[0]
+	if r.SurfacingID == "" || r.Components == nil || r.Components.Relevance <= 0 {
+		t.Fatalf("result lacks surfacing id or components: %+v", r)
+	}
+	if !strings.Contains(resp.Context, "cannery") || !strings.HasPrefix(resp.Context, "Relevant memories:") {
+		t.Fatalf("context block = %q", resp.Context)
+	}
+	for _, st := range []string{"intake", "search", "graph", "rank", "record"} {
+		if _, ok := resp.Stages[st]; !ok {
+			t.Errorf("stage %q missing from %v", st, resp.Stages)
+		}
+	}
+	// The surfacing is recorded and the memory's counters moved.
+	s, err := e.store.GetSurfacing(context.Background(), "a", r.SurfacingID)
+	if err != nil || s.MemoryID != r.Memory.ID || s.Mode != models.ModeSearch || s.Rank != 1 {
+		t.Fatalf("surfacing = %+v, %v", s, err)
+	}
+	m, err := e.store.GetMemory(context.Background(), "a", r.Memory.ID)
+	if err != nil || m.SurfaceCount != 1 || !m.LastSurfaced.Equal(t0) {
+		t.Fatalf("memory after surfacing = %+v, %v", m, err)
+	}
+}
+
+func TestNothingRelevantIsEmpty(t *testing.T) {
+	e := newEnv(t)
+	e.add(t, "a", mem(models.KindFact, "Nadia keeps her bees on the roof of the old cannery.", t0))
+	resp, err := e.p.Recall(context.Background(), &recall.Request{Namespace: "a", Mode: models.ModeAmbient, Query: "quarterly tax filing deadline"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Results) != 0 || resp.Context != "" {
+		t.Fatalf("got %d results, context %q; want none", len(resp.Results), resp.Context)
+	}
+}
+
+func TestNamespacesAreIsolated(t *testing.T) {
+	e := newEnv(t)
+	e.add(t, "a", mem(models.KindFact, "Nadia keeps her bees on the roof.", t0))
+	resp, err := e.p.Recall(context.Background(), &recall.Request{Namespace: "b", Mode: models.ModeSearch, Query: "bees roof"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Results) != 0 {
+		t.Fatalf("namespace b sees %d results of a", len(resp.Results))
+	}
+}
+
+func TestStartupRunsNoSearch(t *testing.T) {
+	e := newEnv(t)
+	var ms []*models.Memory
+	for i := 0; i < 5; i++ {
+		ms = append(ms, mem(models.KindCrystal, fmt.Sprintf("crystal %d", i), t0.Add(time.Duration(i)*time.Minute)))
+		ms = append(ms, mem(models.KindAnchor, fmt.Sprintf("anchor %d", i), t0.Add(time.Duration(i)*time.Minute)))
+	}
+	for i := 0; i < 3; i++ {
+		ms = append(ms, mem(models.KindSummary, fmt.Sprintf("summary %d", i), t0.Add(time.Duration(10+i)*time.Minute)))
+	}
+	for i := 0; i < 6; i++ { // turns 0..2 before the newest summary (minute 12), 3..5 after
+		ms = append(ms, mem(models.KindTurn, fmt.Sprintf("turn %d", i), t0.Add(time.Duration(9+i)*time.Minute+30*time.Second)))
+	}
+	e.add(t, "a", ms...)
+	e.store.searches.Store(0)
+	resp, err := e.p.Recall(context.Background(), &recall.Request{Namespace: "a", Mode: models.ModeStartup, Now: t0.Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := e.store.searches.Load(); n != 0 {
+		t.Fatalf("startup ran %d searches, want 0", n)
+	}
+	var got []string
+	for _, r := range resp.Results {
+		got = append(got, r.Content)
+	}
+	want := []string{"anchor 4", "anchor 3", "crystal 4", "crystal 3", "crystal 2", "summary 2", "summary 1", "turn 3", "turn 4", "turn 5"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("startup = %q\nwant      %q", got, want)
+	}
+	if resp.Startup == nil || resp.Startup.Memories != len(ms) {
+		t.Fatalf("startup info = %+v, want %d memories", resp.Startup, len(ms))
+	}
+}
+
+// TestLongMemoryFoundAsFragment is acceptance 5 of the core issue: a 4,400-character memory
+// whose middle mentions "high-trust bot pairs" is found by that phrase as a fragment.
+func TestLongMemoryFoundAsFragment(t *testing.T) {
+	e := newEnv(t)
+	filler := []string{
+		"The operators reviewed the weekly logs and noted steady traffic across the regions.",
+		"Several maintenance windows were scheduled for the storage layer during quiet hours.",
+		"A new dashboard summarized latency percentiles for every public endpoint in the fleet.",
+		"Teams discussed the migration plan for the legacy billing system and its cron tasks.",
+	}
+	var b strings.Builder
+	for i := 0; b.Len() < 2100; i++ {
+		b.WriteString(filler[i%len(filler)] + " ")
+	}
+	b.WriteString("The key finding was that high-trust bot pairs exchange memories far more often than strangers do. ")
+	for i := 0; b.Len() < 4400; i++ {
+		b.WriteString(filler[(i+2)%len(filler)] + " ")
+	}
+	long := b.String()[:4400]
+	created := e.add(t, "a", mem(models.KindDocument, long, t0),
+		mem(models.KindFact, "Bots often pair up with other bots they trust.", t0))
+	parent := created[0]
+	if parent.ChunkCount < 8 {
+		t.Fatalf("chunk count = %d, want ≥ 8 for 4,400 characters", parent.ChunkCount)
+	}
+	resp, err := e.p.Recall(context.Background(), &recall.Request{Namespace: "a", Mode: models.ModeSearch, Query: "high-trust bot pairs", Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The distractor shares three of the four words, closer together in a shorter text, so
+	// it may rank first; the fragment must be found, and as a full phrase match.
+	var top *recall.Result
+	for i := range resp.Results {
+		if resp.Results[i].Fragment != nil {
+			top = &resp.Results[i]
+			break
+		}
+	}
+	if top == nil || top.Components.Phrase != 1 {
+		t.Fatalf("no fragment with a full phrase match among %+v", resp.Results)
+	}
+	if top.Fragment.ParentID != parent.ID || top.Memory.ID != parent.ID || !strings.Contains(top.Content, "high-trust bot pairs") {
+		t.Fatalf("fragment = %+v content %q", top.Fragment, top.Content)
+	}
+	if top.Fragment.Count != parent.ChunkCount || top.Fragment.Index < 2 || top.Fragment.Index > top.Fragment.Count-1 {
+		t.Fatalf("fragment %d/%d, want a middle one of %d", top.Fragment.Index, top.Fragment.Count, parent.ChunkCount)
+	}
+	if !strings.Contains(resp.Context, fmt.Sprintf("[Fragment %d/%d of %s]", top.Fragment.Index, top.Fragment.Count, parent.ID)) {
+		t.Fatalf("context block lacks the fragment marker: %q", resp.Context)
+	}
+	// Hydration: the parent holds the whole text.
+	got, err := e.store.GetMemory(context.Background(), "a", parent.ID)
+	if err != nil || got.Content != long {
+		t.Fatalf("parent content has %d bytes, want %d (%v)", len(got.Content), len(long), err)
+	}
+	// Record how much chunking helps the vector side: the query against the chunk that
+	// holds the phrase vs against the whole text.
+	vs, err := e.emb.Embed(context.Background(), []string{"high-trust bot pairs", top.Content, long})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunked, whole := dot(vs[0], vs[1]), dot(vs[0], vs[2])
+	t.Logf("cosine(query, chunk) = %.3f, cosine(query, whole text) = %.3f", chunked, whole)
+	if chunked <= whole {
+		t.Fatalf("chunk similarity %.3f not above whole-text similarity %.3f", chunked, whole)
+	}
+}
+
+func dot(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}
+
+func TestAmbientSkipsRecentlySurfacedAndSensitive(t *testing.T) {
+	e := newEnv(t)
+	secret := mem(models.KindFact, "Omar's bank password hint is the name of his first dog Biscuit.", t0)
+	secret.Sensitive = true
+	e.add(t, "a", mem(models.KindFact, "Omar's dog Biscuit loves the beach.", t0), secret)
+	req := func() *recall.Request {
+		return &recall.Request{Namespace: "a", Mode: models.ModeAmbient, ConversationID: "c", Query: "Biscuit the dog"}
+	}
+	r1, err := e.p.Recall(context.Background(), req())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r1.Results) != 1 || !strings.Contains(r1.Results[0].Content, "beach") {
+		t.Fatalf("ambient results = %+v, want only the non-sensitive one", r1.Results)
+	}
+	r2, err := e.p.Recall(context.Background(), req())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r2.Results) != 0 {
+		t.Fatalf("second ambient turn repeated %d memories", len(r2.Results))
+	}
+	// Search mode is asked for explicitly: sensitive memories may be returned.
+	r3, err := e.p.Recall(context.Background(), &recall.Request{Namespace: "a", Mode: models.ModeSearch, Query: "Biscuit password hint"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r3.Results) == 0 || !r3.Results[0].Memory.Sensitive {
+		t.Fatalf("search results = %+v, want the sensitive memory first", r3.Results)
+	}
+}
+
+func TestInvalidFactsAndFilters(t *testing.T) {
+	e := newEnv(t)
+	old := mem(models.KindFact, "Lena lives in Lisbon.", t0.Add(-100*24*time.Hour))
+	old.InvalidAt = t0.Add(-10 * 24 * time.Hour)
+	e.add(t, "a", old, mem(models.KindFact, "Lena lives in Porto now.", t0.Add(-10*24*time.Hour)),
+		mem(models.KindTurn, "Lena: I love living in Porto!", t0.Add(-9*24*time.Hour)))
+	ask := func(r *recall.Request) []string {
+		t.Helper()
+		r.Namespace, r.Mode = "a", models.ModeSearch
+		resp, err := e.p.Recall(context.Background(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, x := range resp.Results {
+			out = append(out, x.Content)
+		}
+		return out
+	}
+	if got := ask(&recall.Request{Query: "where does Lena live"}); contains(got, "Lisbon") {
+		t.Fatalf("invalid fact returned: %q", got)
+	}
+	if got := ask(&recall.Request{Query: "where does Lena live", IncludeInvalid: true}); !contains(got, "Lisbon") {
+		t.Fatalf("include_invalid did not return history: %q", got)
+	}
+	if got := ask(&recall.Request{Query: "Lena Porto", Kinds: []models.Kind{models.KindTurn}}); len(got) != 1 || !strings.HasPrefix(got[0], "Lena:") {
+		t.Fatalf("kinds filter: %q", got)
+	}
+}
+
+func contains(list []string, sub string) bool {
+	for _, s := range list {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestTokenBudgetAndLimit(t *testing.T) {
+	e := newEnv(t)
+	var ms []*models.Memory
+	for i := 0; i < 20; i++ {
+		ms = append(ms, mem(models.KindFact, fmt.Sprintf("Garden note %d: tomatoes need water every morning in summer heat.", i), t0))
+	}
+	e.add(t, "a", ms...)
+	resp, err := e.p.Recall(context.Background(), &recall.Request{Namespace: "a", Mode: models.ModeSearch, Query: "tomatoes water", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Results) != 5 {
+		t.Fatalf("limit 5 gave %d", len(resp.Results))
+	}
+	resp, err = e.p.Recall(context.Background(), &recall.Request{Namespace: "a", Mode: models.ModeSearch, Query: "tomatoes water", TokenBudget: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Results) == 0 || len(resp.Results) > 3 {
+		t.Fatalf("token budget 40 gave %d results of ~15 tokens", len(resp.Results))
+	}
+	for i := 1; i < len(resp.Results); i++ {
+		if resp.Results[i].Score > resp.Results[i-1].Score+1e-12 {
+			t.Fatalf("results not in score order at %d", i)
+		}
+	}
+}
+
+func TestBadRequests(t *testing.T) {
+	e := newEnv(t)
+	for _, tc := range []struct {
+		req   recall.Request
+		field string
+	}{
+		{recall.Request{Namespace: "bad ns", Query: "x"}, "namespace"},
+		{recall.Request{Namespace: "a", Mode: "psychic", Query: "x"}, "mode"},
+		{recall.Request{Namespace: "a"}, "query"},
+		{recall.Request{Namespace: "a", Query: "x", Limit: 101}, "limit"},
+		{recall.Request{Namespace: "a", Query: "x", Limit: -1}, "limit"},
+		{recall.Request{Namespace: "a", Query: "x", TokenBudget: -5}, "token_budget"},
+		{recall.Request{Namespace: "a", Query: "x", Rerank: "maybe"}, "rerank"},
+		{recall.Request{Namespace: "a", Query: "x", Kinds: []models.Kind{"turn", "nope"}}, "kinds[1]"},
+		{recall.Request{Namespace: "a", Query: "x", Since: t0, Until: t0.Add(-time.Hour)}, "until"},
+	} {
+		_, err := e.p.Recall(context.Background(), &tc.req)
+		if models.ErrorCode(err) != models.EINVALID || models.ErrorField(err) != tc.field {
+			t.Errorf("%+v: err = %v, want invalid on %s", tc.req, err, tc.field)
+		}
+	}
+}
+
+func TestFreshnessIsAHalfLife(t *testing.T) {
+	e := newEnv(t)
+	e.add(t, "a", mem(models.KindFact, "Ravi planted an olive tree.", t0.Add(-14*24*time.Hour)),
+		mem(models.KindFact, "Ravi planted a fig tree.", t0.Add(-28*24*time.Hour)))
+	resp, err := e.p.Recall(context.Background(), &recall.Request{Namespace: "a", Mode: models.ModeSearch, Query: "Ravi planted tree", Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, r := range resp.Results {
+		got[r.Content] = r.Components.Freshness
+	}
+	if f := got["Ravi planted an olive tree."]; math.Abs(f-0.5) > 1e-9 {
+		t.Errorf("freshness at 14 days = %v, want 0.5", f)
+	}
+	if f := got["Ravi planted a fig tree."]; math.Abs(f-0.25) > 1e-9 {
+		t.Errorf("freshness at 28 days = %v, want 0.25", f)
+	}
+}
