@@ -1,12 +1,18 @@
 package server
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/salience-ai/salience/api"
 )
+
+// NamespaceLister lists the namespaces that hold memories (admin).
+type NamespaceLister interface {
+	Namespaces(ctx context.Context) ([]string, error)
+}
 
 // listNamespaces handles GET /v1/admin/namespaces.
 func (s *Server) listNamespaces(c *gin.Context) {

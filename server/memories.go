@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -15,6 +16,19 @@ import (
 	"github.com/salience-ai/salience/api"
 	"github.com/salience-ai/salience/models"
 )
+
+// Ingester writes memories (ingest.Service). It validates the whole batch before writing
+// anything and names fields "memories[i].field".
+type Ingester interface {
+	Ingest(ctx context.Context, ns string, ms []*models.Memory) ([]*models.Memory, error)
+}
+
+// MemoryStore is the part of models.Store the memory routes read and delete through.
+type MemoryStore interface {
+	GetMemory(ctx context.Context, ns, id string) (*models.Memory, error)
+	FindMemories(ctx context.Context, f models.MemoryFilter) ([]*models.Memory, int, error)
+	DeleteMemory(ctx context.Context, ns, id string) error
+}
 
 // createMemories handles POST /v1/namespaces/:ns/memories: one memory object, or
 // {"memories": [...]}. The whole batch is validated before anything is written.

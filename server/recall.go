@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -10,6 +11,12 @@ import (
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/recall"
 )
+
+// Recaller answers recall requests (recall.Pipeline). It validates the request and names
+// the JSON fields of bad input.
+type Recaller interface {
+	Recall(ctx context.Context, req *recall.Request) (*recall.Response, error)
+}
 
 // recall handles POST /v1/namespaces/:ns/recall.
 func (s *Server) recall(c *gin.Context) {

@@ -1,45 +1,18 @@
 // Package server is Salience's HTTP API on gin: routes, authentication, strict request
 // decoding, the one error shape and its status table, metrics and the OpenAPI document.
 //
-// It reaches the rest of Salience only through the small interfaces below, each declared
-// by the handlers that call it; cmd/salience wires the real services in.
+// It reaches the rest of Salience only through small interfaces, each declared beside the
+// handlers that call it (Ingester and MemoryStore in memories.go, Recaller in recall.go,
+// NamespaceLister in admin.go); cmd/salience wires the real services in.
 package server
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
-
-	"github.com/salience-ai/salience/models"
-	"github.com/salience-ai/salience/recall"
 )
-
-// Ingester writes memories (ingest.Service). It validates the whole batch before writing
-// anything and names fields "memories[i].field".
-type Ingester interface {
-	Ingest(ctx context.Context, ns string, ms []*models.Memory) ([]*models.Memory, error)
-}
-
-// Recaller answers recall requests (recall.Pipeline). It validates the request and names
-// the JSON fields of bad input.
-type Recaller interface {
-	Recall(ctx context.Context, req *recall.Request) (*recall.Response, error)
-}
-
-// MemoryStore is the part of models.Store the memory routes read and delete through.
-type MemoryStore interface {
-	GetMemory(ctx context.Context, ns, id string) (*models.Memory, error)
-	FindMemories(ctx context.Context, f models.MemoryFilter) ([]*models.Memory, int, error)
-	DeleteMemory(ctx context.Context, ns, id string) error
-}
-
-// NamespaceLister lists the namespaces that hold memories (admin).
-type NamespaceLister interface {
-	Namespaces(ctx context.Context) ([]string, error)
-}
 
 // Defaults of Config.
 const (
