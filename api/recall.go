@@ -100,16 +100,25 @@ type Fragment struct {
 
 // Components are the parts of a result's score, each in 0..1.
 type Components struct {
-	Relevance  float64 `json:"relevance"`
+	// Relevance is how well the memory matches the turn, from the signals below.
+	Relevance float64 `json:"relevance"`
+	// BM25 is the text score relative to the query's best match; Vector the cosine
+	// similarity of the best vector match; Phrase the share of the query's word pairs found
+	// as phrases; Activation the strength of spreading activation through the graph.
 	BM25       float64 `json:"bm25,omitempty"`
 	Vector     float64 `json:"vector,omitempty"`
+	Phrase     float64 `json:"phrase,omitempty"`
 	Activation float64 `json:"activation,omitempty"`
 	Confidence float64 `json:"confidence"`
-	Freshness  float64 `json:"freshness"`
+	// Freshness halves every 14 days of the memory's age.
+	Freshness float64 `json:"freshness"`
+	// Proximity is 1/(1+hops) to the focal entity, when one is given.
 	Proximity  float64 `json:"proximity,omitempty"`
 	Importance float64 `json:"importance"`
-	Novelty    float64 `json:"novelty"`
-	Volunteer  float64 `json:"volunteer,omitempty"`
+	// Novelty is 1 minus the penalty for being surfaced often lately.
+	Novelty float64 `json:"novelty"`
+	// Volunteer is the score a volunteered memory must bring over the threshold.
+	Volunteer float64 `json:"volunteer,omitempty"`
 }
 
 // RerankStatus says whether the LLM reranker ran and, if not, why: status is one of off,

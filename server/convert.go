@@ -168,6 +168,7 @@ func componentsToAPI(c *models.Components) *api.Components {
 		Relevance:  c.Relevance,
 		BM25:       c.BM25,
 		Vector:     c.Vector,
+		Phrase:     c.Phrase,
 		Activation: c.Activation,
 		Confidence: c.Confidence,
 		Freshness:  c.Freshness,
