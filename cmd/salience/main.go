@@ -57,7 +57,9 @@ func main() {
 	if cerr := m.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, flag.ErrHelp): // "salience eval locomo -h" printed its usage
+	case err != nil:
 		fmt.Fprintln(os.Stderr, "salience:", err)
 		os.Exit(exitError)
 	}
