@@ -13,9 +13,9 @@ import (
 // Run is what a job sees of its run: the clock, and checkpoints that survive the process so
 // an interrupted run resumes where it stopped.
 type Run struct {
-	s      *Scheduler
-	job    string
-	id     string
+	s       *Scheduler
+	job     string
+	id      string
 	trigger string
 }
 
