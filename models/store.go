@@ -27,6 +27,7 @@ type MemoryWrite struct {
 type SurfacingFilter struct {
 	Namespace      string
 	ConversationID string
+	TurnID         string // the surfacings of one turn (engagement's co_retrieved edges)
 	MemoryID       string
 	Since, Until   time.Time // on At, [Since, Until)
 	NoOutcome      bool      // only those without any event yet
@@ -80,6 +81,10 @@ type Tx interface {
 	GetSurfacing(ns, id string) (*Surfacing, error)
 	// PutSurfacing replaces an existing surfacing (to record its outcome).
 	PutSurfacing(s *Surfacing) error
+	// FindSurfacings lists surfacings matching f as Store.FindSurfacings does, seeing the
+	// transaction's own writes (engagement finds the other surfacings of a turn that were
+	// already used, to strengthen co_retrieved edges without losing a concurrent report).
+	FindSurfacings(f SurfacingFilter) ([]*Surfacing, error)
 	// InsertEvent appends an event to the log; EDUPLICATE when an event with its id exists in
 	// the namespace (the caller treats that as an idempotent replay).
 	InsertEvent(e *Event) error

@@ -53,9 +53,12 @@ type Surfacing struct {
 	ArmProb        float64    `json:"arm_probability,omitempty"`
 	Variant        string     `json:"variant,omitempty"`
 	Concepts       []string   `json:"concepts,omitempty"` // the context concepts of the turn
-	At             time.Time  `json:"at"`
-	Outcome        EventType  `json:"outcome,omitempty"` // the latest event, once known
-	OutcomeAt      time.Time  `json:"outcome_at,omitzero"`
+	// LatencyMS is the server-side time the recall call took up to recording its surfacings,
+	// for the retrieval-latency metric (all surfacings of a turn carry the same value).
+	LatencyMS float64   `json:"latency_ms,omitempty"`
+	At        time.Time `json:"at"`
+	Outcome   EventType `json:"outcome,omitempty"` // the latest event, once known
+	OutcomeAt time.Time `json:"outcome_at,omitzero"`
 }
 
 // EventType is what a bot did with a surfaced memory.

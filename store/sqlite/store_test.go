@@ -337,7 +337,7 @@ func TestMigrationsIdempotentOnReopen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(got, []string{"migrations/0001_init.sql"}) {
+		if !slices.Equal(got, []string{"migrations/0001_init.sql", "migrations/0002_surfacing_latency.sql"}) {
 			t.Fatalf("migrations = %v", got)
 		}
 		if err := s.Close(); err != nil {

@@ -11,12 +11,12 @@ import (
 )
 
 const surfacingColumns = `ns, id, conversation_id, turn_id, memory_id, mode, rank, score, components,
-	conversation_type, threshold, arm_probability, variant, concepts, at, outcome, outcome_at`
+	conversation_type, threshold, arm_probability, variant, concepts, at, outcome, outcome_at, latency_ms`
 
 func surfacingArgs(s *models.Surfacing) []any {
 	return []any{s.Namespace, s.ID, s.ConversationID, s.TurnID, s.MemoryID, string(s.Mode), s.Rank, s.Score,
 		encJSON(s.Components, s.Components == (models.Components{})), s.ConvType, s.Threshold, s.ArmProb, s.Variant,
-		encStrings(s.Concepts), encTime(s.At), string(s.Outcome), encTime(s.OutcomeAt)}
+		encStrings(s.Concepts), encTime(s.At), string(s.Outcome), encTime(s.OutcomeAt), s.LatencyMS}
 }
 
 func scanSurfacing(sc scanner) (*models.Surfacing, error) {
@@ -24,7 +24,7 @@ func scanSurfacing(sc scanner) (*models.Surfacing, error) {
 	var mode, components, concepts, outcome string
 	var at, outcomeAt int64
 	if err := sc.Scan(&s.Namespace, &s.ID, &s.ConversationID, &s.TurnID, &s.MemoryID, &mode, &s.Rank, &s.Score, &components,
-		&s.ConvType, &s.Threshold, &s.ArmProb, &s.Variant, &concepts, &at, &outcome, &outcomeAt); err != nil {
+		&s.ConvType, &s.Threshold, &s.ArmProb, &s.Variant, &concepts, &at, &outcome, &outcomeAt, &s.LatencyMS); err != nil {
 		return nil, err
 	}
 	s.Mode, s.Outcome = models.Mode(mode), models.EventType(outcome)
@@ -58,6 +58,9 @@ func validateSurfacing(s *models.Surfacing, field string) error {
 	if s.At.IsZero() {
 		return models.Invalid(field+".at", "at is required")
 	}
+	if !finite(s.LatencyMS) || s.LatencyMS < 0 {
+		return models.Invalid(field+".latency_ms", "latency must be a finite number of milliseconds, not negative")
+	}
 	if s.Outcome != "" && !s.Outcome.Valid() {
 		return models.Invalid(field+".outcome", "unknown outcome %q", s.Outcome)
 	}
@@ -88,7 +91,7 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 	}
 	return s.write(ctx, "record surfacings", func(tx *sql.Tx) (func(), error) {
 		if len(ss) > 0 {
-			ins, err := tx.PrepareContext(ctx, `INSERT INTO surfacings (`+surfacingColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			ins, err := tx.PrepareContext(ctx, `INSERT INTO surfacings (`+surfacingColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 			if err != nil {
 				return nil, err
 			}
@@ -141,6 +144,15 @@ func (s *Store) GetSurfacing(ctx context.Context, ns, id string) (*models.Surfac
 // FindSurfacings lists surfacings matching f, oldest first (by At, then id) unless f.Desc.
 // An empty f.Namespace matches every namespace. Limit 0 means 1000; EINVALID when negative.
 func (s *Store) FindSurfacings(ctx context.Context, f models.SurfacingFilter) ([]*models.Surfacing, error) {
+	return findSurfacings(ctx, s.rdb, f)
+}
+
+// querier is what the read pool and a transaction have in common.
+type querier interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}
+
+func findSurfacings(ctx context.Context, q querier, f models.SurfacingFilter) ([]*models.Surfacing, error) {
 	var where []string
 	var args []any
 	if f.Namespace != "" {
@@ -151,6 +163,9 @@ func (s *Store) FindSurfacings(ctx context.Context, f models.SurfacingFilter) ([
 	}
 	if f.ConversationID != "" {
 		where, args = append(where, "conversation_id = ?"), append(args, f.ConversationID)
+	}
+	if f.TurnID != "" {
+		where, args = append(where, "turn_id = ?"), append(args, f.TurnID)
 	}
 	if f.MemoryID != "" {
 		where, args = append(where, "memory_id = ?"), append(args, f.MemoryID)
@@ -175,11 +190,11 @@ func (s *Store) FindSurfacings(ctx context.Context, f models.SurfacingFilter) ([
 	if f.Desc {
 		order = "at DESC, id DESC"
 	}
-	q := `SELECT ` + surfacingColumns + ` FROM surfacings`
+	query := `SELECT ` + surfacingColumns + ` FROM surfacings`
 	if len(where) > 0 {
-		q += ` WHERE ` + strings.Join(where, " AND ")
+		query += ` WHERE ` + strings.Join(where, " AND ")
 	}
-	rows, err := s.rdb.QueryContext(ctx, q+` ORDER BY `+order+` LIMIT ?`, append(args, limit)...)
+	rows, err := q.QueryContext(ctx, query+` ORDER BY `+order+` LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, wrap(err, "find surfacings")
 	}

@@ -175,7 +175,7 @@ func (t *storeTx) PutSurfacing(sf *models.Surfacing) error {
 	// Same columns as the insert, minus the key (ns, id), then the key for WHERE.
 	res, err := t.tx.ExecContext(t.ctx, `UPDATE surfacings SET conversation_id = ?, turn_id = ?, memory_id = ?, mode = ?, rank = ?,
 		score = ?, components = ?, conversation_type = ?, threshold = ?, arm_probability = ?, variant = ?, concepts = ?, at = ?,
-		outcome = ?, outcome_at = ? WHERE ns = ? AND id = ?`, append(slices.Clone(args[2:]), args[0], args[1])...)
+		outcome = ?, outcome_at = ?, latency_ms = ? WHERE ns = ? AND id = ?`, append(slices.Clone(args[2:]), args[0], args[1])...)
 	if err != nil {
 		return wrap(err, "put surfacing")
 	}
@@ -183,6 +183,13 @@ func (t *storeTx) PutSurfacing(sf *models.Surfacing) error {
 		return notFound("surfacing %s not found", sf.ID)
 	}
 	return nil
+}
+
+func (t *storeTx) FindSurfacings(f models.SurfacingFilter) ([]*models.Surfacing, error) {
+	if t.done {
+		return nil, errTxDone
+	}
+	return findSurfacings(t.ctx, t.tx, f)
 }
 
 func (t *storeTx) InsertEvent(e *models.Event) error {

@@ -23,6 +23,7 @@ func testSurfacings(t *testing.T, open func(t *testing.T) models.Store) {
 	full.Components = models.Components{Relevance: 0.9, BM25: 0.4, Vector: 0.5, Confidence: 0.6, Freshness: 0.7, Importance: 0.5, Novelty: 1}
 	full.ConvType, full.Threshold, full.ArmProb, full.Variant = models.ConvDebugging, 0.6, 0.25, "treatment"
 	full.Concepts = []string{"berlin", "moving"}
+	full.LatencyMS = 3.25
 	state := &models.ConversationState{
 		Namespace: ns, ConversationID: "c1", Type: models.ConvDebugging, Turns: 3,
 		RecentTopics: []string{"berlin"}, MessageTimes: []time.Time{at(1), at(2).Add(5 * time.Millisecond)},
@@ -69,6 +70,8 @@ func testSurfacings(t *testing.T, open func(t *testing.T) models.Store) {
 			{"newest first", models.SurfacingFilter{Namespace: ns, Desc: true}, []string{"s3", "s2", "s1", "s-full"}},
 			{"conversation", models.SurfacingFilter{Namespace: ns, ConversationID: "c1"}, []string{"s-full", "s1", "s3"}},
 			{"memory", models.SurfacingFilter{Namespace: ns, MemoryID: "m1"}, []string{"s-full", "s2"}},
+			{"turn", models.SurfacingFilter{Namespace: ns, TurnID: "turn-s1"}, []string{"s1"}},
+			{"turn of another conversation", models.SurfacingFilter{Namespace: ns, ConversationID: "c2", TurnID: "turn-s1"}, nil},
 			{"since until", models.SurfacingFilter{Namespace: ns, Since: at(10), Until: at(30)}, []string{"s1", "s2"}},
 			{"limit", models.SurfacingFilter{Namespace: ns, Limit: 2, Desc: true}, []string{"s3", "s2"}},
 			{"other namespace", models.SurfacingFilter{Namespace: other}, []string{"s9"}},
@@ -239,6 +242,32 @@ func testUpdate(t *testing.T, open func(t *testing.T) models.Store) {
 		if len(pending) != 0 {
 			t.Fatalf("NoOutcome still lists %v", pending)
 		}
+		// Tx.FindSurfacings filters like Store.FindSurfacings and sees the transaction's writes.
+		mustNil(t, s.RecordSurfacings(ctx, []*models.Surfacing{surfacing(ns, "s2", "c1", "m1", 2), surfacing(other, "s3", "c1", "m1", 2)}, nil))
+		err = s.Update(ctx, func(tx models.Tx) error {
+			sf, err := tx.GetSurfacing(ns, "s2")
+			if err != nil {
+				return err
+			}
+			sf.Outcome, sf.OutcomeAt = models.EventUsed, at(8)
+			if err := tx.PutSurfacing(sf); err != nil {
+				return err
+			}
+			got, err := tx.FindSurfacings(models.SurfacingFilter{Namespace: ns, ConversationID: "c1", TurnID: "turn-s2"})
+			if err != nil {
+				return err
+			}
+			assertEqual(t, "Tx.FindSurfacings", got, []*models.Surfacing{sf})
+			all, err := tx.FindSurfacings(models.SurfacingFilter{Namespace: ns, MemoryID: "m1", Desc: true, Limit: 1})
+			if err != nil {
+				return err
+			}
+			assertEqual(t, "Tx.FindSurfacings newest", all, []*models.Surfacing{sf})
+			_, err = tx.FindSurfacings(models.SurfacingFilter{Namespace: ns, Limit: -1})
+			wantCode(t, err, models.EINVALID)
+			return nil
+		})
+		mustNil(t, err)
 		err = s.Update(ctx, func(tx models.Tx) error {
 			_, err := tx.GetSurfacing(other, "s1")
 			wantCode(t, err, models.ENOTFOUND)
