@@ -87,6 +87,7 @@ func (p *Pipeline) Recall(ctx context.Context, req *Request) (*Response, error) 
 	}
 	sw.lap("rank")
 
+	resp.LatencyMS = sw.total() // so far: what the surfacings record as the retrieval latency
 	if err := p.record(ctx, req, in, resp, results); err != nil {
 		return nil, err
 	}

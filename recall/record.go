@@ -67,7 +67,7 @@ func (p *Pipeline) record(ctx context.Context, req *Request, in *intake, resp *R
 			ID: ids.New(now), Namespace: req.Namespace, ConversationID: req.ConversationID,
 			TurnID: in.turnID, MemoryID: r.Memory.ID, Mode: mode, Rank: i + 1, Score: r.Score,
 			ConvType: in.convType, Threshold: resp.Threshold, Variant: resp.Variant,
-			Concepts: in.concepts, At: now,
+			Concepts: in.concepts, LatencyMS: resp.LatencyMS, At: now,
 		}
 		if r.Components != nil {
 			s.Components = *r.Components
