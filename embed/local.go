@@ -10,9 +10,10 @@ import (
 	"github.com/salience-ai/salience/nlp"
 )
 
-// DefaultLocalDims is the size of Local vectors when none is asked for: the size of the
-// small sentence-transformer models, so a namespace can switch embedders without resizing.
-const DefaultLocalDims = 384
+// DefaultLocalDims is the size of Local vectors when none is asked for. Exact search scans
+// every vector on each query, so size is latency: on LoCoMo 128, 256 and 384 dimensions
+// score within 0.005 recall@10 of each other, and 256 keeps 100k-memory recall in budget.
+const DefaultLocalDims = 256
 
 // Feature-group weights of Local. Each group's features are first scaled to unit length,
 // so a weight is the group's share of the vector before the final normalization, whatever

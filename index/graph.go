@@ -207,3 +207,63 @@ func (g *Graph) Neighbors(ids []string) []*models.Edge {
 	}
 	return out
 }
+
+// Strongest returns copies of, for each of ids, at most perNode of the edges touching it
+// whose type is in types (nil = all), heaviest first; equal weights keep adjacency (key)
+// order, so the answer is deterministic. An edge touching two of the ids is returned once.
+// It scans a hub's list without copying it: one float comparison per edge once the
+// selection is full of heavier or equal edges.
+func (g *Graph) Strongest(ids []string, perNode int, types map[models.EdgeType]bool) []*models.Edge {
+	if perNode <= 0 {
+		return nil
+	}
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	var out []*models.Edge
+	seen := map[*models.Edge]bool{}
+	sel := make([]*models.Edge, 0, perNode)
+	for _, id := range ids {
+		sel = sel[:0]
+		minAt := -1 // index of the lightest selected edge once sel is full
+		for _, e := range g.adj[id] {
+			if types != nil && !types[e.Type] {
+				continue
+			}
+			if len(sel) < perNode {
+				sel = append(sel, e)
+				if len(sel) == perNode {
+					minAt = lightest(sel)
+				}
+				continue
+			}
+			if e.Weight > sel[minAt].Weight {
+				// Replace the lightest; keep the rest in adjacency order by shifting.
+				copy(sel[minAt:], sel[minAt+1:])
+				sel[len(sel)-1] = e
+				minAt = lightest(sel)
+			}
+		}
+		slices.SortStableFunc(sel, func(a, b *models.Edge) int { return cmp.Compare(b.Weight, a.Weight) })
+		for _, e := range sel {
+			if seen[e] {
+				continue
+			}
+			seen[e] = true
+			c := *e
+			out = append(out, &c)
+		}
+	}
+	return out
+}
+
+// lightest returns the index of the last edge with the smallest weight, so that among
+// equal weights the earliest in adjacency order stay selected.
+func lightest(sel []*models.Edge) int {
+	m := 0
+	for i := 1; i < len(sel); i++ {
+		if sel[i].Weight <= sel[m].Weight {
+			m = i
+		}
+	}
+	return m
+}

@@ -121,6 +121,11 @@ type Store interface {
 
 	// Neighbors returns every edge touching any of the node ids, in either direction.
 	Neighbors(ctx context.Context, ns string, ids []string) ([]*Edge, error)
+	// StrongestNeighbors is Neighbors bounded for hot paths: for each node id, at most
+	// perNode of the edges touching it whose type is in types (empty = every type), the
+	// strongest first (by weight; equal weights keep Neighbors' order). An edge touching two
+	// of the ids is returned once. A hub's thousands of edges cost a scan, not a copy.
+	StrongestNeighbors(ctx context.Context, ns string, ids []string, perNode int, types []EdgeType) ([]*Edge, error)
 	// GetConcepts returns the concepts with these normalized names that exist.
 	GetConcepts(ctx context.Context, ns string, names []string) ([]*Concept, error)
 	// ScanEdges returns up to limit edges of the namespace ordered by key, after the key
@@ -132,7 +137,8 @@ type Store interface {
 	Namespaces(ctx context.Context) ([]string, error)
 
 	// RecordSurfacings stores the surfacings of one turn and the conversation's new state
-	// (state may be nil) atomically.
+	// (state may be nil) atomically, and counts each surfacing on its memory:
+	// SurfaceCount + 1, LastSurfaced = the surfacing's At (a missing memory is skipped).
 	RecordSurfacings(ctx context.Context, ss []*Surfacing, state *ConversationState) error
 	// GetSurfacing returns one surfacing; ENOTFOUND when missing.
 	GetSurfacing(ctx context.Context, ns, id string) (*Surfacing, error)

@@ -181,6 +181,31 @@ func (p *Pipeline) fuse(cs *candidates, textHits []models.Hit) {
 	}
 }
 
+// Bounds of lending: the strongest seeds lend, along their strongest memory edges.
+const (
+	maxLendSeeds = 64
+	maxLendEdges = 8
+)
+
+var lendTypes = []models.EdgeType{models.EdgeTemporal, models.EdgeCoRetrieved}
+
+// strongest returns the n strongest entries of m (ties by id).
+func strongest(m map[string]float64, n int) map[string]float64 {
+	if len(m) <= n {
+		return m
+	}
+	ids := make([]string, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return m[ids[i]] > m[ids[j]] || (m[ids[i]] == m[ids[j]] && ids[i] < ids[j]) })
+	out := make(map[string]float64, n)
+	for _, id := range ids[:n] {
+		out[id] = m[id]
+	}
+	return out
+}
+
 // memoryEdges are the edges relevance flows along between memories: a strong match lends
 // relevance to its neighbours in the conversation (temporal) and to the memories it was
 // used together with (co_retrieved, learned from engagement).
@@ -196,7 +221,7 @@ var memoryEdges = map[models.EdgeType]float64{
 // memory-to-memory edges. A memory's activation is the sum of both.
 func (p *Pipeline) associate(ctx context.Context, req *Request, in *intake, cs *candidates, concepts []*models.Concept) error {
 	next := func(ctx context.Context, ids []string) ([]*models.Edge, error) {
-		return p.store.Neighbors(ctx, req.Namespace, ids)
+		return p.store.StrongestNeighbors(ctx, req.Namespace, ids, graph.DefaultMaxFanout, nil)
 	}
 	act := map[string]float64{}
 	if len(concepts) > 0 {
@@ -208,7 +233,7 @@ func (p *Pipeline) associate(ctx context.Context, req *Request, in *intake, cs *
 		for _, c := range concepts {
 			seeds[models.ConceptID(c.Name)] = specificity(c.Mentions, nodes)
 		}
-		a, err := graph.Spread(ctx, seeds, next, graph.SpreadOptions{MaxHops: 1, MaxFanout: 256})
+		a, err := graph.Spread(ctx, seeds, next, graph.SpreadOptions{MaxHops: 1})
 		if err != nil {
 			return err
 		}
@@ -229,7 +254,7 @@ func (p *Pipeline) associate(ctx context.Context, req *Request, in *intake, cs *
 			seeds[id] = math.Min(1, v)
 		}
 	}
-	lent, err := p.lend(ctx, req.Namespace, seeds)
+	lent, err := p.lend(ctx, req.Namespace, strongest(seeds, maxLendSeeds))
 	if err != nil {
 		return err
 	}
@@ -276,7 +301,7 @@ func (p *Pipeline) lend(ctx context.Context, ns string, seeds map[string]float64
 			frontier = append(frontier, id)
 		}
 		sort.Strings(frontier) // deterministic float sums
-		edges, err := p.store.Neighbors(ctx, ns, frontier)
+		edges, err := p.store.StrongestNeighbors(ctx, ns, frontier, maxLendEdges, lendTypes)
 		if err != nil {
 			return nil, err
 		}

@@ -45,7 +45,7 @@ func (p *Pipeline) recentlySurfaced(ctx context.Context, req *Request) (map[stri
 // focalDistances returns hop counts from the focal entity's concept node, up to 3 hops.
 func (p *Pipeline) focalDistances(ctx context.Context, ns, focal string) (map[string]int, error) {
 	next := func(ctx context.Context, ids []string) ([]*models.Edge, error) {
-		return p.store.Neighbors(ctx, ns, ids)
+		return p.store.StrongestNeighbors(ctx, ns, ids, graph.DefaultMaxFanout, nil)
 	}
 	return graph.Distances(ctx, []string{models.ConceptID(focal)}, next, 3)
 }
@@ -97,25 +97,7 @@ func (p *Pipeline) record(ctx context.Context, req *Request, in *intake, resp *R
 	if err := p.store.RecordSurfacings(ctx, ss, state); err != nil {
 		return err
 	}
-	if len(ss) == 0 {
-		return nil
-	}
-	return p.store.Update(ctx, func(tx models.Tx) error {
-		for _, s := range ss {
-			m, err := tx.GetMemory(req.Namespace, s.MemoryID)
-			if models.ErrorCode(err) == models.ENOTFOUND {
-				continue // deleted meanwhile
-			} else if err != nil {
-				return err
-			}
-			m.SurfaceCount++
-			m.LastSurfaced = now
-			if err := tx.PutMemory(m); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return nil
 }
 
 // advance moves a conversation's state by one turn.

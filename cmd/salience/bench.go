@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"sort"
 	"sync"
 	"time"
@@ -44,6 +46,8 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	data := fs.String("data", "", "keep the corpus in this directory and reuse it next time (default: a temporary one)")
 	dims := fs.Int("dims", 0, "local embedder dimensions (0 = default)")
 	seed := fs.Uint64("seed", 1, "corpus and query seed")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed recall calls to this file")
+	memprofile := fs.String("memprofile", "", "write an allocation profile after the timed recall calls to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -105,6 +109,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	rebuild := time.Since(start)
+	runtime.GC() // as serve does: collect the rebuild's garbage before serving
 	fmt.Fprintf(stdout, "reopened and rebuilt indexes in %.2fs\n", rebuild.Seconds())
 
 	p := recall.New(st, emb, recall.Options{})
@@ -136,6 +141,17 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		results  int
 		next     int
 	)
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	start = time.Now()
 	for w := 0; w < *conc; w++ {
 		wg.Add(1)
@@ -162,6 +178,16 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	wg.Wait()
 	wall := time.Since(start)
+	if *memprofile != "" {
+		f, err := os.Create(*memprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+			return err
+		}
+	}
 	if firstErr != nil {
 		return firstErr
 	}

@@ -124,9 +124,11 @@ func (s *Store) GetConcepts(ctx context.Context, ns string, names []string) ([]*
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
-	var norm []string
+	norm := make([]string, 0, len(names))
+	seen := make(map[string]bool, len(names))
 	for _, n := range names {
-		if n = models.NormalizeConcept(n); n != "" && !slices.Contains(norm, n) {
+		if n = models.NormalizeConcept(n); n != "" && !seen[n] {
+			seen[n] = true
 			norm = append(norm, n)
 		}
 	}

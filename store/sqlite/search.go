@@ -583,3 +583,26 @@ func (s *Store) Neighbors(ctx context.Context, ns string, ids []string) ([]*mode
 	}
 	return graph.Neighbors(ids), nil
 }
+
+// StrongestNeighbors returns, per node, at most perNode of its edges of the given types,
+// heaviest first (see models.Store). EUNAVAILABLE before Rebuild.
+func (s *Store) StrongestNeighbors(ctx context.Context, ns string, ids []string, perNode int, types []models.EdgeType) ([]*models.Edge, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if !s.ready.Load() {
+		return nil, unavailable()
+	}
+	_, _, graph := s.indexes(ns)
+	if graph == nil || len(ids) == 0 || perNode <= 0 {
+		return nil, nil
+	}
+	var set map[models.EdgeType]bool
+	if len(types) > 0 {
+		set = make(map[models.EdgeType]bool, len(types))
+		for _, t := range types {
+			set[t] = true
+		}
+	}
+	return graph.Strongest(ids, perNode, set), nil
+}

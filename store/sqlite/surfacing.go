@@ -96,11 +96,19 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 				return nil, err
 			}
 			defer ins.Close()
+			bump, err := tx.PrepareContext(ctx, `UPDATE memories SET surface_count = surface_count + 1, last_surfaced = ? WHERE ns = ? AND id = ?`)
+			if err != nil {
+				return nil, err
+			}
+			defer bump.Close()
 			for _, sf := range ss {
 				if _, err := ins.ExecContext(ctx, surfacingArgs(sf)...); err != nil {
 					if isConstraintUnique(err) {
 						return nil, models.Errorf(models.ECONFLICT, "surfacing %s exists", sf.ID)
 					}
+					return nil, err
+				}
+				if _, err := bump.ExecContext(ctx, encTime(sf.At), sf.Namespace, sf.MemoryID); err != nil {
 					return nil, err
 				}
 			}
@@ -116,8 +124,28 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 				return nil, err
 			}
 		}
-		return nil, nil
+		return func() { s.bumpSurfaced(ss) }, nil
 	})
+}
+
+// bumpSurfaced moves the cached counters of surfaced memories as RecordSurfacings did in SQL.
+func (s *Store) bumpSurfaced(ss []*models.Surfacing) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sf := range ss {
+		sp := s.spaces[sf.Namespace]
+		if sp == nil {
+			continue
+		}
+		old, ok := sp.mems[sf.MemoryID]
+		if !ok {
+			continue
+		}
+		n := *old
+		n.SurfaceCount++
+		n.LastSurfaced = sf.At
+		sp.mems[sf.MemoryID] = &n
+	}
 }
 
 func getSurfacing(ctx context.Context, q interface {

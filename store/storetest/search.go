@@ -203,6 +203,36 @@ func testNeighbors(t *testing.T, open func(t *testing.T) models.Store) {
 	})
 }
 
+func testStrongestNeighbors(t *testing.T, open func(t *testing.T) models.Store) {
+	s := open(t)
+	graphFixture(t, s)
+	t.Run("OK", func(t *testing.T) {
+		// c:cat has relation 0.4, then two mentions of 0.3 (m1 before m2 in key order).
+		es, err := s.StrongestNeighbors(ctx, ns, []string{"c:cat"}, 2, nil)
+		mustNil(t, err)
+		assertIDs(t, "two strongest of c:cat", edgeKeys(es), []string{"c:cat-relation->c:dog", "m1-mentions->c:cat"})
+		es, err = s.StrongestNeighbors(ctx, ns, []string{"m1", "m2"}, 5, []models.EdgeType{models.EdgeTemporal})
+		mustNil(t, err)
+		assertIDs(t, "temporal only, once", edgeKeys(es), []string{"m1-temporal->m2"})
+		es, err = s.StrongestNeighbors(ctx, ns, []string{"c:cat"}, 0, nil)
+		mustNil(t, err)
+		if len(es) != 0 {
+			t.Fatalf("perNode 0 gave %d edges", len(es))
+		}
+	})
+	t.Run("Isolation", func(t *testing.T) {
+		es, err := s.StrongestNeighbors(ctx, other, []string{"c:cat"}, 10, nil)
+		mustNil(t, err)
+		if len(es) != 1 || es[0].Weight != 0.9 {
+			t.Fatalf("other namespace's strongest neighbours = %+v", es)
+		}
+	})
+	t.Run("ErrInvalid", func(t *testing.T) {
+		_, err := s.StrongestNeighbors(ctx, "", []string{"m1"}, 3, nil)
+		wantCode(t, err, models.EINVALID)
+	})
+}
+
 func testScanEdges(t *testing.T, open func(t *testing.T) models.Store) {
 	s := open(t)
 	w := write(mem(ns, "a", "a", at(0)))

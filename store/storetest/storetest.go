@@ -42,6 +42,7 @@ func Run(t *testing.T, open func(t *testing.T) models.Store) {
 		{"SearchText", testSearchText},
 		{"SearchVector", testSearchVector},
 		{"Neighbors", testNeighbors},
+		{"StrongestNeighbors", testStrongestNeighbors},
 		{"ScanEdges", testScanEdges},
 		{"GraphStats", testGraphStats},
 		{"Namespaces", testNamespaces},

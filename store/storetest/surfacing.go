@@ -105,6 +105,21 @@ func testSurfacings(t *testing.T, open func(t *testing.T) models.Store) {
 		wantCode(t, s.RecordSurfacings(ctx, []*models.Surfacing{bad}, nil), models.EINVALID)
 		wantCode(t, s.RecordSurfacings(ctx, []*models.Surfacing{surfacing("", "s-bad", "c1", "m1", 1)}, nil), models.EINVALID)
 	})
+	t.Run("CountsOnMemory", func(t *testing.T) {
+		mustCreate(t, s, write(mem(ns, "m-count", "counted", at(0))))
+		mustNil(t, s.RecordSurfacings(ctx, []*models.Surfacing{surfacing(ns, "sc1", "c9", "m-count", 60)}, nil))
+		mustNil(t, s.RecordSurfacings(ctx, []*models.Surfacing{surfacing(ns, "sc2", "c9", "m-count", 70)}, nil))
+		m, err := s.GetMemory(ctx, ns, "m-count")
+		mustNil(t, err)
+		if m.SurfaceCount != 2 || !m.LastSurfaced.Equal(at(70)) {
+			t.Fatalf("after two surfacings: count %d, last %v; want 2, %v", m.SurfaceCount, m.LastSurfaced, at(70))
+		}
+		ms, err := s.GetMemories(ctx, ns, []string{"m-count"})
+		mustNil(t, err)
+		if len(ms) != 1 || ms[0].SurfaceCount != 2 {
+			t.Fatalf("GetMemories disagrees with GetMemory: %+v", ms)
+		}
+	})
 }
 
 func testUpdate(t *testing.T, open func(t *testing.T) models.Store) {
