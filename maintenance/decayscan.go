@@ -1,0 +1,165 @@
+package maintenance
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/salience-ai/salience/decay"
+	"github.com/salience-ai/salience/models"
+)
+
+// candidate is a due memory found by the decay scan.
+type candidate struct {
+	ID    string    `json:"id"`
+	Due   time.Time `json:"due"`
+	Score float64   `json:"score"`
+}
+
+// scanCursor is decay-scan's checkpoint: the namespace in progress, how far its memories
+// were read, and the best candidates so far (so a resumed scan keeps the same top of the
+// queue). Done means the namespace's queue was written.
+type scanCursor struct {
+	NS   string      `json:"ns"`
+	Pos  position    `json:"pos"`
+	Top  []candidate `json:"top,omitempty"`
+	Done bool        `json:"done,omitempty"`
+}
+
+// DecayScan is the decay-scan job: for each namespace it walks the memories in batches, asks
+// the namespace's decay policy which are due at the run's now, and makes the namespace's
+// resurfacing queue exactly its QueueCap most overdue due memories (highest score first):
+// those are enqueued (keeping their first QueuedAt), anything else queued is dequeued — a
+// memory used since, dismissed since, deleted, or pushed out by more overdue ones. Never
+// queued: chunks, sensitive memories (never volunteered ambiently), facts that stopped being
+// true, and memories whose dismissal cooldown has not ended. Running it twice at one time
+// gives the same queue. Items is the number of memories queued.
+func (s *Service) DecayScan(ctx context.Context, run Run) (int, error) {
+	now := run.Now().UTC()
+	var cur scanCursor
+	if _, err := loadCheckpoint(run, "cursor", &cur); err != nil {
+		return 0, err
+	}
+	nss, err := s.namespaces(ctx, cur.NS)
+	if err != nil {
+		return 0, err
+	}
+	items := 0
+	for _, ns := range nss {
+		if ns != cur.NS {
+			cur = scanCursor{NS: ns}
+		}
+		if cur.Done {
+			continue
+		}
+		n, err := s.scanNamespace(ctx, run, &cur, now)
+		items += n
+		if err != nil {
+			return items, err
+		}
+	}
+	return items, saveCheckpoint(run, "cursor", nil)
+}
+
+// scanNamespace finishes the scan of cur.NS from cur.Pos.
+func (s *Service) scanNamespace(ctx context.Context, run Run, cur *scanCursor, now time.Time) (int, error) {
+	ns := cur.NS
+	pol := s.policy(ns)
+	err := s.walkMemories(ctx, ns, cur.Pos, func(ms []*models.Memory, last position) error {
+		for _, m := range ms {
+			if c, ok := dueCandidate(pol, m, now); ok {
+				cur.Top = pushTop(cur.Top, c, s.queueCap)
+			}
+		}
+		cur.Pos = last
+		return saveCheckpoint(run, "cursor", cur)
+	})
+	if err != nil {
+		return 0, err
+	}
+	if err := s.replaceQueue(ctx, ns, cur.Top, now); err != nil {
+		return 0, err
+	}
+	n := len(cur.Top)
+	*cur = scanCursor{NS: ns, Done: true}
+	s.log.Info("decay-scan: namespace queued", "namespace", ns, "policy", pol.Name(), "queued", n)
+	return n, saveCheckpoint(run, "cursor", cur)
+}
+
+// dueCandidate decides whether m belongs in the resurfacing queue at now.
+func dueCandidate(pol decay.Policy, m *models.Memory, now time.Time) (candidate, bool) {
+	switch {
+	case m.IsChunk(), m.Sensitive, !m.ValidNow(now):
+		return candidate{}, false
+	case now.Before(m.Schedule.CooldownTo):
+		// The policies already keep NextDue after the cooldown; checked here too because a
+		// dismissed memory coming back early is the one mistake a user notices.
+		return candidate{}, false
+	}
+	due, score := pol.Due(m, now)
+	if !due || score != score {
+		return candidate{}, false
+	}
+	return candidate{ID: m.ID, Due: pol.NextDue(m), Score: score}, true
+}
+
+// pushTop inserts c into top, kept sorted by score (highest first, then id) and at most
+// limit long.
+func pushTop(top []candidate, c candidate, limit int) []candidate {
+	i, _ := slices.BinarySearchFunc(top, c, compareCandidates)
+	if i >= limit {
+		return top
+	}
+	top = slices.Insert(top, i, c)
+	if len(top) > limit {
+		top = top[:limit]
+	}
+	return top
+}
+
+func compareCandidates(a, b candidate) int {
+	switch {
+	case a.Score > b.Score:
+		return -1
+	case a.Score < b.Score:
+		return 1
+	case a.ID < b.ID:
+		return -1
+	case a.ID > b.ID:
+		return 1
+	}
+	return 0
+}
+
+// replaceQueue makes ns's queue exactly top: queued items not in top are removed, items of
+// top are added or updated, keeping the QueuedAt of those already queued.
+func (s *Service) replaceQueue(ctx context.Context, ns string, top []candidate, now time.Time) error {
+	queued, err := s.store.Queue(ctx, ns, 0)
+	if err != nil {
+		return err
+	}
+	since := make(map[string]time.Time, len(queued))
+	for _, it := range queued {
+		since[it.MemoryID] = it.QueuedAt
+	}
+	keep := make(map[string]bool, len(top))
+	items := make([]*models.ResurfaceItem, len(top))
+	for i, c := range top {
+		keep[c.ID] = true
+		at, ok := since[c.ID]
+		if !ok || at.IsZero() {
+			at = now
+		}
+		items[i] = &models.ResurfaceItem{Namespace: ns, MemoryID: c.ID, DueAt: c.Due, Score: c.Score, QueuedAt: at}
+	}
+	var drop []string
+	for _, it := range queued {
+		if !keep[it.MemoryID] {
+			drop = append(drop, it.MemoryID)
+		}
+	}
+	if err := s.store.Dequeue(ctx, ns, drop); err != nil {
+		return err
+	}
+	return s.store.Enqueue(ctx, items)
+}

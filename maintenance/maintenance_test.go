@@ -1,0 +1,620 @@
+package maintenance_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/salience-ai/salience/decay"
+	"github.com/salience-ai/salience/ingest"
+	"github.com/salience-ai/salience/maintenance"
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/store/sqlite"
+)
+
+// The jobs run over the real SQLite store; fakeRun stands in for jobs.Run so a test sets
+// the clock and can cut a run short after a number of checkpoints.
+
+var t0 = time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC) // a Wednesday
+
+const day = 24 * time.Hour
+
+// fakeRun is a jobs.Run with a fixed clock and in-memory checkpoints. With stopAfter > 0 it
+// cancels the run's context once that many checkpoints were saved, as a shutdown would.
+type fakeRun struct {
+	now       time.Time
+	mu        sync.Mutex
+	state     map[string]string
+	saves     int
+	stopAfter int
+	cancel    context.CancelFunc
+}
+
+func newRun(now time.Time) *fakeRun { return &fakeRun{now: now, state: map[string]string{}} }
+
+func (r *fakeRun) Now() time.Time { return r.now }
+
+func (r *fakeRun) Checkpoint(key string) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.state[key], nil
+}
+
+func (r *fakeRun) SetCheckpoint(key, value string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.state[key] = value
+	r.saves++
+	if r.stopAfter > 0 && r.saves >= r.stopAfter && r.cancel != nil {
+		r.cancel()
+	}
+	return nil
+}
+
+// at returns a context for one run of r at now, cancelled after stopAfter checkpoints.
+func (r *fakeRun) at(now time.Time, stopAfter int) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	r.mu.Lock()
+	r.now, r.saves, r.stopAfter, r.cancel = now, 0, stopAfter, cancel
+	r.mu.Unlock()
+	return ctx
+}
+
+// countingStore counts the memories the jobs read.
+type countingStore struct {
+	*sqlite.Store
+	mu   sync.Mutex
+	read int
+}
+
+func (c *countingStore) FindMemories(ctx context.Context, f models.MemoryFilter) ([]*models.Memory, int, error) {
+	ms, n, err := c.Store.FindMemories(ctx, f)
+	c.mu.Lock()
+	c.read += len(ms)
+	c.mu.Unlock()
+	return ms, n, err
+}
+
+func (c *countingStore) reads() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.read
+	c.read = 0
+	return n
+}
+
+type env struct {
+	st  *countingStore
+	ing *ingest.Service
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.Rebuild(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return &env{st: &countingStore{Store: st}, ing: ingest.New(st, nil, ingest.Options{Now: func() time.Time { return t0 }})}
+}
+
+// add stores memories in ns and returns their ids by content.
+func (e *env) add(t *testing.T, ns string, ms ...*models.Memory) map[string]string {
+	t.Helper()
+	out, err := e.ing.Ingest(context.Background(), ns, ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]string{}
+	for _, m := range out {
+		ids[m.Content] = m.ID
+	}
+	return ids
+}
+
+// edit changes a stored memory's metadata.
+func (e *env) edit(t *testing.T, ns, id string, fn func(m *models.Memory)) {
+	t.Helper()
+	err := e.st.Update(context.Background(), func(tx models.Tx) error {
+		m, err := tx.GetMemory(ns, id)
+		if err != nil {
+			return err
+		}
+		fn(m)
+		return tx.PutMemory(m)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (e *env) memory(t *testing.T, ns, id string) *models.Memory {
+	t.Helper()
+	m, err := e.st.GetMemory(context.Background(), ns, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// queue returns ns's queue as "content@score" lines, highest score first.
+func (e *env) queue(t *testing.T, ns string, ids map[string]string) []*models.ResurfaceItem {
+	t.Helper()
+	q, err := e.st.Queue(context.Background(), ns, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+func names(q []*models.ResurfaceItem, ids map[string]string) []string {
+	byID := map[string]string{}
+	for c, id := range ids {
+		byID[id] = c
+	}
+	var out []string
+	for _, it := range q {
+		out = append(out, byID[it.MemoryID])
+	}
+	return out
+}
+
+func mem(content string) *models.Memory {
+	return &models.Memory{Kind: models.KindFact, Content: content, CreatedAt: t0}
+}
+
+func linear(t *testing.T) func(string) decay.Policy {
+	t.Helper()
+	p, err := decay.PolicyByName(decay.PolicyLinear)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(string) decay.Policy { return p }
+}
+
+// TestDecayScanQueuesTheDueMemories uses the linear policy (due 0.7·(n+1) days after the
+// last use; score = days since last use / (n+1)) so every number can be checked by hand.
+func TestDecayScanQueuesTheDueMemories(t *testing.T) {
+	e := newEnv(t)
+	ids := e.add(t, "a",
+		mem("never used"), mem("used once at t0"), mem("used three times"), mem("used once a day before t0"),
+		mem("dismissed, cooling down"), &models.Memory{Kind: models.KindFact, Content: "sensitive", CreatedAt: t0, Sensitive: true},
+		&models.Memory{Kind: models.KindFact, Content: "no longer true", CreatedAt: t0, InvalidAt: t0.Add(day)},
+		mem("long memory "+strings.Repeat("with many words to chunk ", 60)))
+	e.add(t, "b", mem("another namespace"))
+	e.edit(t, "a", ids["used once at t0"], func(m *models.Memory) { m.UsageCount, m.LastUsed = 1, t0 })
+	e.edit(t, "a", ids["used three times"], func(m *models.Memory) { m.UsageCount, m.LastUsed = 3, t0 })
+	e.edit(t, "a", ids["used once a day before t0"], func(m *models.Memory) { m.UsageCount, m.LastUsed = 1, t0.Add(-day) })
+	e.edit(t, "a", ids["dismissed, cooling down"], func(m *models.Memory) { m.Schedule.CooldownTo = t0.Add(5 * day) })
+
+	s := maintenance.New(e.st, maintenance.Options{Policy: linear(t), QueueCap: 3})
+	run := newRun(t0.Add(2 * day))
+	n, err := s.DecayScan(run.at(t0.Add(2*day), 0), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// never used: 2 days / 1 = 2; used a day before: 3/2 = 1.5; used at t0: 2/2 = 1; the
+	// long memory (never used) ties the first at 2 and sorts by id. Cap 3 leaves one out.
+	q := e.queue(t, "a", ids)
+	long := "long memory " + strings.Repeat("with many words to chunk ", 60)
+	want := []string{"never used", long}
+	if ids["never used"] > ids[long] {
+		want = []string{long, "never used"}
+	}
+	want = append(want, "used once a day before t0")
+	if got := names(q, ids); !slices.Equal(got, want) || n != 4 {
+		t.Fatalf("queue = %q (items %d), want %q and 4 items (3 in a, 1 in b)", got, n, want)
+	}
+	if q[0].Score != 2 || q[2].Score != 1.5 || !q[2].DueAt.Equal(t0.Add(-day).Add(time.Duration(1.4*float64(day)))) ||
+		!q[0].QueuedAt.Equal(t0.Add(2*day)) {
+		t.Errorf("items = %+v %+v %+v", q[0], q[1], q[2])
+	}
+	if qb := e.queue(t, "b", nil); len(qb) != 1 || qb[0].Namespace != "b" {
+		t.Errorf("queue of b = %+v", qb)
+	}
+
+	// Later: a bigger cap lets "used once at t0" in; the memory that was used meanwhile
+	// leaves the queue; those still queued keep the time they were first queued.
+	e.edit(t, "a", ids["never used"], func(m *models.Memory) { m.UsageCount, m.LastUsed = 1, t0.Add(2*day) })
+	s = maintenance.New(e.st, maintenance.Options{Policy: linear(t)})
+	later := t0.Add(2*day + time.Hour)
+	if _, err := s.DecayScan(run.at(later, 0), run); err != nil {
+		t.Fatal(err)
+	}
+	q = e.queue(t, "a", ids)
+	if got := names(q, ids); !slices.Equal(got, []string{long, "used once a day before t0", "used once at t0"}) {
+		t.Fatalf("queue after use = %q", got)
+	}
+	if !q[0].QueuedAt.Equal(t0.Add(2*day)) || !q[2].QueuedAt.Equal(later) {
+		t.Errorf("queued at: %v, %v", q[0].QueuedAt, q[2].QueuedAt)
+	}
+	if cp := run.state["cursor"]; cp != "" {
+		t.Errorf("checkpoint after a complete scan = %q", cp)
+	}
+	// The same scan again at the same time changes nothing.
+	before, _ := json.Marshal(q)
+	if _, err := s.DecayScan(run.at(later, 0), run); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := json.Marshal(e.queue(t, "a", ids))
+	if string(before) != string(after) {
+		t.Errorf("a second scan changed the queue:\n%s\n%s", before, after)
+	}
+	// Once the cooldown ends, the dismissed memory is due again.
+	if _, err := s.DecayScan(run.at(t0.Add(5*day), 0), run); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(e.queue(t, "a", ids), ids); !slices.Contains(got, "dismissed, cooling down") || slices.Contains(got, "sensitive") ||
+		slices.Contains(got, "no longer true") {
+		t.Errorf("queue after the cooldown = %q", got)
+	}
+}
+
+// TestDecayScanResumes cuts a scan short after two batches and checks that the next run
+// reads only what is left and ends with the queue an uninterrupted scan gives.
+func TestDecayScanResumes(t *testing.T) {
+	e := newEnv(t)
+	var ms []*models.Memory
+	for i := range 9 {
+		ms = append(ms, &models.Memory{Kind: models.KindFact, Content: fmt.Sprintf("memory %d", i), CreatedAt: t0.Add(-time.Duration(i) * day)})
+	}
+	ids := e.add(t, "a", ms...)
+	e.add(t, "b", mem("b memory"))
+	e.st.reads()
+	s := maintenance.New(e.st, maintenance.Options{Policy: linear(t), BatchSize: 2, QueueCap: 4})
+	run := newRun(t0)
+	now := t0.Add(time.Hour)
+	n, err := s.DecayScan(run.at(now, 2), run)
+	if err == nil || n != 0 {
+		t.Fatalf("interrupted scan = %d, %v; want the context's error", n, err)
+	}
+	if got := e.st.reads(); got != 4 {
+		t.Errorf("memories read before the interruption = %d, want 4", got)
+	}
+	if q := e.queue(t, "a", ids); len(q) != 0 {
+		t.Errorf("an unfinished scan wrote the queue: %+v", q)
+	}
+	var cp struct {
+		NS  string
+		Top []struct{ ID string }
+	}
+	if err := json.Unmarshal([]byte(run.state["cursor"]), &cp); err != nil || cp.NS != "a" || len(cp.Top) != 4 {
+		t.Fatalf("checkpoint = %s", run.state["cursor"])
+	}
+	n, err = s.DecayScan(run.at(now, 0), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The oldest are the most overdue; b's memory, created at t0, is not due yet.
+	if got := names(e.queue(t, "a", ids), ids); !slices.Equal(got, []string{"memory 8", "memory 7", "memory 6", "memory 5"}) || n != 4 {
+		t.Errorf("queue = %q, items %d", got, n)
+	}
+	if got := e.st.reads(); got != 1+5+1 {
+		t.Errorf("memories read by the resumed run = %d, want the checkpoint's own, the 5 left in a and 1 in b", got)
+	}
+}
+
+// TestDecayScanPagesThroughTies: memories created at the same instant are still each read
+// once when they fill several pages.
+func TestDecayScanPagesThroughTies(t *testing.T) {
+	e := newEnv(t)
+	var ms []*models.Memory
+	for i := range 7 {
+		ms = append(ms, mem(fmt.Sprintf("tie %d", i)))
+	}
+	e.add(t, "a", ms...)
+	s := maintenance.New(e.st, maintenance.Options{Policy: linear(t), BatchSize: 2})
+	run := newRun(t0)
+	n, err := s.DecayScan(run.at(t0.Add(day), 0), run)
+	if err != nil || n != 7 {
+		t.Fatalf("scan = %d, %v; want all 7 queued", n, err)
+	}
+}
+
+func TestEdgeDecayIsIdempotentWithinThirtyDays(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	ids := e.add(t, "a", mem("Ada writes the compiler"), mem("Grace writes the manual"))
+	ada, grace := ids["Ada writes the compiler"], ids["Grace writes the manual"]
+	idle := t0.Add(-200 * day)
+	learned := []*models.Edge{
+		{Namespace: "a", From: ada, To: models.ConceptID("compilers"), Type: models.EdgeMentions, Weight: 0.5, CoOccurrences: 3, LastCoOccurred: idle},
+		{Namespace: "a", From: ada, To: grace, Type: models.EdgeCoRetrieved, Weight: 0.12, CoOccurrences: 1, LastCoOccurred: idle},
+		{Namespace: "a", From: grace, To: models.ConceptID("manuals"), Type: models.EdgeMentions, Weight: 0.9, CoOccurrences: 9, LastCoOccurred: t0.Add(-10 * day)},
+	}
+	err := e.st.Update(ctx, func(tx models.Tx) error {
+		for _, ed := range learned {
+			if err := tx.PutEdge(ed); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	weights := func() map[string]float64 {
+		out := map[string]float64{}
+		var after models.EdgeKey
+		for {
+			es, err := e.st.ScanEdges(ctx, "a", after, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ed := range es {
+				out[ed.From+" "+ed.To+" "+string(ed.Type)] = ed.Weight
+			}
+			if len(es) < 100 {
+				return out
+			}
+			after = es[len(es)-1].Key()
+		}
+	}
+	before := weights()
+	s := maintenance.New(e.st, maintenance.Options{BatchSize: 3})
+	run := newRun(t0)
+	for _, step := range []struct {
+		at      time.Time
+		items   int
+		ada     float64 // the idle mentions edge
+		pair    float64 // the idle co_retrieved edge, at its floor
+		manuals float64 // the edge that co-occurred 10 days before t0
+	}{
+		{t0, 2, 0.45, 0.1, 0.9},
+		{t0, 0, 0.45, 0.1, 0.9},                 // the same moment again
+		{t0.Add(29 * day), 0, 0.45, 0.1, 0.9},   // within 30 days of the last decay
+		{t0.Add(30 * day), 1, 0.40, 0.1, 0.9},   // one more step; the floor holds
+		{t0.Add(30 * day), 0, 0.40, 0.1, 0.9},   // and again nothing
+		{t0.Add(365 * day), 2, 0.35, 0.1, 0.85}, // a year on: one step per run, and the other edge is idle too
+	} {
+		n, err := s.EdgeDecay(run.at(step.at, 0), run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := weights()
+		if n != step.items || !near(w[ada+" c:compilers mentions"], step.ada) || !near(w[ada+" "+grace+" co_retrieved"], step.pair) ||
+			!near(w[grace+" c:manuals mentions"], step.manuals) {
+			t.Errorf("at %s: items %d, weights %v; want %d, %.2f, %.2f, %.2f", step.at.Format(time.DateOnly), n, w,
+				step.items, step.ada, step.pair, step.manuals)
+		}
+		// Ingest's structural edges never co-occurred through engagement and never decay.
+		for k, v := range before {
+			if !strings.HasSuffix(k, "c:compilers mentions") && !strings.HasSuffix(k, "co_retrieved") &&
+				!strings.HasSuffix(k, "c:manuals mentions") && w[k] != v {
+				t.Errorf("structural edge %s moved %v → %v", k, v, w[k])
+			}
+		}
+	}
+	if len(before) < 6 {
+		t.Errorf("only %d edges: ingest should have made structural ones too", len(before))
+	}
+}
+
+func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+func TestEdgeDecayResumes(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	ids := e.add(t, "a", mem("hub"))
+	hub := ids["hub"]
+	err := e.st.Update(ctx, func(tx models.Tx) error {
+		for i := range 7 {
+			ed := &models.Edge{Namespace: "a", From: hub, To: models.ConceptID(fmt.Sprintf("topic %d", i)), Type: models.EdgeMentions,
+				Weight: 0.5, CoOccurrences: 1, LastCoOccurred: t0.Add(-365 * day)}
+			if err := tx.PutEdge(ed); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := maintenance.New(e.st, maintenance.Options{BatchSize: 2})
+	run := newRun(t0)
+	n1, err := s.EdgeDecay(run.at(t0, 2), run)
+	if err == nil {
+		t.Fatal("the run was not interrupted")
+	}
+	n2, err := s.EdgeDecay(run.at(t0, 0), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n1+n2 != 7 || n1 == 0 {
+		t.Errorf("decayed %d + %d, want 7 in all, split by the interruption", n1, n2)
+	}
+	es, _ := e.st.ScanEdges(ctx, "a", models.EdgeKey{}, 100)
+	for _, ed := range es {
+		if !strings.HasPrefix(ed.To, "c:topic") {
+			continue // ingest's own edge, never strengthened
+		}
+		if !near(ed.Weight, 0.45) {
+			t.Errorf("edge %s → %s weight %v, want 0.45 (one step each)", ed.From, ed.To, ed.Weight)
+		}
+	}
+}
+
+func TestDismissalCooldownHalvesOncePerWeek(t *testing.T) {
+	e := newEnv(t)
+	ids := e.add(t, "a", mem("dismissed often"), mem("dismissed once"), mem("never dismissed"))
+	often, once, never := ids["dismissed often"], ids["dismissed once"], ids["never dismissed"]
+	e.edit(t, "a", often, func(m *models.Memory) { m.RecentDismissals = 6 })
+	e.edit(t, "a", once, func(m *models.Memory) { m.RecentDismissals = 0.015 })
+	s := maintenance.New(e.st, maintenance.Options{})
+	run := newRun(t0)
+	dismissals := func() [3]float64 {
+		return [3]float64{e.memory(t, "a", often).RecentDismissals, e.memory(t, "a", once).RecentDismissals, e.memory(t, "a", never).RecentDismissals}
+	}
+	n, err := s.DismissalCooldown(run.at(t0, 0), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 6 → 3; 0.015 → 0.0075, under the floor of 0.01 → 0.
+	if got := dismissals(); got != [3]float64{3, 0, 0} || n != 2 || run.state["done"] != "2026-W10" {
+		t.Fatalf("after the first run: %v, items %d, done %q", got, n, run.state["done"])
+	}
+	// A dismissal arrives; a second run in the same ISO week (Sunday night) changes nothing.
+	e.edit(t, "a", often, func(m *models.Memory) { m.RecentDismissals += 2 })
+	n, err = s.DismissalCooldown(run.at(time.Date(2026, 3, 8, 23, 59, 0, 0, time.UTC), 0), run)
+	if got := dismissals(); err != nil || got != [3]float64{5, 0, 0} || n != 0 {
+		t.Fatalf("second run in the week: %v, items %d, %v", got, n, err)
+	}
+	// Monday is a new week.
+	n, err = s.DismissalCooldown(run.at(time.Date(2026, 3, 9, 0, 0, 0, 0, time.UTC), 0), run)
+	if got := dismissals(); err != nil || got != [3]float64{2.5, 0, 0} || n != 1 || run.state["done"] != "2026-W11" {
+		t.Fatalf("next week: %v, items %d, %v, done %q", got, n, err, run.state["done"])
+	}
+}
+
+// TestDismissalCooldownResumesAcrossWeeks: a pass cut short in one week is finished in the
+// next run, and the new week's pass follows, so the memories it had not reached are halved
+// twice and those it had, once more.
+func TestDismissalCooldownResumesAcrossWeeks(t *testing.T) {
+	e := newEnv(t)
+	var ms []*models.Memory
+	for i := range 4 {
+		ms = append(ms, &models.Memory{Kind: models.KindFact, Content: fmt.Sprintf("m%d", i), CreatedAt: t0.Add(time.Duration(i) * time.Minute)})
+	}
+	ids := e.add(t, "a", ms...)
+	for _, id := range ids {
+		e.edit(t, "a", id, func(m *models.Memory) { m.RecentDismissals = 8 })
+	}
+	s := maintenance.New(e.st, maintenance.Options{BatchSize: 2})
+	run := newRun(t0)
+	if _, err := s.DismissalCooldown(run.at(t0, 1), run); err == nil {
+		t.Fatal("the run was not interrupted")
+	}
+	got := func() []float64 {
+		var out []float64
+		for i := range 4 {
+			out = append(out, e.memory(t, "a", ids[fmt.Sprintf("m%d", i)]).RecentDismissals)
+		}
+		return out
+	}
+	if g := got(); !slices.Equal(g, []float64{4, 4, 8, 8}) || run.state["done"] != "" {
+		t.Fatalf("after the interrupted pass: %v, done %q", g, run.state["done"])
+	}
+	next := t0.Add(7 * day)
+	n, err := s.DismissalCooldown(run.at(next, 0), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := got(); !slices.Equal(g, []float64{2, 2, 2, 2}) || n != 6 || run.state["done"] != "2026-W11" {
+		t.Errorf("after the next week's run: %v, items %d, done %q", g, n, run.state["done"])
+	}
+}
+
+func TestImplicitIgnore(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	ids := e.add(t, "a", mem("shown and used"), mem("shown and passed over"), mem("shown, then deleted"))
+	e.add(t, "b", mem("shown in b"))
+	bID := e.add(t, "b", mem("shown in b, too"))["shown in b, too"]
+	used, passed, gone := ids["shown and used"], ids["shown and passed over"], ids["shown, then deleted"]
+	shown := t0.Add(time.Hour)
+	sf := func(id, ns, memID string, at time.Time) *models.Surfacing {
+		return &models.Surfacing{ID: id, Namespace: ns, ConversationID: "c1", TurnID: "t1", MemoryID: memID, Mode: models.ModeAmbient,
+			Concepts: []string{"weather", "ferry"}, At: at}
+	}
+	if err := e.st.RecordSurfacings(ctx, []*models.Surfacing{sf("s1", "a", used, shown), sf("s2", "a", passed, shown), sf("s3", "a", gone, shown)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.st.RecordSurfacings(ctx, []*models.Surfacing{sf("s4", "b", bID, shown.Add(30*time.Second))}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// The bot reported on s1.
+	err := e.st.Update(ctx, func(tx models.Tx) error {
+		s, err := tx.GetSurfacing("a", "s1")
+		if err != nil {
+			return err
+		}
+		s.Outcome, s.OutcomeAt = models.EventUsed, shown.Add(time.Minute)
+		return tx.PutSurfacing(s)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.st.DeleteMemory(ctx, "a", gone); err != nil {
+		t.Fatal(err)
+	}
+
+	s := maintenance.New(e.st, maintenance.Options{})
+	run := newRun(t0)
+	if n, err := s.ImplicitIgnore(run.at(shown.Add(29*time.Minute), 0), run); err != nil || n != 0 {
+		t.Fatalf("before the timeout: %d, %v", n, err)
+	}
+	n, err := s.ImplicitIgnore(run.at(shown.Add(31*time.Minute), 0), run)
+	if err != nil || n != 3 {
+		t.Fatalf("after the timeout: %d, %v; want s2, s3 and s4", n, err)
+	}
+	evs, err := e.st.FindEvents(ctx, models.EventFilter{Namespace: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 2 || evs[0].ID != "implicit:s2" || evs[1].ID != "implicit:s3" || !evs[0].Implicit || evs[0].Type != models.EventIgnored ||
+		!evs[0].At.Equal(shown) || evs[0].MemoryID != passed || !slices.Equal(evs[0].Concepts, []string{"weather", "ferry"}) {
+		t.Fatalf("events = %+v", evs)
+	}
+	m := e.memory(t, "a", passed)
+	if !near(m.Confidence, 0.48) || m.RecentDismissals != 1 || m.Schedule.Reps != 2 || !m.Schedule.LastReview.Equal(shown) {
+		t.Errorf("the passed-over memory: confidence %v, dismissals %v, schedule %+v", m.Confidence, m.RecentDismissals, m.Schedule)
+	}
+	if u := e.memory(t, "a", used); u.Confidence != 0.5 || u.RecentDismissals != 0 {
+		t.Errorf("the used memory was touched: %+v", u)
+	}
+	for _, c := range []struct{ ns, id string }{{"a", "s2"}, {"a", "s3"}, {"b", "s4"}} {
+		got, err := e.st.GetSurfacing(ctx, c.ns, c.id)
+		if err != nil || got.Outcome != models.EventIgnored {
+			t.Errorf("surfacing %s: %+v, %v", c.id, got, err)
+		}
+	}
+	if got, _ := e.st.GetSurfacing(ctx, "a", "s1"); got.Outcome != models.EventUsed {
+		t.Errorf("a reported surfacing became %q", got.Outcome)
+	}
+	// A rerun, even without the checkpoint, changes nothing.
+	delete(run.state, "cursor")
+	if n, err := s.ImplicitIgnore(run.at(shown.Add(2*time.Hour), 0), run); err != nil || n != 0 {
+		t.Errorf("rerun: %d, %v", n, err)
+	}
+	if m2 := e.memory(t, "a", passed); m2.Confidence != m.Confidence || m2.RecentDismissals != 1 {
+		t.Errorf("rerun moved the memory: %+v", m2)
+	}
+}
+
+func TestPolicyOverridePerNamespace(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	if err := e.st.SetState(ctx, "policy/lin", "linear"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.st.SetState(ctx, "policy/bad", "sm2"); err != nil {
+		t.Fatal(err)
+	}
+	p, err := maintenance.NewPolicies("fsrs", decay.Params{Threshold: 0.5, TargetRetention: 0.8}, e.st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ns, want := range map[string]string{"lin": "linear", "bad": "fsrs", "plain": "fsrs"} {
+		if got := p.For(ns).Name(); got != want {
+			t.Errorf("policy of %s = %s, want %s", ns, got, want)
+		}
+	}
+	// The override runs with the configured parameters: threshold 0.5 → due after 0.5 days.
+	m := &models.Memory{CreatedAt: t0}
+	if got := p.For("lin").NextDue(m); !got.Equal(t0.Add(12 * time.Hour)) {
+		t.Errorf("linear override due at %v, want t0+12h", got)
+	}
+	if _, err := maintenance.NewPolicies("sm2", decay.Params{}, nil, nil); models.ErrorCode(err) != models.EINVALID {
+		t.Errorf("unknown default policy: %v", err)
+	}
+}
