@@ -17,7 +17,8 @@ import (
 func (s *Store) Update(ctx context.Context, fn func(tx models.Tx) error) error {
 	var t *storeTx
 	err := s.write(ctx, "update", func(sqlTx *sql.Tx) (func(), error) {
-		t = &storeTx{ctx: ctx, tx: sqlTx, mems: map[[2]string]*models.Memory{}, edges: map[edgeID]*models.Edge{}}
+		t = &storeTx{ctx: ctx, tx: &stmtCache{tx: sqlTx, stmts: map[string]*sql.Stmt{}},
+			mems: map[[2]string]*models.Memory{}, edges: map[edgeID]*models.Edge{}}
 		err := fn(t)
 		t.done = true
 		if err != nil {
@@ -50,10 +51,55 @@ type edgeID struct {
 // written so they reach the in-memory state after the commit.
 type storeTx struct {
 	ctx   context.Context
-	tx    *sql.Tx
+	tx    *stmtCache
 	done  bool
 	mems  map[[2]string]*models.Memory
 	edges map[edgeID]*models.Edge
+}
+
+// stmtCache runs statements in one SQL transaction, preparing each distinct query once:
+// engagement runs the same few statements hundreds of times in one transaction, and modernc's
+// SQLite spends about three times as long preparing (parsing and planning) a short query as
+// running it. The transaction closes the statements when it ends.
+type stmtCache struct {
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt
+}
+
+func (c *stmtCache) prepare(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := c.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := c.tx.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	c.stmts[query] = st
+	return st, nil
+}
+
+func (c *stmtCache) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	st, err := c.prepare(ctx, query)
+	if err != nil {
+		return c.tx.QueryRowContext(ctx, query, args...) // reports the error through the Row
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+func (c *stmtCache) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := c.prepare(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+func (c *stmtCache) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := c.prepare(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
 }
 
 var errTxDone = models.Errorf(models.EINTERNAL, "transaction used after Update returned")
