@@ -1,0 +1,470 @@
+package engagement
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/salience-ai/salience/graph"
+	"github.com/salience-ai/salience/models"
+)
+
+// MetricsStore is the part of models.Store the metrics read.
+type MetricsStore interface {
+	FindSurfacings(ctx context.Context, f models.SurfacingFilter) ([]*models.Surfacing, error)
+	FindEvents(ctx context.Context, f models.EventFilter) ([]*models.Event, error)
+	ScanEdges(ctx context.Context, ns string, after models.EdgeKey, limit int) ([]*models.Edge, error)
+}
+
+// Counts are the outcomes of a set of surfacings. Each surfacing counts once, by its
+// outcome (the latest event reported on it); Pending ones have none yet (the
+// implicit-ignore job will record them as ignored).
+type Counts struct {
+	Surfaced  int `json:"surfaced"`
+	Used      int `json:"used"`
+	Helpful   int `json:"helpful"`
+	Ignored   int `json:"ignored"`
+	Dismissed int `json:"dismissed"`
+	Pending   int `json:"pending"`
+	// Precision is (Used + Helpful) / Surfaced; the rates are Dismissed / Surfaced and
+	// Ignored / Surfaced. All are 0 when nothing was surfaced.
+	Precision     float64 `json:"precision"`
+	DismissalRate float64 `json:"dismissal_rate"`
+	IgnoreRate    float64 `json:"ignore_rate"`
+}
+
+func (c *Counts) add(sf *models.Surfacing) {
+	c.Surfaced++
+	switch sf.Outcome {
+	case models.EventUsed:
+		c.Used++
+	case models.EventHelpful:
+		c.Helpful++
+	case models.EventIgnored:
+		c.Ignored++
+	case models.EventDismissed:
+		c.Dismissed++
+	default:
+		c.Pending++
+	}
+}
+
+func (c *Counts) finish() {
+	c.Precision = ratio(c.Used+c.Helpful, c.Surfaced)
+	c.DismissalRate = ratio(c.Dismissed, c.Surfaced)
+	c.IgnoreRate = ratio(c.Ignored, c.Surfaced)
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// EventCounts count the engagement log's events in the window, by type; Implicit counts
+// those the implicit-ignore job wrote.
+type EventCounts struct {
+	Total     int `json:"total"`
+	Used      int `json:"used"`
+	Helpful   int `json:"helpful"`
+	Ignored   int `json:"ignored"`
+	Dismissed int `json:"dismissed"`
+	Implicit  int `json:"implicit"`
+}
+
+// ProactiveRecall measures how often the memory an explicit search was for had already
+// been volunteered. An explicit search for a memory is a search-mode surfacing whose outcome
+// is used or helpful (the result the caller took); it was Anticipated when the same memory
+// had been volunteered (ambient, predict or resurface mode) in an earlier turn of the same
+// conversation. Recall = Anticipated / Searches, 0 when there are none.
+type ProactiveRecall struct {
+	Searches    int     `json:"searches"`
+	Anticipated int     `json:"anticipated"`
+	Recall      float64 `json:"recall"`
+}
+
+// LeadTime measures how far ahead volunteered memories were shown. A use is a surfacing with
+// outcome used or helpful, in turn u of its conversation; it counts when the same memory was
+// volunteered (ambient, predict or resurface mode) in an earlier turn of that conversation,
+// and its lead is u − v for the latest such turn v. Uses counts the distinct (conversation,
+// memory, turn) uses that qualify; AvgTurns is their mean lead, 0 when there are none.
+//
+// Turns are numbered per conversation from the surfacing log: the distinct turn ids of the
+// window's surfacings, ordered by their first surfacing's time (then id). A recall call that
+// surfaced nothing leaves no trace there and is not counted.
+type LeadTime struct {
+	Uses     int     `json:"uses"`
+	AvgTurns float64 `json:"avg_turns"`
+}
+
+// Latency is the server-side retrieval latency of the recall calls (turns) that surfaced
+// something in the window, from the latency each surfacing records; turns recorded without a
+// latency are skipped. Percentiles are nearest-rank.
+type Latency struct {
+	Calls int     `json:"calls"`
+	P50MS float64 `json:"p50_ms"`
+	P95MS float64 `json:"p95_ms"`
+}
+
+// Calibration is the Pearson correlation between a memory's confidence when it was surfaced
+// (the score's confidence component) and whether it proved useful (1 for used or helpful, 0
+// for ignored or dismissed), over the surfacings with an outcome. N is how many; the
+// correlation is 0 when N < 2 or either side does not vary. A calibrated confidence
+// correlates positively.
+type Calibration struct {
+	N           int     `json:"n"`
+	Correlation float64 `json:"correlation"`
+}
+
+// DecayEffectiveness is the share of resurfaced memories (mode resurface) that were used or
+// helpful: whether spaced repetition brings back memories worth bringing back.
+type DecayEffectiveness struct {
+	Resurfaced int     `json:"resurfaced"`
+	Useful     int     `json:"useful"`
+	Rate       float64 `json:"rate"`
+}
+
+// Report is the engagement metrics of one namespace over the surfacings and events whose
+// time lies in [Since, Until) (zero bounds are open).
+type Report struct {
+	Namespace     string    `json:"namespace"`
+	Since         time.Time `json:"since,omitzero"`
+	Until         time.Time `json:"until,omitzero"`
+	Conversations int       `json:"conversations"`
+	Turns         int       `json:"turns"`
+
+	Overall Counts `json:"overall"`
+	// ByConversationType and ByMode split Overall by the surfacing's conversation type
+	// ("unknown" when none was recorded) and mode.
+	ByConversationType map[string]*Counts `json:"by_conversation_type"`
+	ByMode             map[string]*Counts `json:"by_mode"`
+	Events             EventCounts        `json:"events"`
+
+	ProactiveRecall    ProactiveRecall    `json:"proactive_recall"`
+	LeadTime           LeadTime           `json:"lead_time"`
+	Latency            Latency            `json:"latency"`
+	Graph              graph.HealthStats  `json:"graph"`
+	Calibration        Calibration        `json:"calibration"`
+	DecayEffectiveness DecayEffectiveness `json:"decay_effectiveness"`
+}
+
+// Metrics computes the Report of namespace ns from the surfacing log, the event log and the
+// graph (all of the namespace's edges, whatever the window). since and until bound the
+// times of surfacings and events; zero means open. EINVALID when until is not after since.
+func Metrics(ctx context.Context, st MetricsStore, ns string, since, until time.Time) (*Report, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if !since.IsZero() && !until.IsZero() && !until.After(since) {
+		return nil, models.Invalid("until", "until must be after since")
+	}
+	ss, err := allSurfacings(ctx, st, ns, since, until)
+	if err != nil {
+		return nil, err
+	}
+	evs, err := st.FindEvents(ctx, models.EventFilter{Namespace: ns, Since: since, Until: until})
+	if err != nil {
+		return nil, err
+	}
+	edges, err := allEdges(ctx, st, ns)
+	if err != nil {
+		return nil, err
+	}
+	r := report(ss, evs)
+	r.Namespace, r.Since, r.Until = ns, since, until
+	r.Graph = graph.Health(edges)
+	return r, nil
+}
+
+// Metrics computes the Report of namespace ns over the service's store (see Metrics).
+func (s *Service) Metrics(ctx context.Context, ns string, since, until time.Time) (*Report, error) {
+	return Metrics(ctx, s.store, ns, since, until)
+}
+
+// metricsPage is how many surfacings and edges one store call reads.
+const metricsPage = 5000
+
+// allSurfacings reads every surfacing of the window, oldest first. FindSurfacings pages by
+// time only, so each next page starts at the last time seen and skips what was read; when a
+// whole page shares one time, the page grows until it gets past it.
+func allSurfacings(ctx context.Context, st MetricsStore, ns string, since, until time.Time) ([]*models.Surfacing, error) {
+	var out []*models.Surfacing
+	seen := map[string]bool{} // ids read at the current boundary time
+	from, limit := since, metricsPage
+	for {
+		page, err := st.FindSurfacings(ctx, models.SurfacingFilter{Namespace: ns, Since: from, Until: until, Limit: limit})
+		if err != nil {
+			return nil, err
+		}
+		fresh := 0
+		for _, sf := range page {
+			if !sf.At.Equal(from) || !seen[sf.ID] {
+				out = append(out, sf)
+				fresh++
+			}
+		}
+		if len(page) < limit {
+			return out, nil
+		}
+		last := page[len(page)-1].At
+		if fresh == 0 {
+			limit *= 2
+			continue
+		}
+		if !last.Equal(from) {
+			clear(seen)
+		}
+		for _, sf := range page {
+			if sf.At.Equal(last) {
+				seen[sf.ID] = true
+			}
+		}
+		from = last
+	}
+}
+
+// allEdges reads every edge of the namespace.
+func allEdges(ctx context.Context, st MetricsStore, ns string) ([]*models.Edge, error) {
+	var out []*models.Edge
+	var after models.EdgeKey
+	for {
+		page, err := st.ScanEdges(ctx, ns, after, metricsPage)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page...)
+		if len(page) < metricsPage {
+			return out, nil
+		}
+		after = page[len(page)-1].Key()
+	}
+}
+
+// volunteered reports whether a mode shows memories nobody asked for.
+func volunteered(m models.Mode) bool {
+	return m == models.ModeAmbient || m == models.ModePredict || m == models.ModeResurface
+}
+
+// report computes everything but the graph from the window's surfacings and events.
+func report(ss []*models.Surfacing, evs []*models.Event) *Report {
+	r := &Report{ByConversationType: map[string]*Counts{}, ByMode: map[string]*Counts{}}
+	for _, sf := range ss {
+		r.Overall.add(sf)
+		ct := sf.ConvType
+		if ct == "" {
+			ct = "unknown"
+		}
+		counts(r.ByConversationType, ct).add(sf)
+		counts(r.ByMode, string(sf.Mode)).add(sf)
+		if sf.Mode == models.ModeResurface {
+			r.DecayEffectiveness.Resurfaced++
+			if sf.Outcome.Positive() {
+				r.DecayEffectiveness.Useful++
+			}
+		}
+	}
+	r.Overall.finish()
+	for _, c := range r.ByConversationType {
+		c.finish()
+	}
+	for _, c := range r.ByMode {
+		c.finish()
+	}
+	r.DecayEffectiveness.Rate = ratio(r.DecayEffectiveness.Useful, r.DecayEffectiveness.Resurfaced)
+
+	for _, e := range evs {
+		r.Events.Total++
+		switch e.Type {
+		case models.EventUsed:
+			r.Events.Used++
+		case models.EventHelpful:
+			r.Events.Helpful++
+		case models.EventIgnored:
+			r.Events.Ignored++
+		case models.EventDismissed:
+			r.Events.Dismissed++
+		}
+		if e.Implicit {
+			r.Events.Implicit++
+		}
+	}
+
+	r.Turns, r.Latency = turnLatency(ss)
+	r.Conversations, r.ProactiveRecall, r.LeadTime = anticipation(ss)
+	r.Calibration = calibration(ss)
+	return r
+}
+
+func counts(m map[string]*Counts, k string) *Counts {
+	c := m[k]
+	if c == nil {
+		c = &Counts{}
+		m[k] = c
+	}
+	return c
+}
+
+// turnKey identifies a turn; turn ids are only meaningful within a conversation.
+type turnKey struct{ conv, turn string }
+
+// turnLatency counts the turns and takes the latency percentiles over them.
+func turnLatency(ss []*models.Surfacing) (int, Latency) {
+	seen := map[turnKey]bool{}
+	var lat []float64
+	for _, sf := range ss {
+		k := turnKey{sf.ConversationID, sf.TurnID}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if sf.LatencyMS > 0 {
+			lat = append(lat, sf.LatencyMS)
+		}
+	}
+	slices.Sort(lat)
+	return len(seen), Latency{Calls: len(lat), P50MS: nearestRank(lat, 0.50), P95MS: nearestRank(lat, 0.95)}
+}
+
+// nearestRank is the p-quantile of sorted values by the nearest-rank method: the smallest
+// value with at least p of the values at or below it; 0 for none.
+func nearestRank(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(p*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// anticipation numbers each conversation's turns and computes proactive recall and lead time
+// (see ProactiveRecall and LeadTime for the definitions).
+func anticipation(ss []*models.Surfacing) (int, ProactiveRecall, LeadTime) {
+	byConv := map[string][]*models.Surfacing{}
+	for _, sf := range ss {
+		if sf.ConversationID != "" {
+			byConv[sf.ConversationID] = append(byConv[sf.ConversationID], sf)
+		}
+	}
+	var pr ProactiveRecall
+	var lt LeadTime
+	leadSum := 0
+	for _, conv := range byConv {
+		// Number the turns by their first surfacing's time, then id.
+		type first struct {
+			at time.Time
+			id string
+		}
+		firsts := map[string]first{}
+		for _, sf := range conv {
+			if f, ok := firsts[sf.TurnID]; !ok || sf.At.Before(f.at) {
+				firsts[sf.TurnID] = first{sf.At, sf.TurnID}
+			}
+		}
+		order := make([]first, 0, len(firsts))
+		for _, f := range firsts {
+			order = append(order, f)
+		}
+		slices.SortFunc(order, func(a, b first) int {
+			if c := a.at.Compare(b.at); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.id, b.id)
+		})
+		turnNo := make(map[string]int, len(order))
+		for i, f := range order {
+			turnNo[f.id] = i + 1
+		}
+		// The turns in which each memory was volunteered.
+		offered := map[string][]int{}
+		for _, sf := range conv {
+			if volunteered(sf.Mode) {
+				offered[sf.MemoryID] = append(offered[sf.MemoryID], turnNo[sf.TurnID])
+			}
+		}
+		// latestBefore returns the latest turn before u in which memory id was volunteered.
+		latestBefore := func(id string, u int) (int, bool) {
+			best, ok := 0, false
+			for _, v := range offered[id] {
+				if v < u && v > best {
+					best, ok = v, true
+				}
+			}
+			return best, ok
+		}
+		counted := map[[2]string]map[int]bool{}
+		for _, sf := range conv {
+			if !sf.Outcome.Positive() {
+				continue
+			}
+			u := turnNo[sf.TurnID]
+			v, ok := latestBefore(sf.MemoryID, u)
+			if sf.Mode == models.ModeSearch {
+				pr.Searches++
+				if ok {
+					pr.Anticipated++
+				}
+			}
+			if !ok {
+				continue
+			}
+			k := [2]string{sf.ConversationID, sf.MemoryID}
+			if counted[k] == nil {
+				counted[k] = map[int]bool{}
+			}
+			if counted[k][u] {
+				continue
+			}
+			counted[k][u] = true
+			lt.Uses++
+			leadSum += u - v
+		}
+	}
+	pr.Recall = ratio(pr.Anticipated, pr.Searches)
+	lt.AvgTurns = ratio(leadSum, lt.Uses)
+	return len(byConv), pr, lt
+}
+
+// calibration correlates confidence at surfacing with usefulness (Pearson's r).
+func calibration(ss []*models.Surfacing) Calibration {
+	var xs, ys []float64
+	for _, sf := range ss {
+		if sf.Outcome == "" {
+			continue
+		}
+		y := 0.0
+		if sf.Outcome.Positive() {
+			y = 1
+		}
+		xs = append(xs, sf.Components.Confidence)
+		ys = append(ys, y)
+	}
+	return Calibration{N: len(xs), Correlation: pearson(xs, ys)}
+}
+
+// pearson returns the correlation of xs and ys, 0 when it is undefined.
+func pearson(xs, ys []float64) float64 {
+	n := float64(len(xs))
+	if len(xs) < 2 {
+		return 0
+	}
+	var mx, my float64
+	for i := range xs {
+		mx += xs[i]
+		my += ys[i]
+	}
+	mx /= n
+	my /= n
+	var sxy, sxx, syy float64
+	for i := range xs {
+		dx, dy := xs[i]-mx, ys[i]-my
+		sxy += dx * dy
+		sxx += dx * dx
+		syy += dy * dy
+	}
+	if sxx == 0 || syy == 0 {
+		return 0
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
