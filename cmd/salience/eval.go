@@ -6,8 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+
+	"github.com/salience-ai/salience/engagement"
 
 	"github.com/salience-ai/salience/embed"
 	"github.com/salience-ai/salience/eval"
@@ -27,6 +30,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.SetOutput(stderr)
 	data := fs.String("data", defaultLocomo(), "directory of LoCoMo-format conversation files (*.json)")
 	dims := fs.Int("dims", 0, "local embedder dimensions (0 = default)")
+	learn := fs.Bool("learn", false, "replay half the questions with engagement feedback and score the other half with and without it")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -39,22 +43,53 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer os.RemoveAll(dir)
-	st, err := sqlite.Open(filepath.Join(dir, "eval.db"), sqlite.Options{})
+	emb := embed.NewLocal(*dims)
+	engine := func(name string) (eval.Engine, func(), error) {
+		st, err := sqlite.Open(filepath.Join(dir, name+".db"), sqlite.Options{Logger: quiet()})
+		if err != nil {
+			return eval.Engine{}, nil, err
+		}
+		if err := st.Rebuild(ctx); err != nil {
+			st.Close()
+			return eval.Engine{}, nil, err
+		}
+		return eval.Engine{
+			Ingest:     ingest.New(st, emb),
+			Recall:     recall.New(st, emb, recall.Options{}),
+			Engagement: engagement.NewService(st, engagement.ServiceOptions{}),
+		}, func() { st.Close() }, nil
+	}
+	a, closeA, err := engine("without")
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	if err := st.Rebuild(ctx); err != nil {
-		return err
+	defer closeA()
+	if *learn {
+		b, closeB, err := engine("with")
+		if err != nil {
+			return err
+		}
+		defer closeB()
+		rep, err := eval.Learn(ctx, a, b, convs, stderr)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "LoCoMo learning loop, %d conversations from %s\n", len(convs), *data)
+		rep.Print(stdout)
+		return nil
 	}
-	emb := embed.NewLocal(*dims)
-	rep, err := eval.Run(ctx, ingest.New(st, emb), recall.New(st, emb, recall.Options{}), convs, stderr)
+	rep, err := eval.Run(ctx, a.Ingest, a.Recall, convs, stderr)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "LoCoMo evidence recall, %d conversations from %s\n", len(convs), *data)
 	rep.Print(stdout)
 	return nil
+}
+
+// quiet is a logger for stores the commands open for themselves: warnings and errors only.
+func quiet() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
 // defaultLocomo is the shared dev split beside the project, when it is there.
