@@ -40,10 +40,14 @@ func (s *Server) routes() *gin.Engine {
 	ns.GET("/memories/:id", s.getMemory)
 	ns.DELETE("/memories/:id", s.deleteMemory)
 	ns.POST("/recall", s.recall)
+	ns.GET("/resurfacing", s.listResurfacing)
 
 	// Admin routes: admin keys only.
 	admin := v1.Group("/admin", s.requireAdmin, s.requireReady)
 	admin.GET("/namespaces", s.listNamespaces)
+	admin.GET("/jobs", s.listJobs)
+	admin.GET("/jobs/:name/runs", s.jobRuns)
+	admin.POST("/jobs/:name/run", s.runJob)
 
 	return r
 }

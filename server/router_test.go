@@ -330,7 +330,7 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 	s, _ := newTestServer(t, Config{})
 	registered := map[string]bool{}
 	for _, r := range s.Routes() {
-		path := strings.NewReplacer(":ns", "{ns}", ":id", "{id}").Replace(r.Path)
+		path := strings.NewReplacer(":ns", "{ns}", ":id", "{id}", ":name", "{name}").Replace(r.Path)
 		method := strings.ToLower(r.Method)
 		registered[method+" "+path] = true
 		if _, ok := doc.Paths[path][method]; !ok {

@@ -3,7 +3,8 @@
 //
 // It reaches the rest of Salience only through small interfaces, each declared beside the
 // handlers that call it (Ingester and MemoryStore in memories.go, Recaller in recall.go,
-// NamespaceLister in admin.go); cmd/salience wires the real services in.
+// NamespaceLister in admin.go, JobScheduler and ResurfacingQueue in jobs.go); cmd/salience
+// wires the real services in.
 package server
 
 import (
@@ -27,6 +28,11 @@ type Config struct {
 	Namespaces NamespaceLister
 	// Ready reports whether the store has loaded its indexes; nil means always ready.
 	Ready func() bool
+
+	// Jobs serves the /v1/admin/jobs routes (jobs.Scheduler); nil answers them 503.
+	Jobs JobScheduler
+	// Queue serves GET /v1/namespaces/{ns}/resurfacing (the store); nil answers it 503.
+	Queue ResurfacingQueue
 
 	// Keys are the API keys; nil means no authentication (the caller must then listen on
 	// loopback only).
@@ -52,6 +58,9 @@ type Server struct {
 	log        *slog.Logger
 	now        func() time.Time
 
+	jobs  JobScheduler
+	queue ResurfacingQueue
+
 	metrics *metrics
 	engine  *gin.Engine
 }
@@ -70,6 +79,8 @@ func New(cfg Config) *Server {
 		memories:   cfg.Memories,
 		namespaces: cfg.Namespaces,
 		ready:      cfg.Ready,
+		jobs:       cfg.Jobs,
+		queue:      cfg.Queue,
 		keys:       cfg.Keys,
 		maxBody:    cfg.MaxBodyBytes,
 		log:        cfg.Logger,
