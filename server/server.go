@@ -3,8 +3,8 @@
 //
 // It reaches the rest of Salience only through small interfaces, each declared beside the
 // handlers that call it (Ingester and MemoryStore in memories.go, Recaller in recall.go,
-// NamespaceLister in admin.go, JobScheduler and ResurfacingQueue in jobs.go); cmd/salience
-// wires the real services in.
+// NamespaceLister in admin.go, JobScheduler and ResurfacingQueue in jobs.go, Engager in
+// engagement.go, MetricsReporter in nsmetrics.go); cmd/salience wires the real services in.
 package server
 
 import (
@@ -33,6 +33,11 @@ type Config struct {
 	Jobs JobScheduler
 	// Queue serves GET /v1/namespaces/{ns}/resurfacing (the store); nil answers it 503.
 	Queue ResurfacingQueue
+	// Engagement serves POST /v1/namespaces/{ns}/engagement (engagement.Service); nil
+	// answers it 503.
+	Engagement Engager
+	// Reports serves GET /v1/namespaces/{ns}/metrics (engagement.Service); nil answers it 503.
+	Reports MetricsReporter
 
 	// Keys are the API keys; nil means no authentication (the caller must then listen on
 	// loopback only).
@@ -61,6 +66,9 @@ type Server struct {
 	jobs  JobScheduler
 	queue ResurfacingQueue
 
+	engagement Engager
+	reports    MetricsReporter
+
 	metrics *metrics
 	engine  *gin.Engine
 }
@@ -81,6 +89,8 @@ func New(cfg Config) *Server {
 		ready:      cfg.Ready,
 		jobs:       cfg.Jobs,
 		queue:      cfg.Queue,
+		engagement: cfg.Engagement,
+		reports:    cfg.Reports,
 		keys:       cfg.Keys,
 		maxBody:    cfg.MaxBodyBytes,
 		log:        cfg.Logger,

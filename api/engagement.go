@@ -1,0 +1,143 @@
+package api
+
+import "time"
+
+// EngagementRequest is the body of POST /v1/namespaces/{ns}/engagement: at most 1,000
+// events.
+type EngagementRequest struct {
+	Events []EngagementEvent `json:"events"`
+}
+
+// EngagementEvent reports what the bot did with one surfaced memory.
+type EngagementEvent struct {
+	// ID is chosen by the client (at most 200 bytes) and makes the report idempotent: an id
+	// already recorded in the namespace is a duplicate and changes nothing.
+	ID string `json:"id"`
+	// SurfacingID is the surfacing_id recall returned with the memory. Without it, give
+	// MemoryID and ConversationID; the event is then tied to the memory's latest surfacing in
+	// that conversation, if any.
+	SurfacingID    string `json:"surfacing_id,omitempty"`
+	MemoryID       string `json:"memory_id,omitempty"`
+	ConversationID string `json:"conversation_id,omitempty"`
+	// Type is used, helpful, ignored or dismissed.
+	Type string `json:"type"`
+	// At is when it happened; absent means now. More than 5 minutes ahead of the server's
+	// clock is rejected.
+	At time.Time `json:"at,omitzero"`
+	// Concepts are the context the memory was (or was not) relevant to, at most 64; absent
+	// means the context recall recorded with the surfacing.
+	Concepts []string `json:"concepts,omitempty"`
+}
+
+// EngagementResponse is the answer to an engagement batch: counts and one result per event,
+// in order. It is 200 even when every event was rejected; rejections are per event.
+type EngagementResponse struct {
+	Applied    int                `json:"applied"`
+	Duplicates int                `json:"duplicates"`
+	Rejected   int                `json:"rejected"`
+	Results    []EngagementResult `json:"results"`
+}
+
+// EngagementResult is the outcome of one event: applied, duplicate (its id was already
+// recorded; nothing changed) or rejected (Error says why: code invalid or not_found, and
+// Field the culprit as "events[i].field").
+type EngagementResult struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	Error  *Error `json:"error,omitempty"`
+}
+
+// MetricsResponse is the body of GET /v1/namespaces/{ns}/metrics: engagement metrics over
+// the surfacings and events of the window [since, until).
+type MetricsResponse struct {
+	Namespace     string    `json:"namespace"`
+	Since         time.Time `json:"since,omitzero"`
+	Until         time.Time `json:"until,omitzero"`
+	Conversations int       `json:"conversations"`
+	Turns         int       `json:"turns"`
+	// Overall counts every surfacing once, by its latest event; the two maps split it by
+	// conversation type ("unknown" when none) and by mode.
+	Overall            OutcomeCounts            `json:"overall"`
+	ByConversationType map[string]OutcomeCounts `json:"by_conversation_type"`
+	ByMode             map[string]OutcomeCounts `json:"by_mode"`
+	Events             EventCounts              `json:"events"`
+	ProactiveRecall    ProactiveRecall          `json:"proactive_recall"`
+	LeadTime           LeadTime                 `json:"lead_time"`
+	Latency            LatencyPercentiles       `json:"latency"`
+	Graph              GraphHealth              `json:"graph"`
+	Calibration        Calibration              `json:"calibration"`
+	DecayEffectiveness DecayEffectiveness       `json:"decay_effectiveness"`
+}
+
+// OutcomeCounts are the outcomes of a set of surfacings; Pending ones have no event yet.
+// Precision is (used + helpful) / surfaced; the rates are dismissed / surfaced and
+// ignored / surfaced; all 0 when nothing was surfaced.
+type OutcomeCounts struct {
+	Surfaced      int     `json:"surfaced"`
+	Used          int     `json:"used"`
+	Helpful       int     `json:"helpful"`
+	Ignored       int     `json:"ignored"`
+	Dismissed     int     `json:"dismissed"`
+	Pending       int     `json:"pending"`
+	Precision     float64 `json:"precision"`
+	DismissalRate float64 `json:"dismissal_rate"`
+	IgnoreRate    float64 `json:"ignore_rate"`
+}
+
+// EventCounts count the window's engagement events by type; Implicit are those the
+// implicit-ignore job wrote.
+type EventCounts struct {
+	Total     int `json:"total"`
+	Used      int `json:"used"`
+	Helpful   int `json:"helpful"`
+	Ignored   int `json:"ignored"`
+	Dismissed int `json:"dismissed"`
+	Implicit  int `json:"implicit"`
+}
+
+// ProactiveRecall: of the explicit searches whose result was used (Searches), how many
+// found a memory already volunteered in an earlier turn of the conversation (Anticipated).
+type ProactiveRecall struct {
+	Searches    int     `json:"searches"`
+	Anticipated int     `json:"anticipated"`
+	Recall      float64 `json:"recall"`
+}
+
+// LeadTime: uses of a memory volunteered in an earlier turn of the conversation, and the
+// mean number of turns between that showing and the use.
+type LeadTime struct {
+	Uses     int     `json:"uses"`
+	AvgTurns float64 `json:"avg_turns"`
+}
+
+// LatencyPercentiles are server-side recall latencies over the window's turns.
+type LatencyPercentiles struct {
+	Calls int     `json:"calls"`
+	P50MS float64 `json:"p50_ms"`
+	P95MS float64 `json:"p95_ms"`
+}
+
+// GraphHealth describes the namespace's whole graph: nodes, edges, average degree, average
+// clustering coefficient, Louvain communities and their modularity.
+type GraphHealth struct {
+	Nodes       int     `json:"nodes"`
+	Edges       int     `json:"edges"`
+	AvgDegree   float64 `json:"avg_degree"`
+	Clustering  float64 `json:"clustering"`
+	Communities int     `json:"communities"`
+	Modularity  float64 `json:"modularity"`
+}
+
+// Calibration is the correlation between confidence at surfacing and usefulness over N
+// surfacings with an outcome.
+type Calibration struct {
+	N           int     `json:"n"`
+	Correlation float64 `json:"correlation"`
+}
+
+// DecayEffectiveness is the share of resurfaced memories that were used or helpful.
+type DecayEffectiveness struct {
+	Resurfaced int     `json:"resurfaced"`
+	Useful     int     `json:"useful"`
+	Rate       float64 `json:"rate"`
+}

@@ -1,0 +1,98 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/salience-ai/salience/api"
+	"github.com/salience-ai/salience/engagement"
+	"github.com/salience-ai/salience/models"
+)
+
+// MetricsReporter computes a namespace's engagement metrics (engagement.Service). Bad
+// bounds are EINVALID naming "until".
+type MetricsReporter interface {
+	Metrics(ctx context.Context, ns string, since, until time.Time) (*engagement.Report, error)
+}
+
+// errNoMetrics answers the metrics route of a server built without a reporter.
+var errNoMetrics = models.Errorf(models.EUNAVAILABLE, "engagement metrics are not configured on this server")
+
+// metricsParams are the query parameters GET …/metrics understands.
+var metricsParams = map[string]bool{"since": true, "until": true}
+
+// namespaceMetrics handles GET /v1/namespaces/:ns/metrics?since=&until= (RFC 3339, both
+// optional): the engagement metrics of the surfacings and events in [since, until).
+func (s *Server) namespaceMetrics(c *gin.Context) {
+	if s.reports == nil {
+		fail(c, errNoMetrics)
+		return
+	}
+	since, until, err := parseMetricsQuery(c.Request.URL.Query())
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	r, err := s.reports.Metrics(c.Request.Context(), c.Param("ns"), since, until)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, metricsToAPI(r))
+}
+
+// parseMetricsQuery reads since and until; unknown or repeated parameters are EINVALID.
+func parseMetricsQuery(q url.Values) (since, until time.Time, err error) {
+	for k, vs := range q {
+		if !metricsParams[k] {
+			return since, until, models.Invalid(truncate(k, 40), "unknown query parameter %q (known: since, until)", truncate(k, 40))
+		}
+		if len(vs) > 1 {
+			return since, until, models.Invalid(k, "%s is given more than once", k)
+		}
+	}
+	if since, err = timeParam(q, "since"); err != nil {
+		return since, until, err
+	}
+	if until, err = timeParam(q, "until"); err != nil {
+		return since, until, err
+	}
+	if !since.IsZero() && !until.IsZero() && !until.After(since) {
+		return since, until, models.Invalid("until", "until must be after since")
+	}
+	return since, until, nil
+}
+
+// MetricsToAPI converts a report to its wire form (also what `salience metrics --json` prints).
+func MetricsToAPI(r *engagement.Report) api.MetricsResponse { return metricsToAPI(r) }
+
+func metricsToAPI(r *engagement.Report) api.MetricsResponse {
+	split := func(m map[string]*engagement.Counts) map[string]api.OutcomeCounts {
+		out := make(map[string]api.OutcomeCounts, len(m))
+		for k, c := range m {
+			out[k] = api.OutcomeCounts(*c)
+		}
+		return out
+	}
+	return api.MetricsResponse{
+		Namespace:          r.Namespace,
+		Since:              r.Since,
+		Until:              r.Until,
+		Conversations:      r.Conversations,
+		Turns:              r.Turns,
+		Overall:            api.OutcomeCounts(r.Overall),
+		ByConversationType: split(r.ByConversationType),
+		ByMode:             split(r.ByMode),
+		Events:             api.EventCounts(r.Events),
+		ProactiveRecall:    api.ProactiveRecall(r.ProactiveRecall),
+		LeadTime:           api.LeadTime(r.LeadTime),
+		Latency:            api.LatencyPercentiles(r.Latency),
+		Graph:              api.GraphHealth(r.Graph),
+		Calibration:        api.Calibration(r.Calibration),
+		DecayEffectiveness: api.DecayEffectiveness(r.DecayEffectiveness),
+	}
+}
