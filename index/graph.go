@@ -15,11 +15,14 @@ type Graph struct {
 	mu    sync.RWMutex
 	edges map[models.EdgeKey]*models.Edge
 	adj   map[string][]*models.Edge
+	// heavy holds each node's edges again, heaviest first (then by key), so the strongest
+	// few of a hub's thousands are read off the front instead of selected by a scan.
+	heavy map[string][]*models.Edge
 }
 
 // NewGraph returns an empty graph.
 func NewGraph() *Graph {
-	return &Graph{edges: map[models.EdgeKey]*models.Edge{}, adj: map[string][]*models.Edge{}}
+	return &Graph{edges: map[models.EdgeKey]*models.Edge{}, adj: map[string][]*models.Edge{}, heavy: map[string][]*models.Edge{}}
 }
 
 // Len returns the number of edges.
@@ -53,7 +56,14 @@ func (g *Graph) Put(e *models.Edge) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if old, ok := g.edges[k]; ok {
+		if old.Weight == c.Weight {
+			*old = c
+			return
+		}
+		// The weight orders the heavy lists: take the edge out, change it, put it back.
+		g.unweigh(old)
 		*old = c
+		g.weigh(old)
 		return
 	}
 	p := &c
@@ -62,6 +72,48 @@ func (g *Graph) Put(e *models.Edge) {
 	if c.To != c.From {
 		g.link(c.To, p)
 	}
+	g.weigh(p)
+}
+
+// compareHeavy orders a heavy list: heavier first, then by key.
+func compareHeavy(a, b *models.Edge) int {
+	if a.Weight != b.Weight {
+		return cmp.Compare(b.Weight, a.Weight)
+	}
+	return compareEdges(a, b)
+}
+
+// weigh inserts e into its endpoints' heavy lists.
+func (g *Graph) weigh(e *models.Edge) {
+	for _, n := range endpoints(e) {
+		list := g.heavy[n]
+		i, _ := slices.BinarySearchFunc(list, e, compareHeavy)
+		g.heavy[n] = slices.Insert(list, i, e)
+	}
+}
+
+// unweigh removes e (with its current weight) from its endpoints' heavy lists.
+func (g *Graph) unweigh(e *models.Edge) {
+	for _, n := range endpoints(e) {
+		list := g.heavy[n]
+		i, ok := slices.BinarySearchFunc(list, e, compareHeavy)
+		if !ok {
+			continue
+		}
+		list = slices.Delete(list, i, i+1)
+		if len(list) == 0 {
+			delete(g.heavy, n)
+			continue
+		}
+		g.heavy[n] = list
+	}
+}
+
+func endpoints(e *models.Edge) []string {
+	if e.From == e.To {
+		return []string{e.From}
+	}
+	return []string{e.From, e.To}
 }
 
 func (g *Graph) link(node string, e *models.Edge) {
@@ -97,6 +149,9 @@ func (g *Graph) Load(edges []*models.Edge) {
 	if len(g.adj) == 0 {
 		g.adj = make(map[string][]*models.Edge, len(edges)/2)
 	}
+	if len(g.heavy) == 0 {
+		g.heavy = make(map[string][]*models.Edge, len(edges)/2)
+	}
 	for _, e := range edges {
 		k := e.Key()
 		if old, ok := g.edges[k]; ok {
@@ -105,13 +160,20 @@ func (g *Graph) Load(edges []*models.Edge) {
 		}
 		g.edges[k] = e
 		g.adj[e.From] = append(g.adj[e.From], e)
+		g.heavy[e.From] = append(g.heavy[e.From], e)
 		if e.To != e.From {
 			g.adj[e.To] = append(g.adj[e.To], e)
+			g.heavy[e.To] = append(g.heavy[e.To], e)
 		}
 	}
 	for _, list := range g.adj {
 		if !slices.IsSortedFunc(list, compareEdges) {
 			slices.SortFunc(list, compareEdges)
+		}
+	}
+	for _, list := range g.heavy {
+		if !slices.IsSortedFunc(list, compareHeavy) {
+			slices.SortFunc(list, compareHeavy)
 		}
 	}
 }
@@ -146,9 +208,11 @@ func (g *Graph) Remove(k models.EdgeKey) bool {
 }
 
 func (g *Graph) removeLocked(k models.EdgeKey) bool {
-	if _, ok := g.edges[k]; !ok {
+	e, ok := g.edges[k]
+	if !ok {
 		return false
 	}
+	g.unweigh(e)
 	delete(g.edges, k)
 	g.unlink(k.From, k)
 	if k.To != k.From {
@@ -209,10 +273,10 @@ func (g *Graph) Neighbors(ids []string) []*models.Edge {
 }
 
 // Strongest returns copies of, for each of ids, at most perNode of the edges touching it
-// whose type is in types (nil = all), heaviest first; equal weights keep adjacency (key)
-// order, so the answer is deterministic. An edge touching two of the ids is returned once.
-// It scans a hub's list without copying it: one float comparison per edge once the
-// selection is full of heavier or equal edges.
+// whose type is in types (nil = all), heaviest first; equal weights in key order, so the
+// answer is deterministic. An edge touching two of the ids is returned once. It reads the
+// front of each node's heavy list: a hub costs what is returned, not its degree (unless a
+// type filter skips most of its edges).
 func (g *Graph) Strongest(ids []string, perNode int, types map[models.EdgeType]bool) []*models.Edge {
 	if perNode <= 0 {
 		return nil
@@ -220,50 +284,29 @@ func (g *Graph) Strongest(ids []string, perNode int, types map[models.EdgeType]b
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	var out []*models.Edge
-	seen := map[*models.Edge]bool{}
-	sel := make([]*models.Edge, 0, perNode)
+	var seen map[*models.Edge]bool
+	if len(ids) > 1 {
+		seen = map[*models.Edge]bool{}
+	}
 	for _, id := range ids {
-		sel = sel[:0]
-		minAt := -1 // index of the lightest selected edge once sel is full
-		for _, e := range g.adj[id] {
+		n := 0
+		for _, e := range g.heavy[id] {
+			if n >= perNode {
+				break
+			}
 			if types != nil && !types[e.Type] {
 				continue
 			}
-			if len(sel) < perNode {
-				sel = append(sel, e)
-				if len(sel) == perNode {
-					minAt = lightest(sel)
+			n++
+			if seen != nil {
+				if seen[e] {
+					continue
 				}
-				continue
+				seen[e] = true
 			}
-			if e.Weight > sel[minAt].Weight {
-				// Replace the lightest; keep the rest in adjacency order by shifting.
-				copy(sel[minAt:], sel[minAt+1:])
-				sel[len(sel)-1] = e
-				minAt = lightest(sel)
-			}
-		}
-		slices.SortStableFunc(sel, func(a, b *models.Edge) int { return cmp.Compare(b.Weight, a.Weight) })
-		for _, e := range sel {
-			if seen[e] {
-				continue
-			}
-			seen[e] = true
 			c := *e
 			out = append(out, &c)
 		}
 	}
 	return out
-}
-
-// lightest returns the index of the last edge with the smallest weight, so that among
-// equal weights the earliest in adjacency order stay selected.
-func lightest(sel []*models.Edge) int {
-	m := 0
-	for i := 1; i < len(sel); i++ {
-		if sel[i].Weight <= sel[m].Weight {
-			m = i
-		}
-	}
-	return m
 }

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -130,5 +131,59 @@ func TestGraphLoadMatchesPut(t *testing.T) {
 	load.Put(edge("c:ant", "m1", models.EdgeMentions, 0.2))
 	if got := edgeKeys(load.Neighbors([]string{"m1"})); got[0] != (models.EdgeKey{From: "c:ant", To: "m1", Type: models.EdgeMentions}) {
 		t.Fatalf("after Put, Neighbors(m1) = %v", got)
+	}
+}
+
+// TestGraphStrongestFollowsWeights checks the heavy lists against a naive selection through
+// creations, weight changes, removals and a bulk load.
+func TestGraphStrongestFollowsWeights(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	g := NewGraph()
+	all := map[models.EdgeKey]*models.Edge{}
+	nodes := []string{"c:a", "c:b", "m1", "m2", "m3", "m4"}
+	types := []models.EdgeType{models.EdgeMentions, models.EdgeTemporal}
+	for step := 0; step < 2000; step++ {
+		from, to := nodes[rng.IntN(len(nodes))], nodes[rng.IntN(len(nodes))]
+		k := models.EdgeKey{From: from, To: to, Type: types[rng.IntN(2)]}
+		if rng.IntN(5) == 0 {
+			g.Remove(k)
+			delete(all, k)
+		} else {
+			e := &models.Edge{From: k.From, To: k.To, Type: k.Type, Weight: float64(rng.IntN(5)) / 4}
+			g.Put(e)
+			c := *e
+			all[k] = &c
+		}
+		id := nodes[rng.IntN(len(nodes))]
+		per := 1 + rng.IntN(4)
+		var want []*models.Edge
+		for _, e := range all {
+			if e.From == id || e.To == id {
+				want = append(want, e)
+			}
+		}
+		slices.SortFunc(want, compareHeavy)
+		if len(want) > per {
+			want = want[:per]
+		}
+		got := g.Strongest([]string{id}, per, nil)
+		if len(got) != len(want) {
+			t.Fatalf("step %d: Strongest(%s, %d) has %d edges, want %d", step, id, per, len(got), len(want))
+		}
+		for i := range got {
+			if got[i].Key() != want[i].Key() || got[i].Weight != want[i].Weight {
+				t.Fatalf("step %d: Strongest(%s, %d)[%d] = %+v, want %+v", step, id, per, i, *got[i], *want[i])
+			}
+		}
+	}
+	// Only one type, and an edge touching two asked nodes once.
+	g = NewGraph()
+	g.Load([]*models.Edge{
+		{From: "m1", To: "m2", Type: models.EdgeTemporal, Weight: 0.5},
+		{From: "m1", To: "c:a", Type: models.EdgeMentions, Weight: 0.9},
+	})
+	got := g.Strongest([]string{"m1", "m2"}, 5, map[models.EdgeType]bool{models.EdgeTemporal: true})
+	if len(got) != 1 || got[0].To != "m2" {
+		t.Fatalf("temporal-only strongest = %+v", got)
 	}
 }
