@@ -30,6 +30,7 @@ type Config struct {
 	LogLevel        string        // --log-level, SALIENCE_LOG_LEVEL
 	LogFormat       string        // --log-format, SALIENCE_LOG_FORMAT: text or json
 	ShutdownTimeout time.Duration // --shutdown-timeout, SALIENCE_SHUTDOWN_TIMEOUT
+	Jobs            JobsConfig    // scheduled jobs and the decay policy (jobs.go)
 }
 
 // Defaults. `salience serve` with no configuration listens on loopback and keeps its data
@@ -56,6 +57,7 @@ func (c *Config) flagSet(fs *flag.FlagSet) {
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long shutdown waits for in-flight requests")
+	c.Jobs.flagSet(fs)
 }
 
 // DefaultConfig returns the configuration of `salience serve` with no flags or environment.
@@ -69,6 +71,7 @@ func DefaultConfig() Config {
 		LogLevel:        "info",
 		LogFormat:       "text",
 		ShutdownTimeout: DefaultShutdownTimeout,
+		Jobs:            DefaultJobsConfig(),
 	}
 }
 
@@ -140,7 +143,7 @@ func (c *Config) validate() error {
 	if c.ShutdownTimeout < 0 {
 		return fmt.Errorf("--shutdown-timeout must not be negative, got %v", c.ShutdownTimeout)
 	}
-	return nil
+	return c.Jobs.validate()
 }
 
 func parseLevel(s string) (slog.Level, error) {

@@ -33,7 +33,7 @@ func TestDefaults(t *testing.T) {
 		want := Config{
 			Addr: "127.0.0.1:7700", DataDir: "./data", MaxBodyBytes: server.DefaultMaxBodyBytes,
 			MaxContentBytes: models.MaxContentBytes, Embedder: "local", LogLevel: "info", LogFormat: "text",
-			ShutdownTimeout: 15 * time.Second,
+			ShutdownTimeout: 15 * time.Second, Jobs: DefaultJobsConfig(),
 		}
 		if m.Command != "serve" || m.Config != want {
 			t.Errorf("ParseFlags(%q) = %q %+v, want serve %+v", args, m.Command, m.Config, want)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/salience-ai/salience/embed"
 	"github.com/salience-ai/salience/ingest"
+	"github.com/salience-ai/salience/jobs"
 	"github.com/salience-ai/salience/recall"
 	"github.com/salience-ai/salience/server"
 	"github.com/salience-ai/salience/store/sqlite"
@@ -83,6 +84,7 @@ type Main struct {
 
 	// Held by serve.
 	store    *sqlite.Store
+	jobs     *jobs.Scheduler
 	api      *server.Server
 	http     *http.Server
 	ln       net.Listener
@@ -217,12 +219,20 @@ func (m *Main) serve(ctx context.Context) error {
 		return err
 	}
 
+	sched, _, err := newScheduler(st, &c.Jobs, m.logger)
+	if err != nil {
+		return fmt.Errorf("jobs: %w", err)
+	}
+	m.jobs = sched
+
 	m.api = server.New(server.Config{
 		Ingester:     ingest.New(st, emb, ingest.Options{MaxContentBytes: c.MaxContentBytes}),
 		Recaller:     recall.New(st, emb, recall.Options{}),
 		Memories:     st,
 		Namespaces:   st,
 		Ready:        st.Ready,
+		Jobs:         sched,
+		Queue:        st,
 		Keys:         m.keys,
 		MaxBodyBytes: c.MaxBodyBytes,
 		Logger:       m.logger,
@@ -266,6 +276,10 @@ func (m *Main) serve(ctx context.Context) error {
 			return
 		}
 		m.logger.Info("ready: indexes loaded", "duration_ms", time.Since(start).Milliseconds())
+		// The jobs read namespaces from the loaded indexes, so they tick only from here.
+		if c.Jobs.Enabled {
+			sched.Start()
+		}
 	}()
 
 	note := "loopback only: no API keys configured"
@@ -313,8 +327,9 @@ func (m *Main) Addr() string {
 }
 
 // Close stops serve gracefully: it stops accepting connections, lets in-flight requests
-// finish (up to the shutdown timeout, then cuts them), stops the index rebuild and closes
-// the store. It is safe to call more than once and after a failed Run.
+// finish (up to the shutdown timeout, then cuts them), stops the jobs (a running one
+// checkpoints and resumes at the next start), stops the index rebuild and closes the
+// store. It is safe to call more than once and after a failed Run.
 func (m *Main) Close() error {
 	m.closed.Do(func() {
 		var errs []error
@@ -323,6 +338,15 @@ func (m *Main) Close() error {
 			if err := m.http.Shutdown(ctx); err != nil {
 				errs = append(errs, fmt.Errorf("shutdown: %w", err))
 				m.http.Close()
+			}
+			cancel()
+		}
+		if m.jobs != nil {
+			// Running jobs are cancelled, checkpoint and are recorded unfinished; the next
+			// start resumes them.
+			ctx, cancel := context.WithTimeout(context.Background(), m.Config.ShutdownTimeout)
+			if err := m.jobs.Stop(ctx); err != nil {
+				errs = append(errs, err)
 			}
 			cancel()
 		}
