@@ -77,7 +77,8 @@ func (s *Service) scanNamespace(ctx context.Context, run Run, cur *scanCursor, n
 	if err != nil {
 		return 0, err
 	}
-	if err := s.replaceQueue(ctx, ns, cur.Top, now); err != nil {
+	// Dequeue and enqueue go together even when a stop arrives in between.
+	if err := s.replaceQueue(context.WithoutCancel(ctx), ns, cur.Top, now); err != nil {
 		return 0, err
 	}
 	n := len(cur.Top)

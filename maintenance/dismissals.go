@@ -29,8 +29,9 @@ type cooldownCursor struct {
 // in the checkpoint "done": a second run in the same week changes nothing. A pass cut short
 // resumes with its own period; if the week turned meanwhile, the old pass is finished first
 // and the new week's follows in the same run, since two periods did elapse. Each batch's
-// halvings are one transaction over the memories' current state. Items is the number of
-// memories changed.
+// halvings are one transaction over the memories' current state, written once the
+// checkpoint has moved past the batch, so even a crash never halves a memory twice in a
+// period. Items is the number of memories changed.
 func (s *Service) DismissalCooldown(ctx context.Context, run Run) (int, error) {
 	period := Period(run.Now())
 	done, err := run.Checkpoint("done")
@@ -78,13 +79,16 @@ func (s *Service) halvePeriod(ctx context.Context, run Run, cur cooldownCursor) 
 					ids = append(ids, m.ID)
 				}
 			}
-			n, err := s.halve(ctx, ns, ids)
-			items += n
-			if err != nil {
+			// The checkpoint moves first: a crash between the two skips this batch's
+			// halving for the period (its dismissals fade a week later) rather than halving
+			// it twice. A stop does not cut the batch: its write ignores the cancellation.
+			cur.Pos = last
+			if err := saveCheckpoint(run, "cursor", cur); err != nil {
 				return err
 			}
-			cur.Pos = last
-			return saveCheckpoint(run, "cursor", cur)
+			n, err := s.halve(context.WithoutCancel(ctx), ns, ids)
+			items += n
+			return err
 		})
 		if err != nil {
 			return items, err
