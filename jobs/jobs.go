@@ -15,6 +15,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -178,11 +179,21 @@ func New(opts Options, jobs ...Job) (*Scheduler, error) {
 }
 
 // ParseSpec parses a cron spec as the scheduler does: 5 fields or a descriptor, in UTC.
-// A bad spec is EINVALID.
-func ParseSpec(spec string) (cron.Schedule, error) {
-	sched, err := cron.ParseStandard(spec)
+// A bad spec is EINVALID. A time-zone prefix (TZ=, CRON_TZ=) is refused: schedules are UTC
+// so that replicas in different zones agree, and robfig/cron panics on a prefix without a
+// spec after it.
+func ParseSpec(spec string) (sched cron.Schedule, err error) {
+	if strings.HasPrefix(spec, "TZ=") || strings.HasPrefix(spec, "CRON_TZ=") {
+		return nil, models.Invalid("spec", "bad cron spec %q: schedules are in UTC; remove the time-zone prefix", truncate(spec, 80))
+	}
+	defer func() {
+		if p := recover(); p != nil { // a parser bug must not take the server down at start
+			sched, err = nil, models.Invalid("spec", "bad cron spec %q", truncate(spec, 80))
+		}
+	}()
+	sched, err = cron.ParseStandard(spec)
 	if err != nil {
-		return nil, models.Invalid("spec", "bad cron spec %q: %v", spec, err)
+		return nil, models.Invalid("spec", "bad cron spec %q: %v", truncate(spec, 80), err)
 	}
 	return sched, nil
 }

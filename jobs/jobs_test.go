@@ -533,3 +533,52 @@ func TestErrors(t *testing.T) {
 		t.Errorf("runs of a job never run = %v, %v", runs, err)
 	}
 }
+
+func TestParseSpec(t *testing.T) {
+	from := time.Date(2026, 3, 2, 9, 17, 0, 0, time.UTC) // a Monday
+	for _, tt := range []struct{ spec, next string }{
+		{"@every 5m", "2026-03-02T09:22:00Z"},
+		{"@hourly", "2026-03-02T10:00:00Z"},
+		{"@daily", "2026-03-03T00:00:00Z"},
+		{"@weekly", "2026-03-08T00:00:00Z"},
+		{"30 3 * * *", "2026-03-03T03:30:00Z"},
+		{"*/10 * * * *", "2026-03-02T09:20:00Z"},
+		{"0 12 * * MON-FRI", "2026-03-02T12:00:00Z"},
+	} {
+		s, err := jobs.ParseSpec(tt.spec)
+		if err != nil {
+			t.Errorf("%q: %v", tt.spec, err)
+			continue
+		}
+		if got := s.Next(from).Format(time.RFC3339); got != tt.next {
+			t.Errorf("%q: next after %s = %s, want %s", tt.spec, from.Format(time.RFC3339), got, tt.next)
+		}
+	}
+	for _, spec := range []string{"", "hourly", "* * * *", "61 * * * *", "@every", "@every soon", "TZ=UTC", "CRON_TZ=Nowhere/City * * * * *"} {
+		if _, err := jobs.ParseSpec(spec); code(err) != models.EINVALID {
+			t.Errorf("%q: %v, want invalid", spec, err)
+		}
+	}
+}
+
+// FuzzParseSpec: cron specs come from flags and the environment; no spec may crash the
+// server at start.
+func FuzzParseSpec(f *testing.F) {
+	for _, s := range []string{"@every 5m", "@daily", "30 3 * * *", "*/10 1-5 * JAN MON", "TZ=UTC", "CRON_TZ=Europe/Paris 0 0 * * *",
+		"@every -1s", "0 0 31 2 *", "", "* * * * * *", "@every 1000000h"} {
+		f.Add(s)
+	}
+	from := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, spec string) {
+		s, err := jobs.ParseSpec(spec)
+		if err != nil {
+			if code(err) != models.EINVALID {
+				t.Fatalf("%q: %v is not EINVALID", spec, err)
+			}
+			return
+		}
+		if next := s.Next(from); !next.IsZero() && !next.After(from) {
+			t.Fatalf("%q: next %v is not after %v", spec, next, from)
+		}
+	})
+}

@@ -95,7 +95,9 @@ type env struct {
 	ing *ingest.Service
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T) *env { return newEnvT(t) }
+
+func newEnvT(t testing.TB) *env {
 	t.Helper()
 	st, err := sqlite.Open(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -110,6 +112,11 @@ func newEnv(t *testing.T) *env {
 
 // add stores memories in ns and returns their ids by content.
 func (e *env) add(t *testing.T, ns string, ms ...*models.Memory) map[string]string {
+	t.Helper()
+	return e.addT(t, ns, ms...)
+}
+
+func (e *env) addT(t testing.TB, ns string, ms ...*models.Memory) map[string]string {
 	t.Helper()
 	out, err := e.ing.Ingest(context.Background(), ns, ms)
 	if err != nil {
@@ -617,4 +624,35 @@ func TestPolicyOverridePerNamespace(t *testing.T) {
 	if _, err := maintenance.NewPolicies("sm2", decay.Params{}, nil, nil); models.ErrorCode(err) != models.EINVALID {
 		t.Errorf("unknown default policy: %v", err)
 	}
+}
+
+// FuzzCheckpoints: a checkpoint is read back from the store and may come from another
+// version or be damaged; whatever it holds, every job runs to the end without an error (a
+// checkpoint it cannot use is dropped: the jobs are idempotent, so starting over is safe).
+func FuzzCheckpoints(f *testing.F) {
+	for _, s := range []string{
+		``, `{}`, `null`, `[]`, `{"ns":"a","pos":{"created_at":"2026-03-04T12:00:00Z","id":"zz"},"top":[{"id":"x","score":1}]}`,
+		`{"ns":"zzz","done":true}`, `{"ns":"a","after":{"From":"c:x","To":"","Type":"mentions"}}`,
+		`{"period":"2026-W10","ns":"a"}`, `{"period":"9999-W99"}`, `{"at":"0001-01-01T00:00:00Z","id":"s9"}`,
+		`{"at":"9999-12-31T23:59:59Z"}`, `{"ns":"a","pos":{"created_at":"1200-01-01T00:00:00Z"}}`, `{"top":[{"score":"NaN"}]}`,
+	} {
+		f.Add(s)
+	}
+	e := newEnvT(f)
+	ids := e.addT(f, "a", mem("one"), mem("two"), mem("three"))
+	if err := e.st.RecordSurfacings(context.Background(), []*models.Surfacing{{ID: "s1", Namespace: "a", ConversationID: "c",
+		TurnID: "t", MemoryID: ids["one"], Mode: models.ModeAmbient, At: t0}}, nil); err != nil {
+		f.Fatal(err)
+	}
+	s := maintenance.New(e.st, maintenance.Options{BatchSize: 2})
+	f.Fuzz(func(t *testing.T, cp string) {
+		for _, task := range s.Tasks() {
+			run := newRun(t0)
+			run.state["cursor"] = cp
+			run.state["done"] = cp
+			if _, err := task.Run(run.at(t0.Add(40*day), 0), run); err != nil {
+				t.Fatalf("%s with checkpoint %q: %v", task.Name, cp, err)
+			}
+		}
+	})
 }
