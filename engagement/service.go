@@ -267,7 +267,7 @@ func clip(s string, n int) string {
 func (s *Service) applyOne(b *batch, policy decay.Policy, ev *models.Event) (Status, *models.Error, error) {
 	var sf *models.Surfacing
 	if ev.SurfacingID != "" {
-		got, err := b.tx.GetSurfacing(b.ns, ev.SurfacingID)
+		got, err := b.surfacing(ev.SurfacingID)
 		switch {
 		case models.ErrorCode(err) == models.ENOTFOUND:
 			return StatusRejected, &models.Error{Code: models.ENOTFOUND, Field: "surfacing_id",
@@ -304,7 +304,7 @@ func (s *Service) applyOne(b *batch, policy decay.Policy, ev *models.Event) (Sta
 			return "", nil, err
 		}
 		if len(ss) > 0 {
-			sf = ss[0]
+			sf = b.keepSurfacing(ss[0])
 			ev.SurfacingID = sf.ID
 		}
 	}
@@ -326,8 +326,7 @@ func (s *Service) applyOne(b *batch, policy decay.Policy, ev *models.Event) (Sta
 
 	var coUsed []string
 	if ev.Type.Positive() && sf != nil && sf.TurnID != "" && !sf.Outcome.Positive() {
-		turn, err := b.tx.FindSurfacings(models.SurfacingFilter{Namespace: b.ns, ConversationID: sf.ConversationID,
-			TurnID: sf.TurnID, Limit: maxTurnSurfacings})
+		turn, err := b.turn(sf.ConversationID, sf.TurnID)
 		if err != nil {
 			return "", nil, err
 		}
@@ -347,32 +346,83 @@ func (s *Service) applyOne(b *batch, policy decay.Policy, ev *models.Event) (Sta
 
 	if sf != nil && (sf.OutcomeAt.IsZero() || !ev.At.Before(sf.OutcomeAt)) {
 		sf.Outcome, sf.OutcomeAt = ev.Type, ev.At
-		// Written at once, not at flush: a later event of the same turn in this batch must
-		// see this outcome when it looks for the turn's used memories.
-		if err := b.tx.PutSurfacing(sf); err != nil {
-			return "", nil, err
-		}
+		b.touchSurfacing(sf)
 	}
 	return StatusApplied, nil, nil
 }
 
-// batch caches the memories and edges one transaction reads and changes, so a memory or
-// edge that several events of a batch touch is read and written once.
+// batch caches the memories, edges and surfacings one transaction reads and changes, so
+// what several events of a batch touch is read and written once: bots report a turn's
+// surfacings together, and every event of a turn needs the turn. Everything the batch
+// changes is written by flush; until then the batch's copies are the truth.
 type batch struct {
 	tx    models.Tx
 	ns    string
 	mems  map[string]*models.Memory
 	edges map[models.EdgeKey]*models.Edge
+	surfs map[string]*models.Surfacing
+	turns map[[2]string][]*models.Surfacing // (conversation, turn) → every surfacing of the turn
 	// What changed, in the order it first changed, so writes are deterministic.
 	memOrder  []string
 	memDirty  map[string]bool
 	edgeOrder []models.EdgeKey
 	edgeDirty map[models.EdgeKey]bool
+	surfOrder []string
+	surfDirty map[string]bool
 }
 
 func newBatch(tx models.Tx, ns string) *batch {
 	return &batch{tx: tx, ns: ns, mems: map[string]*models.Memory{}, edges: map[models.EdgeKey]*models.Edge{},
-		memDirty: map[string]bool{}, edgeDirty: map[models.EdgeKey]bool{}}
+		surfs: map[string]*models.Surfacing{}, turns: map[[2]string][]*models.Surfacing{},
+		memDirty: map[string]bool{}, edgeDirty: map[models.EdgeKey]bool{}, surfDirty: map[string]bool{}}
+}
+
+// surfacing returns the batch's copy of a surfacing; ENOTFOUND when missing.
+func (b *batch) surfacing(id string) (*models.Surfacing, error) {
+	if sf, ok := b.surfs[id]; ok {
+		return sf, nil
+	}
+	sf, err := b.tx.GetSurfacing(b.ns, id)
+	if err != nil {
+		return nil, err
+	}
+	b.surfs[id] = sf
+	return sf, nil
+}
+
+// keepSurfacing returns the batch's copy of a surfacing just read, adopting sf when the
+// batch has none (a copy it already has may carry an outcome not yet written).
+func (b *batch) keepSurfacing(sf *models.Surfacing) *models.Surfacing {
+	if have, ok := b.surfs[sf.ID]; ok {
+		return have
+	}
+	b.surfs[sf.ID] = sf
+	return sf
+}
+
+// turn returns the batch's copies of every surfacing of a turn.
+func (b *batch) turn(conv, turn string) ([]*models.Surfacing, error) {
+	k := [2]string{conv, turn}
+	if ss, ok := b.turns[k]; ok {
+		return ss, nil
+	}
+	ss, err := b.tx.FindSurfacings(models.SurfacingFilter{Namespace: b.ns, ConversationID: conv, TurnID: turn, Limit: maxTurnSurfacings})
+	if err != nil {
+		return nil, err
+	}
+	for i, sf := range ss {
+		ss[i] = b.keepSurfacing(sf)
+	}
+	b.turns[k] = ss
+	return ss, nil
+}
+
+// touchSurfacing marks a surfacing returned by the batch as changed.
+func (b *batch) touchSurfacing(sf *models.Surfacing) {
+	if !b.surfDirty[sf.ID] {
+		b.surfDirty[sf.ID] = true
+		b.surfOrder = append(b.surfOrder, sf.ID)
+	}
 }
 
 // memory returns the batch's copy of a memory; ENOTFOUND when missing.
@@ -423,7 +473,8 @@ func (b *batch) putEdge(e *models.Edge) {
 	b.edges[k] = e
 }
 
-// flush writes the changed memories and edges, in the order they were first changed.
+// flush writes the changed memories, edges and surfacings, in the order they were first
+// changed.
 func (b *batch) flush() error {
 	for _, id := range b.memOrder {
 		if err := b.tx.PutMemory(b.mems[id]); err != nil {
@@ -432,6 +483,11 @@ func (b *batch) flush() error {
 	}
 	for _, k := range b.edgeOrder {
 		if err := b.tx.PutEdge(b.edges[k]); err != nil {
+			return err
+		}
+	}
+	for _, id := range b.surfOrder {
+		if err := b.tx.PutSurfacing(b.surfs[id]); err != nil {
 			return err
 		}
 	}

@@ -32,6 +32,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch args[0] {
 	case "recall":
 		return benchRecall(ctx, args[1:], stdout, stderr)
+	case "engagement":
+		return benchEngagement(ctx, args[1:], stdout, stderr)
 	}
 	return fmt.Errorf("bench: unknown benchmark %q (want recall)", args[0])
 }

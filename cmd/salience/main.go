@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/salience-ai/salience/embed"
+	"github.com/salience-ai/salience/engagement"
 	"github.com/salience-ai/salience/ingest"
 	"github.com/salience-ai/salience/jobs"
 	"github.com/salience-ai/salience/recall"
@@ -111,7 +112,8 @@ const usage = `usage: salience [command] [flags]
 commands:
   serve     run the HTTP server (the default)
   eval      run a retrieval evaluation (salience eval locomo --help)
-  bench     run a benchmark (salience bench recall --help)
+  bench     run a benchmark (salience bench recall --help, salience bench engagement --help)
+  metrics   print a namespace's engagement metrics (salience metrics --ns NS [--data DIR])
   version   print the version
 
 Run "salience serve -h" for the server's flags; each flag can also be set with the
@@ -129,7 +131,7 @@ func (m *Main) ParseFlags(ctx context.Context, args []string) error {
 	}
 	switch m.Command {
 	case "serve":
-	case "eval", "bench":
+	case "eval", "bench", "metrics":
 		m.Args = args
 		return nil
 	case "version":
@@ -188,6 +190,8 @@ func (m *Main) Run(ctx context.Context) error {
 		return runEval(ctx, m.Args, m.Stdout, m.Stderr)
 	case "bench":
 		return runBench(ctx, m.Args, m.Stdout, m.Stderr)
+	case "metrics":
+		return runMetrics(ctx, m.Args, m.Stdout, m.Stderr)
 	case "version":
 		fmt.Fprintf(m.Stdout, "salience %s (%s, %s/%s)\n", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return nil
@@ -219,11 +223,14 @@ func (m *Main) serve(ctx context.Context) error {
 		return err
 	}
 
-	sched, _, err := newScheduler(st, &c.Jobs, m.logger)
+	sched, policies, err := newScheduler(st, &c.Jobs, m.logger)
 	if err != nil {
 		return fmt.Errorf("jobs: %w", err)
 	}
 	m.jobs = sched
+	// Engagement moves each memory's schedule with its namespace's decay policy, the one the
+	// decay jobs read.
+	eng := engagement.NewService(st, engagement.ServiceOptions{Policy: policies.For})
 
 	m.api = server.New(server.Config{
 		Ingester:     ingest.New(st, emb, ingest.Options{MaxContentBytes: c.MaxContentBytes}),
@@ -233,6 +240,8 @@ func (m *Main) serve(ctx context.Context) error {
 		Ready:        st.Ready,
 		Jobs:         sched,
 		Queue:        st,
+		Engagement:   eng,
+		Reports:      eng,
 		Keys:         m.keys,
 		MaxBodyBytes: c.MaxBodyBytes,
 		Logger:       m.logger,
