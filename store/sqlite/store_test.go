@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -479,4 +480,99 @@ func TestFirstVectorWhileSearching(t *testing.T) {
 	if err != nil || len(hits) != 1 || hits[0].ID != "m1" {
 		t.Fatalf("hits = %v, %v", hits, err)
 	}
+}
+
+// TestTxReadsFromCacheEqualSQL checks that the transaction's cached reads (memories from the
+// cache, edges from the graph) equal what SQL holds, after every kind of write that moves
+// them: creation, surfacing counters, an update, a deletion, and the transaction's own
+// writes laid over the cache.
+func TestTxReadsFromCacheEqualSQL(t *testing.T) {
+	s := openReady(t)
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.FixedZone("CEST", 2*3600))
+	mk := func(id string) *models.MemoryWrite {
+		return &models.MemoryWrite{
+			Memory: &models.Memory{ID: id, Namespace: "ns", Kind: models.KindFact, Content: "memory " + id, CreatedAt: at,
+				Confidence: 0.5, Concepts: []string{"bees"}, IrrelevantContexts: [][]string{{"taxes"}}, Embedding: []float32{1, 0}},
+			Edges: []*models.Edge{{Namespace: "ns", From: id, To: "c:bees", Type: models.EdgeMentions, Weight: 0.4, CoOccurrences: 2, LastCoOccurred: at}},
+		}
+	}
+	if err := s.CreateMemories(ctx, []*models.MemoryWrite{mk("m1"), mk("m2"), mk("m3")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RecordSurfacings(ctx, []*models.Surfacing{{ID: "s1", Namespace: "ns", MemoryID: "m1", TurnID: "t", Mode: models.ModeAmbient, At: at.Add(time.Minute)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(ctx, func(tx models.Tx) error {
+		m, err := tx.GetMemory("ns", "m2")
+		if err != nil {
+			return err
+		}
+		m.Confidence, m.UsageCount, m.LastUsed = 0.6, 1, at.Add(time.Hour)
+		return errors.Join(tx.PutMemory(m), tx.PutEdge(&models.Edge{Namespace: "ns", From: "m2", To: "m3", Type: models.EdgeCoRetrieved, Weight: 0.3, CoOccurrences: 1}))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteMemory(ctx, "ns", "m3"); err != nil {
+		t.Fatal(err)
+	}
+
+	keys := []models.EdgeKey{
+		{From: "m1", To: "c:bees", Type: models.EdgeMentions}, {From: "m2", To: "c:bees", Type: models.EdgeMentions},
+		{From: "m2", To: "m3", Type: models.EdgeCoRetrieved}, {From: "m3", To: "c:bees", Type: models.EdgeMentions},
+	}
+	compare := func(tx *storeTx, stage string) {
+		t.Helper()
+		for _, id := range []string{"m1", "m2", "m3", "missing"} {
+			cached, cerr := tx.GetMemory("ns", id)
+			stored, serr := scanMemory(tx.tx.QueryRowContext(ctx, `SELECT `+memoryColumns+` FROM memories WHERE ns = ? AND id = ?`, "ns", id))
+			if (cerr == nil) != (serr == nil) {
+				t.Fatalf("%s: %s: cached error %v, SQL error %v", stage, id, cerr, serr)
+			}
+			if cerr == nil && !sameMemory(cached, stored) {
+				t.Errorf("%s: %s:\ncached %+v\nSQL    %+v", stage, id, cached, stored)
+			}
+		}
+		for _, k := range keys {
+			cached, cerr := tx.GetEdge("ns", k)
+			stored, serr := scanEdge(tx.tx.QueryRowContext(ctx, `SELECT `+edgeColumns+` FROM edges WHERE ns = ? AND src = ? AND dst = ? AND type = ?`,
+				"ns", k.From, k.To, string(k.Type)))
+			if (cerr == nil) != (serr == nil) {
+				t.Fatalf("%s: %v: cached error %v, SQL error %v", stage, k, cerr, serr)
+			}
+			if cerr == nil && (cached.Weight != stored.Weight || cached.CoOccurrences != stored.CoOccurrences ||
+				!cached.LastCoOccurred.Equal(stored.LastCoOccurred) || cached.Namespace != stored.Namespace) {
+				t.Errorf("%s: %v: cached %+v, SQL %+v", stage, k, cached, stored)
+			}
+		}
+	}
+	if err := s.Update(ctx, func(mtx models.Tx) error {
+		tx := mtx.(*storeTx)
+		compare(tx, "committed state")
+		m, err := tx.GetMemory("ns", "m1")
+		if err != nil {
+			return err
+		}
+		m.Confidence, m.RecentDismissals, m.IrrelevantContexts = 0.2, 2, [][]string{{"taxes"}, {"bees"}}
+		e, err := tx.GetEdge("ns", keys[0])
+		if err != nil {
+			return err
+		}
+		e.Weight, e.CoOccurrences = 0.5, 3
+		if err := errors.Join(tx.PutMemory(m), tx.PutEdge(e)); err != nil {
+			return err
+		}
+		compare(tx, "own writes")
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sameMemory compares what a transaction reads and writes back: identity and metadata.
+func sameMemory(a, b *models.Memory) bool {
+	return a.ID == b.ID && a.Namespace == b.Namespace && a.Content == b.Content && a.CreatedAt.Equal(b.CreatedAt) &&
+		a.Confidence == b.Confidence && a.UsageCount == b.UsageCount && a.LastUsed.Equal(b.LastUsed) &&
+		a.SurfaceCount == b.SurfaceCount && a.LastSurfaced.Equal(b.LastSurfaced) && a.RecentDismissals == b.RecentDismissals &&
+		fmt.Sprint(a.IrrelevantContexts) == fmt.Sprint(b.IrrelevantContexts) && a.Schedule.Due.Equal(b.Schedule.Due) &&
+		a.Schedule.Reps == b.Schedule.Reps && slices.Equal(a.Concepts, b.Concepts) && slices.Equal(a.Embedding, b.Embedding)
 }

@@ -17,7 +17,7 @@ import (
 func (s *Store) Update(ctx context.Context, fn func(tx models.Tx) error) error {
 	var t *storeTx
 	err := s.write(ctx, "update", func(sqlTx *sql.Tx) (func(), error) {
-		t = &storeTx{ctx: ctx, tx: &stmtCache{tx: sqlTx, stmts: map[string]*sql.Stmt{}},
+		t = &storeTx{s: s, ctx: ctx, tx: &stmtCache{tx: sqlTx, stmts: map[string]*sql.Stmt{}},
 			mems: map[[2]string]*models.Memory{}, edges: map[edgeID]*models.Edge{}}
 		err := fn(t)
 		t.done = true
@@ -50,6 +50,7 @@ type edgeID struct {
 // storeTx implements models.Tx over one SQL transaction. It remembers the memories and edges
 // written so they reach the in-memory state after the commit.
 type storeTx struct {
+	s     *Store
 	ctx   context.Context
 	tx    *stmtCache
 	done  bool
@@ -114,11 +115,37 @@ func (t *storeTx) GetMemory(ns, id string) (*models.Memory, error) {
 	if err := validateID(id, "id"); err != nil {
 		return nil, err
 	}
+	if m, ok := t.cachedMemory(ns, id); ok {
+		return m, nil
+	}
 	m, err := scanMemory(t.tx.QueryRowContext(t.ctx, `SELECT `+memoryColumns+` FROM memories WHERE ns = ? AND id = ?`, ns, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("memory %s not found", id)
 	}
 	return m, wrap(err, "get memory")
+}
+
+// The transaction reads memories and edges from the in-memory cache and graph once the
+// indexes are loaded (engagement reads hundreds per transaction). That is exact: every
+// commit and the cache update that follows it happen under the write mutex this transaction
+// holds, so the cache equals the database as of the transaction's start, and the
+// transaction's own writes (t.mems, t.edges) are laid over it. Before the indexes are
+// loaded, and for a memory the cache does not hold, SQL answers.
+
+// cachedMemory answers GetMemory from the cache; false when it cannot.
+func (t *storeTx) cachedMemory(ns, id string) (*models.Memory, bool) {
+	if !t.s.ready.Load() {
+		return nil, false
+	}
+	ms := t.s.cachedMemories(ns, []string{id})
+	if len(ms) == 0 {
+		return nil, false
+	}
+	m := ms[0]
+	if w, ok := t.mems[[2]string{ns, id}]; ok {
+		setMeta(m, w)
+	}
+	return m, true
 }
 
 func (t *storeTx) PutMemory(m *models.Memory) error {
@@ -170,6 +197,18 @@ func (t *storeTx) GetEdge(ns string, k models.EdgeKey) (*models.Edge, error) {
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
+	if t.s.ready.Load() {
+		if e, ok := t.edges[edgeID{ns, k}]; ok {
+			c := *e
+			return &c, nil
+		}
+		if _, _, g := t.s.indexes(ns); g != nil {
+			if e, ok := g.Get(k); ok {
+				return e, nil
+			}
+		}
+		return nil, notFound("edge %s -%s-> %s not found", k.From, k.Type, k.To)
+	}
 	e, err := scanEdge(t.tx.QueryRowContext(t.ctx, `SELECT `+edgeColumns+` FROM edges WHERE ns = ? AND src = ? AND dst = ? AND type = ?`,
 		ns, k.From, k.To, string(k.Type)))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -218,8 +257,23 @@ func (t *storeTx) PutSurfacing(sf *models.Surfacing) error {
 		return err
 	}
 	args := surfacingArgs(sf)
+	// Fast path. Recording an outcome never changes the columns the indexes hold (conversation,
+	// turn, memory, time), but an UPDATE that sets an indexed column rewrites that index's
+	// entry even when the value stays the same; engagement writes thousands of outcomes a
+	// second. So set the other columns where the indexed ones still match, and fall back to
+	// the full update only when no row did.
+	fast := append(slices.Clone(args[5:14]), args[15], args[16], args[17], args[0], args[1], args[2], args[3], args[4], args[14])
+	res, err := t.tx.ExecContext(t.ctx, `UPDATE surfacings SET mode = ?, rank = ?, score = ?, components = ?, conversation_type = ?,
+		threshold = ?, arm_probability = ?, variant = ?, concepts = ?, outcome = ?, outcome_at = ?, latency_ms = ?
+		WHERE ns = ? AND id = ? AND conversation_id = ? AND turn_id = ? AND memory_id = ? AND at = ?`, fast...)
+	if err != nil {
+		return wrap(err, "put surfacing")
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 1 {
+		return nil
+	}
 	// Same columns as the insert, minus the key (ns, id), then the key for WHERE.
-	res, err := t.tx.ExecContext(t.ctx, `UPDATE surfacings SET conversation_id = ?, turn_id = ?, memory_id = ?, mode = ?, rank = ?,
+	res, err = t.tx.ExecContext(t.ctx, `UPDATE surfacings SET conversation_id = ?, turn_id = ?, memory_id = ?, mode = ?, rank = ?,
 		score = ?, components = ?, conversation_type = ?, threshold = ?, arm_probability = ?, variant = ?, concepts = ?, at = ?,
 		outcome = ?, outcome_at = ?, latency_ms = ? WHERE ns = ? AND id = ?`, append(slices.Clone(args[2:]), args[0], args[1])...)
 	if err != nil {

@@ -283,6 +283,20 @@ func testUpdate(t *testing.T, open func(t *testing.T) models.Store) {
 			return nil
 		})
 		mustNil(t, err)
+		// A full replacement may move a surfacing to another turn and time; filters follow it.
+		err = s.Update(ctx, func(tx models.Tx) error {
+			sf, err := tx.GetSurfacing(ns, "s1")
+			if err != nil {
+				return err
+			}
+			sf.TurnID, sf.At, sf.Score = "turn-moved", at(3), 0.25
+			return tx.PutSurfacing(sf)
+		})
+		mustNil(t, err)
+		moved, err := s.FindSurfacings(ctx, models.SurfacingFilter{Namespace: ns, TurnID: "turn-moved"})
+		mustNil(t, err)
+		want.TurnID, want.At, want.Score = "turn-moved", at(3), 0.25
+		assertEqual(t, "moved surfacing", moved, []*models.Surfacing{want})
 		err = s.Update(ctx, func(tx models.Tx) error {
 			_, err := tx.GetSurfacing(other, "s1")
 			wantCode(t, err, models.ENOTFOUND)
