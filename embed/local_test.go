@@ -32,8 +32,8 @@ func TestLocalNameAndDims(t *testing.T) {
 		dims, wantDims int
 		wantName       string
 	}{
-		{0, 128, "local-hash-v1-128"},
-		{-3, 128, "local-hash-v1-128"},
+		{0, 256, "local-hash-v1-256"},
+		{-3, 256, "local-hash-v1-256"},
 		{64, 64, "local-hash-v1-64"},
 	} {
 		l := NewLocal(tc.dims)
