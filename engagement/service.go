@@ -3,7 +3,9 @@ package engagement
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -37,14 +39,19 @@ type ServiceOptions struct {
 
 // Service applies engagement events (DESIGN §5): it validates each event, appends it to the
 // log and moves the memory, its decay schedule, the graph's edges and the surfacing's
-// outcome, all of a batch in one store transaction. It is safe for concurrent use; the
-// store serializes the transactions, so concurrent reporters never lose an update.
+// outcome, all of a batch in one store transaction (shared with the batches that arrive
+// meanwhile: group commit). It is safe for concurrent use; the store serializes the
+// transactions, so concurrent reporters never lose an update.
 type Service struct {
 	store   models.Store
 	rules   Rules
 	policy  func(ns string) decay.Policy
 	now     func() time.Time
 	maxSkew time.Duration
+
+	mu      sync.Mutex
+	queue   []*request // waiting for the next group transaction
+	writing bool       // a group is being written; its writer hands over to queue[0]
 }
 
 // NewService returns a Service over store.
@@ -103,7 +110,8 @@ type BatchResult struct {
 //
 // An invalid event is rejected (EINVALID naming "events[i].field"); an unknown surfacing
 // id, one of another namespace, or a memory that does not exist, is rejected with
-// ENOTFOUND. Rejected events change nothing; the others are applied in one transaction:
+// ENOTFOUND. Rejected events change nothing; the others are applied atomically, in one
+// transaction (which may also carry concurrent batches applied before or after this one):
 //  1. the event is appended to the log, carrying the resolved surfacing (for the
 //     memory+conversation form: the memory's latest surfacing in that conversation, if any)
 //     and memory ids; an id already logged reports StatusDuplicate and changes nothing else;
@@ -143,30 +151,12 @@ func (s *Service) Apply(ctx context.Context, ns string, events []*models.Event) 
 
 	res := &BatchResult{Results: make([]EventResult, len(events))}
 	if pending > 0 {
-		policy := s.policy(ns)
-		// fn may run more than once in a store that retries transactions, so it starts over
-		// from the checked events and writes its results only into res.
-		err := s.store.Update(ctx, func(tx models.Tx) error {
-			b := newBatch(tx, ns)
-			for i, ev := range checked {
-				if ev == nil {
-					continue
-				}
-				e := *ev
-				status, rej, err := s.applyOne(b, policy, &e)
-				if err != nil {
-					return err
-				}
-				res.Results[i] = EventResult{Status: status}
-				if rej != nil {
-					res.Results[i].Err = asError(models.WithFieldPrefix(rej, fmt.Sprintf("events[%d].", i)))
-				}
-			}
-			return b.flush()
-		})
-		if err != nil {
-			return nil, err
+		r := &request{ctx: ctx, ns: ns, checked: checked, events: pending, done: make(chan struct{}), lead: make(chan struct{}, 1)}
+		s.write(r)
+		if r.err != nil {
+			return nil, r.err
 		}
+		copy(res.Results, r.results)
 	}
 	for i, e := range events {
 		r := &res.Results[i]
@@ -187,6 +177,123 @@ func (s *Service) Apply(ctx context.Context, ns string, events []*models.Event) 
 		}
 	}
 	return res, nil
+}
+
+// request is the checked events of one Apply call on their way to the store.
+type request struct {
+	ctx     context.Context
+	ns      string
+	checked []*models.Event // nil where the event was rejected before
+	events  int             // non-nil entries of checked
+	results []EventResult   // set by the transaction that applies the request
+	err     error           // the store's error, when the request could not be applied
+	done    chan struct{}   // closed once results or err are set
+	lead    chan struct{}   // told to write the next group
+}
+
+// maxGroupEvents bounds the events of one group transaction, so a burst does not make one
+// transaction (and the wait of every request in it) arbitrarily long.
+const maxGroupEvents = 5000
+
+// write applies r and returns once r.results or r.err is set. Concurrent calls share
+// transactions (group commit): while one group is written, the requests that arrive queue
+// up, and the first of them then writes every queued request in one transaction. The store
+// serializes writers anyway, so each request would wait for those ahead of it and pay for
+// its own commit; grouped, they pay for one, and each event is still applied exactly as if
+// its batch had been alone, in arrival order.
+func (s *Service) write(r *request) {
+	s.mu.Lock()
+	s.queue = append(s.queue, r)
+	if s.writing {
+		s.mu.Unlock()
+		select {
+		case <-r.done:
+			return
+		case <-r.lead: // r is first in the queue: it writes the next group
+		}
+		s.mu.Lock()
+	}
+	s.writing = true
+	n, events := 0, 0
+	for n < len(s.queue) && (n == 0 || events+s.queue[n].events <= maxGroupEvents) {
+		events += s.queue[n].events
+		n++
+	}
+	group := slices.Clone(s.queue[:n])
+	s.queue = slices.Delete(s.queue, 0, n)
+	s.mu.Unlock()
+
+	s.applyGroup(group)
+
+	s.mu.Lock()
+	if len(s.queue) > 0 {
+		s.queue[0].lead <- struct{}{}
+	} else {
+		s.writing = false
+	}
+	s.mu.Unlock()
+}
+
+// applyGroup applies a group of requests in one transaction and tells each its outcome. A
+// store failure fails the group; the requests are then applied one by one, so a request
+// that cannot be written never fails the others.
+func (s *Service) applyGroup(group []*request) {
+	// The transaction serves every request of the group: one caller giving up must not
+	// abort the others' writes (a request that returns early has nothing to lose either, as
+	// a retry of its events reports them as duplicates).
+	ctx := context.WithoutCancel(group[0].ctx)
+	err := s.store.Update(ctx, func(tx models.Tx) error { return s.applyRequests(tx, group) })
+	if err != nil && len(group) > 1 {
+		for _, r := range group {
+			r.err = s.store.Update(ctx, func(tx models.Tx) error { return s.applyRequests(tx, []*request{r}) })
+		}
+	} else {
+		for _, r := range group {
+			r.err = err
+		}
+	}
+	for _, r := range group {
+		close(r.done)
+	}
+}
+
+// applyRequests applies the requests' events in order inside tx. It may run more than once
+// (a store that retries transactions, or a group retried request by request), so it starts
+// each request's results afresh. Requests of one namespace share a batch: a later request
+// must see what an earlier one changed.
+func (s *Service) applyRequests(tx models.Tx, rs []*request) error {
+	batches := map[string]*batch{}
+	var order []*batch
+	for _, r := range rs {
+		b := batches[r.ns]
+		if b == nil {
+			b = newBatch(tx, r.ns)
+			batches[r.ns] = b
+			order = append(order, b)
+		}
+		policy := s.policy(r.ns)
+		r.results = make([]EventResult, len(r.checked))
+		for i, ev := range r.checked {
+			if ev == nil {
+				continue
+			}
+			e := *ev
+			status, rej, err := s.applyOne(b, policy, &e)
+			if err != nil {
+				return err
+			}
+			r.results[i] = EventResult{Status: status}
+			if rej != nil {
+				r.results[i].Err = asError(models.WithFieldPrefix(rej, fmt.Sprintf("events[%d].", i)))
+			}
+		}
+	}
+	for _, b := range order {
+		if err := b.flush(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // asError returns err as a *models.Error (every error check and applyOne reject with is one).
