@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net/url"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -250,6 +251,34 @@ func FuzzDecodeEngagement(f *testing.F) {
 			if e == nil {
 				t.Fatalf("event %d is nil", i)
 			}
+		}
+	})
+}
+
+// FuzzParseMetricsQuery feeds arbitrary query strings to the metrics route's parser: no
+// panic, and every error is a 4xx naming a parameter.
+func FuzzParseMetricsQuery(f *testing.F) {
+	for _, s := range []string{
+		"", "since=2026-01-01T00:00:00Z", "until=2026-01-01T00:00:00Z&since=2025-01-01T00:00:00Z",
+		"since=yesterday", "since=a&since=b", "sinse=x", "since=2026-01-01T00:00:00.123456789%2B02:00", "%zz", "until=",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		q, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		since, until, err := parseMetricsQuery(q)
+		checkClientError(t, err)
+		if err != nil {
+			if models.ErrorField(err) == "" {
+				t.Fatalf("error %v names no parameter", err)
+			}
+			return
+		}
+		if !since.IsZero() && !until.IsZero() && !until.After(since) {
+			t.Fatalf("accepted since %v ≥ until %v", since, until)
 		}
 	})
 }

@@ -48,6 +48,9 @@ func (s *Server) namespaceMetrics(c *gin.Context) {
 // parseMetricsQuery reads since and until; unknown or repeated parameters are EINVALID.
 func parseMetricsQuery(q url.Values) (since, until time.Time, err error) {
 	for k, vs := range q {
+		if k == "" {
+			return since, until, models.Invalid("query", "a query parameter has no name")
+		}
 		if !metricsParams[k] {
 			return since, until, models.Invalid(truncate(k, 40), "unknown query parameter %q (known: since, until)", truncate(k, 40))
 		}
