@@ -47,7 +47,7 @@ type env struct {
 	emb   embed.Embedder
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	st, err := sqlite.Open(filepath.Join(t.TempDir(), "s.db"), sqlite.Options{})
 	if err != nil {
@@ -67,7 +67,7 @@ func newEnv(t *testing.T) *env {
 	}
 }
 
-func (e *env) add(t *testing.T, ns string, ms ...*models.Memory) []*models.Memory {
+func (e *env) add(t testing.TB, ns string, ms ...*models.Memory) []*models.Memory {
 	t.Helper()
 	out, err := e.ing.Ingest(context.Background(), ns, ms)
 	if err != nil {
