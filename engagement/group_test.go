@@ -54,7 +54,7 @@ func TestGroupFailureIsolatesRequests(t *testing.T) {
 	}
 	s := NewService(poisonStore{st}, ServiceOptions{Now: func() time.Time { return now }})
 	req := func(ns string, ids ...string) *request {
-		r := &request{ctx: ctx, ns: ns, done: make(chan struct{}), lead: make(chan struct{}, 1)}
+		r := &request{ctx: ctx, ns: ns, policy: s.policy(ns), done: make(chan struct{}), lead: make(chan struct{}, 1)}
 		for _, id := range ids {
 			ev, err := s.check(ns, &models.Event{ID: id, MemoryID: "m1", ConversationID: "c", Type: models.EventUsed}, now)
 			if err != nil {

@@ -104,7 +104,8 @@ type BatchResult struct {
 // Apply validates and applies a batch of events reported in namespace ns. Each event:
 //   - needs an id (≤ 200 bytes, the idempotency key), a type (used, helpful, ignored,
 //     dismissed), and a surfacing_id or else memory_id with conversation_id; a memory_id or
-//     conversation_id given beside a surfacing_id must match the surfacing's;
+//     conversation_id given beside a surfacing_id must match the surfacing's; a chunk's id
+//     stands for its memory;
 //   - at zero means now; more than MaxSkew ahead of now, or before 1970, is rejected;
 //   - at most 64 concepts, each non-empty UTF-8 of at most 200 bytes.
 //
@@ -151,7 +152,9 @@ func (s *Service) Apply(ctx context.Context, ns string, events []*models.Event) 
 
 	res := &BatchResult{Results: make([]EventResult, len(events))}
 	if pending > 0 {
-		r := &request{ctx: ctx, ns: ns, checked: checked, events: pending, done: make(chan struct{}), lead: make(chan struct{}, 1)}
+		// The policy is resolved here, not inside the transaction: it may read the store.
+		r := &request{ctx: ctx, ns: ns, policy: s.policy(ns), checked: checked, events: pending,
+			done: make(chan struct{}), lead: make(chan struct{}, 1)}
 		s.write(r)
 		if r.err != nil {
 			return nil, r.err
@@ -183,6 +186,7 @@ func (s *Service) Apply(ctx context.Context, ns string, events []*models.Event) 
 type request struct {
 	ctx     context.Context
 	ns      string
+	policy  decay.Policy
 	checked []*models.Event // nil where the event was rejected before
 	events  int             // non-nil entries of checked
 	results []EventResult   // set by the transaction that applies the request
@@ -271,14 +275,13 @@ func (s *Service) applyRequests(tx models.Tx, rs []*request) error {
 			batches[r.ns] = b
 			order = append(order, b)
 		}
-		policy := s.policy(r.ns)
 		r.results = make([]EventResult, len(r.checked))
 		for i, ev := range r.checked {
 			if ev == nil {
 				continue
 			}
 			e := *ev
-			status, rej, err := s.applyOne(b, policy, &e)
+			status, rej, err := s.applyOne(b, r.policy, &e)
 			if err != nil {
 				return err
 			}
@@ -392,6 +395,10 @@ func (s *Service) applyOne(b *batch, policy decay.Policy, ev *models.Event) (Sta
 		ev.MemoryID, ev.ConversationID = sf.MemoryID, sf.ConversationID
 	}
 	m, err := b.memory(ev.MemoryID)
+	if err == nil && m.IsChunk() {
+		// A chunk stands for its memory, as everywhere in the API.
+		m, err = b.memory(m.ParentID)
+	}
 	switch {
 	case models.ErrorCode(err) == models.ENOTFOUND && sf != nil:
 		return StatusRejected, &models.Error{Code: models.ENOTFOUND, Field: "surfacing_id",
@@ -402,6 +409,7 @@ func (s *Service) applyOne(b *batch, policy decay.Policy, ev *models.Event) (Sta
 	case err != nil:
 		return "", nil, err
 	}
+	ev.MemoryID = m.ID
 	if sf == nil {
 		// The memory+conversation form: tie the event to the memory's latest surfacing in the
 		// conversation, so its outcome, turn and context are known; there may be none.

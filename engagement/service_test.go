@@ -577,3 +577,25 @@ func TestConcurrentWriters(t *testing.T) {
 		t.Errorf("%d events logged, want %d", len(evs), writers*perWriter)
 	}
 }
+
+func TestChunkIDStandsForItsMemory(t *testing.T) {
+	st, svc := fixture(t)
+	parent := memory("a", "p1")
+	parent.ChunkCount = 1
+	chunk := memory("a", "p1-0")
+	chunk.ParentID = "p1"
+	must(t, st.CreateMemories(ctx, []*models.MemoryWrite{{Memory: parent, Chunks: []*models.Memory{chunk}}}))
+	res, err := svc.Apply(ctx, "a", []*models.Event{{ID: "e", MemoryID: "p1-0", ConversationID: "c", Type: models.EventUsed}})
+	must(t, err)
+	if res.Applied != 1 {
+		t.Fatalf("result %+v", res.Results)
+	}
+	if m := getMemory(t, st, "a", "p1"); m.UsageCount != 1 || !near(m.Confidence, 0.6) {
+		t.Errorf("parent = usage %d, confidence %v; want 1, 0.6", m.UsageCount, m.Confidence)
+	}
+	evs, err := st.FindEvents(ctx, models.EventFilter{Namespace: "a"})
+	must(t, err)
+	if len(evs) != 1 || evs[0].MemoryID != "p1" {
+		t.Errorf("logged %+v, want the parent's id", evs)
+	}
+}
