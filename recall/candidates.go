@@ -25,6 +25,7 @@ type candidate struct {
 	base       float64 // fused direct relevance: text and vector scores
 	activation float64 // spreading activation reaching the memory
 	resurface  int     // trigger matches when it came from the resurfacing queue
+	phrase     bool    // among the best direct matches: checked for phrase matches
 	mem        *models.Memory
 	unitMem    *models.Memory
 	comps      models.Components

@@ -32,6 +32,7 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 	}
 
 	w := p.opts.Weights[req.Mode]
+	markPhraseCandidates(cs, 3*req.Limit)
 	list := make([]*candidate, 0, len(cs.byID))
 	for _, c := range cs.byID {
 		if c.mem == nil || !p.keep(req, in, c, recent) {
@@ -185,7 +186,7 @@ func (p *Pipeline) components(req *Request, in *intake, c *candidate, dist map[s
 	// Direct relevance and association combine like independent evidence: either alone
 	// counts, both count more, and the result stays in 0..1.
 	base := c.base
-	if len(in.pairs) > 0 && c.unitMem != nil && c.direct() {
+	if len(in.pairs) > 0 && c.unitMem != nil && c.phrase {
 		// A query's words next to each other in the text are a phrase match, worth more
 		// than the same words scattered ("high-trust bot pairs" vs "bots … pair … trust").
 		comps.Phrase = phraseMatch(in.pairs, c.unitMem.Content)
@@ -345,4 +346,25 @@ func phraseMatch(pairs [][2]string, text string) float64 {
 		}
 	}
 	return float64(n) / float64(len(pairs))
+}
+
+// markPhraseCandidates marks the n direct candidates of highest direct relevance for the
+// phrase check: it tokenizes each text, and a phrase bonus (at most 0.3) cannot lift a
+// candidate from further down into the results.
+func markPhraseCandidates(cs *candidates, n int) {
+	direct := make([]*candidate, 0, len(cs.byID))
+	for _, c := range cs.byID {
+		if c.direct() {
+			direct = append(direct, c)
+		}
+	}
+	sort.Slice(direct, func(i, j int) bool {
+		if direct[i].base != direct[j].base {
+			return direct[i].base > direct[j].base
+		}
+		return direct[i].id < direct[j].id
+	})
+	for i, c := range direct {
+		c.phrase = i < n
+	}
 }

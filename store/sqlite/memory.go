@@ -304,6 +304,8 @@ func validateEdge(e *models.Edge, ns, field string) (*models.Edge, error) {
 		return nil, models.Invalid(field+".weight", "weight must be between 0 and 1")
 	case c.CoOccurrences < 0:
 		return nil, models.Invalid(field+".co_occurrences", "co_occurrences must not be negative")
+	case hasControl(c.From) || hasControl(c.To) || hasControl(string(c.Type)) || hasControl(c.Fact):
+		return nil, models.Invalid(field, "edge ends, type and fact must not contain control characters")
 	}
 	if err := errors.Join(checkTime(field+".last_co_occurred", c.LastCoOccurred), checkTime(field+".last_decayed", c.LastDecayed)); err != nil {
 		return nil, err
@@ -647,4 +649,15 @@ func anys(ss []string) []any {
 		out[i] = s
 	}
 	return out
+}
+
+// hasControl reports whether s holds an ASCII control character (the rebuild packs edge
+// fields with one as separator).
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return true
+		}
+	}
+	return false
 }

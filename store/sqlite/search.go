@@ -341,13 +341,13 @@ type graphLoad struct {
 // loadGraph reads every edge and concept, by namespace.
 func (s *Store) loadGraph(ctx context.Context) (graphLoad, error) {
 	g := graphLoad{graphs: map[string]*index.Graph{}, concepts: map[string]map[string]*models.Concept{}}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+edgeColumns+` FROM edges`)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+packedEdgeColumns+` FROM edges`)
 	if err != nil {
 		return g, wrap(err, "rebuild: edges")
 	}
 	byNS := map[string][]*models.Edge{}
 	for rows.Next() {
-		e, err := scanEdge(rows)
+		e, err := scanPackedEdge(rows)
 		if err != nil {
 			rows.Close()
 			return g, wrap(err, "rebuild: edges")

@@ -170,7 +170,12 @@ func TestReopenRestoresEverything(t *testing.T) {
 		if err := tx.PutMemory(m); err != nil {
 			return err
 		}
-		return tx.PutEdge(&models.Edge{Namespace: "ns", From: ws[3].Memory.ID, To: "c:t1", Type: models.EdgeConcept, Weight: 0.8, CoOccurrences: 4})
+		if err := tx.PutEdge(&models.Edge{Namespace: "ns", From: ws[3].Memory.ID, To: "c:t1", Type: models.EdgeConcept, Weight: 0.8, CoOccurrences: 4}); err != nil {
+			return err
+		}
+		// The rebuild packs an edge's text fields with 0x1f; a predicate may hold one.
+		return tx.PutEdge(&models.Edge{Namespace: "ns", From: "c:t1", To: "c:t2", Type: models.EdgeRelation, Weight: 0.6,
+			Predicate: "likes\x1fa lot", Fact: ws[2].Memory.ID})
 	})
 	if err != nil {
 		t.Fatal(err)
