@@ -138,7 +138,8 @@ type Store interface {
 
 	// RecordSurfacings stores the surfacings of one turn and the conversation's new state
 	// (state may be nil) atomically, and counts each surfacing on its memory:
-	// SurfaceCount + 1, LastSurfaced = the surfacing's At (a missing memory is skipped).
+	// SurfaceCount + 1, LastSurfaced = the latest of its own and the surfacing's At (a missing
+	// memory is skipped).
 	RecordSurfacings(ctx context.Context, ss []*Surfacing, state *ConversationState) error
 	// GetSurfacing returns one surfacing; ENOTFOUND when missing.
 	GetSurfacing(ctx context.Context, ns, id string) (*Surfacing, error)

@@ -91,24 +91,43 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 	}
 	return s.write(ctx, "record surfacings", func(tx *sql.Tx) (func(), error) {
 		if len(ss) > 0 {
-			ins, err := tx.PrepareContext(ctx, `INSERT INTO surfacings (`+surfacingColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-			if err != nil {
-				return nil, err
-			}
-			defer ins.Close()
-			bump, err := tx.PrepareContext(ctx, `UPDATE memories SET surface_count = surface_count + 1, last_surfaced = ? WHERE ns = ? AND id = ?`)
-			if err != nil {
-				return nil, err
-			}
-			defer bump.Close()
+			// One statement for the rows and one per (namespace, time, count) for the
+			// counters: a turn's surfacings cost three statements, not two per result.
+			args := make([]any, 0, len(ss)*18)
 			for _, sf := range ss {
-				if _, err := ins.ExecContext(ctx, surfacingArgs(sf)...); err != nil {
-					if isConstraintUnique(err) {
-						return nil, models.Errorf(models.ECONFLICT, "surfacing %s exists", sf.ID)
-					}
-					return nil, err
+				args = append(args, surfacingArgs(sf)...)
+			}
+			row := "(" + placeholders(18) + ")"
+			q := `INSERT INTO surfacings (` + surfacingColumns + `) VALUES ` + strings.Repeat(row+", ", len(ss)-1) + row
+			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+				if isConstraintUnique(err) {
+					return nil, models.Errorf(models.ECONFLICT, "a surfacing of the batch exists")
 				}
-				if _, err := bump.ExecContext(ctx, encTime(sf.At), sf.Namespace, sf.MemoryID); err != nil {
+				return nil, err
+			}
+			type bumpKey struct {
+				ns string
+				at int64
+				n  int
+			}
+			counts := map[[2]string]int{}
+			last := map[[2]string]int64{}
+			for _, sf := range ss {
+				k := [2]string{sf.Namespace, sf.MemoryID}
+				counts[k]++
+				if t := encTime(sf.At); t > last[k] {
+					last[k] = t
+				}
+			}
+			groups := map[bumpKey][]string{}
+			for k, n := range counts {
+				bk := bumpKey{k[0], last[k], n}
+				groups[bk] = append(groups[bk], k[1])
+			}
+			for bk, ids := range groups {
+				_, err := tx.ExecContext(ctx, `UPDATE memories SET surface_count = surface_count + ?, last_surfaced = MAX(last_surfaced, ?) WHERE ns = ? AND id IN (`+placeholders(len(ids))+`)`,
+					append([]any{bk.n, bk.at, bk.ns}, anys(ids)...)...)
+				if err != nil {
 					return nil, err
 				}
 			}
@@ -143,7 +162,9 @@ func (s *Store) bumpSurfaced(ss []*models.Surfacing) {
 		}
 		n := *old
 		n.SurfaceCount++
-		n.LastSurfaced = sf.At
+		if sf.At.After(n.LastSurfaced) {
+			n.LastSurfaced = sf.At
+		}
 		sp.mems[sf.MemoryID] = &n
 	}
 }
