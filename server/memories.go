@@ -151,7 +151,11 @@ func parseListQuery(q url.Values) (models.MemoryFilter, error) {
 	f := models.MemoryFilter{Limit: defaultListLimit}
 	for k := range q {
 		if !listParams[k] {
-			return f, models.Invalid(truncate(k, 40), "unknown query parameter %q (known: kind, conversation_id, since, until, limit, offset)", truncate(k, 40))
+			field := truncate(k, 40)
+			if field == "" {
+				field = "query" // "?=x": a parameter without a name still gets a field
+			}
+			return f, models.Invalid(field, "unknown query parameter %q (known: kind, conversation_id, since, until, limit, offset)", truncate(k, 40))
 		}
 	}
 	if len(q["kind"]) > maxListKinds {
