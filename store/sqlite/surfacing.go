@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/salience-ai/salience/models"
@@ -93,17 +94,21 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 		if len(ss) > 0 {
 			// One statement for the rows and one per (namespace, time, count) for the
 			// counters: a turn's surfacings cost three statements, not two per result.
-			args := make([]any, 0, len(ss)*18)
-			for _, sf := range ss {
-				args = append(args, surfacingArgs(sf)...)
-			}
+			// SQLite binds at most 32,766 variables a statement: 500 rows of 18 at a time.
+			const rowsPerInsert = 500
 			row := "(" + placeholders(18) + ")"
-			q := `INSERT INTO surfacings (` + surfacingColumns + `) VALUES ` + strings.Repeat(row+", ", len(ss)-1) + row
-			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-				if isConstraintUnique(err) {
-					return nil, models.Errorf(models.ECONFLICT, "a surfacing of the batch exists")
+			for part := range slices.Chunk(ss, rowsPerInsert) {
+				args := make([]any, 0, len(part)*18)
+				for _, sf := range part {
+					args = append(args, surfacingArgs(sf)...)
 				}
-				return nil, err
+				q := `INSERT INTO surfacings (` + surfacingColumns + `) VALUES ` + strings.Repeat(row+", ", len(part)-1) + row
+				if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+					if isConstraintUnique(err) {
+						return nil, models.Errorf(models.ECONFLICT, "a surfacing of the batch exists")
+					}
+					return nil, err
+				}
 			}
 			type bumpKey struct {
 				ns string
@@ -124,11 +129,13 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 				bk := bumpKey{k[0], last[k], n}
 				groups[bk] = append(groups[bk], k[1])
 			}
-			for bk, ids := range groups {
-				_, err := tx.ExecContext(ctx, `UPDATE memories SET surface_count = surface_count + ?, last_surfaced = MAX(last_surfaced, ?) WHERE ns = ? AND id IN (`+placeholders(len(ids))+`)`,
-					append([]any{bk.n, bk.at, bk.ns}, anys(ids)...)...)
-				if err != nil {
-					return nil, err
+			for bk, all := range groups {
+				for ids := range slices.Chunk(all, rowsPerInsert) {
+					_, err := tx.ExecContext(ctx, `UPDATE memories SET surface_count = surface_count + ?, last_surfaced = MAX(last_surfaced, ?) WHERE ns = ? AND id IN (`+placeholders(len(ids))+`)`,
+						append([]any{bk.n, bk.at, bk.ns}, anys(ids)...)...)
+					if err != nil {
+						return nil, err
+					}
 				}
 			}
 		}
