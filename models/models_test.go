@@ -1,0 +1,85 @@
+package models
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestErrorCode(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		code string
+	}{
+		{nil, ""},
+		{errors.New("boom"), EINTERNAL},
+		{Invalid("kind", "bad"), EINVALID},
+		{fmt.Errorf("wrapped: %w", Errorf(ENOTFOUND, "gone")), ENOTFOUND},
+	} {
+		if got := ErrorCode(tc.err); got != tc.code {
+			t.Errorf("ErrorCode(%v) = %q, want %q", tc.err, got, tc.code)
+		}
+	}
+	if got := ErrorMessage(errors.New("secret detail")); got != "internal error" {
+		t.Errorf("an unexpected error leaks its text: %q", got)
+	}
+	err := WithFieldPrefix(Invalid("content", "empty"), "memories[2].")
+	if ErrorField(err) != "memories[2].content" {
+		t.Errorf("prefixed field = %q", ErrorField(err))
+	}
+	if f := ErrorField(WithFieldPrefix(Errorf(EINVALID, "null"), "memories[1].")); f != "memories[1]" {
+		t.Errorf("prefix without a field = %q", f)
+	}
+}
+
+func TestMemoryValidate(t *testing.T) {
+	ok := func() *Memory { return &Memory{Kind: KindFact, Content: "Nadia keeps bees."} }
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name  string
+		edit  func(m *Memory)
+		code  string
+		field string
+	}{
+		{"valid", func(*Memory) {}, "", ""},
+		{"no kind", func(m *Memory) { m.Kind = "" }, EINVALID, "kind"},
+		{"unknown kind", func(m *Memory) { m.Kind = "poem" }, EINVALID, "kind"},
+		{"blank content", func(m *Memory) { m.Content = " \n\t" }, EINVALID, "content"},
+		{"too large", func(m *Memory) { m.Content = strings.Repeat("x", MaxContentBytes+1) }, ETOOLARGE, "content"},
+		{"bad utf-8", func(m *Memory) { m.Content = "bees \xff" }, EINVALID, "content"},
+		{"importance", func(m *Memory) { m.Importance = 1.5 }, EINVALID, "importance"},
+		{"invalid before valid", func(m *Memory) { m.ValidAt, m.InvalidAt = at, at.Add(-time.Hour) }, EINVALID, "invalid_at"},
+		{"empty trigger", func(m *Memory) { m.Triggers = []string{"honey", " "} }, EINVALID, "triggers[1]"},
+		{"half triple", func(m *Memory) { m.Triple = &Triple{Subject: "Nadia", Predicate: "keeps"} }, EINVALID, "triple"},
+		{"long speaker", func(m *Memory) { m.Source.Speaker = strings.Repeat("s", MaxIDBytes+1) }, EINVALID, "source.speaker"},
+	} {
+		m := ok()
+		tc.edit(m)
+		err := m.Validate(0)
+		if ErrorCode(err) != tc.code || ErrorField(err) != tc.field {
+			t.Errorf("%s: err = %v, want %q on %q", tc.name, err, tc.code, tc.field)
+		}
+	}
+}
+
+func TestNamespacesAndConcepts(t *testing.T) {
+	for ns, valid := range map[string]bool{"bot-1": true, "a.b_c": true, "": false, "-x": false, "a b": false, strings.Repeat("a", 65): false} {
+		if got := ValidateNamespace(ns) == nil; got != valid {
+			t.Errorf("ValidateNamespace(%q) valid = %v, want %v", ns, got, valid)
+		}
+	}
+	for in, want := range map[string]string{"  New   York ": "new york", "Rock'n'Roll!": "rock'n'roll", "C++ / Go": "c go", "\x00": ""} {
+		if got := NormalizeConcept(in); got != want {
+			t.Errorf("NormalizeConcept(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if id := ConceptID("Bees"); id != "c:bees" || !IsConceptID(id) || IsConceptID("01ABC") {
+		t.Errorf("concept ids: %q", id)
+	}
+	e := &Edge{From: "a", To: "b"}
+	if e.Other("a") != "b" || e.Other("b") != "a" {
+		t.Error("Edge.Other")
+	}
+}
