@@ -356,6 +356,11 @@ func (p *Pipeline) resurfacing(ctx context.Context, req *Request, in *intake, cs
 		return err
 	}
 	for _, m := range ms {
+		if m.Schedule.CooldownTo.After(req.Now) {
+			// Dismissed after the scan queued it: the queue is rebuilt hourly, the
+			// cooldown holds now.
+			continue
+		}
 		if n := decay.TriggerMatches(m, in.concepts); n >= decay.MinTriggerMatches {
 			c := cs.get(m.ID)
 			c.resurface = n

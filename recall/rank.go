@@ -61,12 +61,16 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 // volunteer decides on a memory reached only by association or from the resurfacing queue.
 // In an explicit search nothing is volunteered: it competes on its score once its
 // activation clears AssocFloor. In ambient recall it is volunteered, so it needs
-// MinActivation ("multiple semantic paths") unless it was queued and matched, and its
+// MinActivation ("multiple semantic paths") unless it was queued and matched, its
 // volunteer score — confidence × strength of the association — must clear the
-// conversation type's threshold (DESIGN.md §4.9).
+// conversation type's threshold (DESIGN.md §4.9), and it must not be in the cooldown a
+// dismissal starts.
 func (p *Pipeline) volunteer(req *Request, c *candidate, threshold float64) bool {
 	if req.Mode == models.ModeSearch {
 		return c.activation >= p.opts.AssocFloor
+	}
+	if c.mem.Schedule.CooldownTo.After(req.Now) {
+		return false // dismissed lately: not volunteered again before its cooldown ends
 	}
 	if c.resurface == 0 && c.activation < p.opts.MinActivation {
 		return false

@@ -393,3 +393,51 @@ func TestFreshnessIsAHalfLife(t *testing.T) {
 		t.Errorf("freshness at 28 days = %v, want 0.25", f)
 	}
 }
+
+func TestResurfacingJoinsAmbientUnlessInCooldown(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	m := mem(models.KindFact, "Ravi's pottery class starts in spring.", t0.Add(-30*24*time.Hour))
+	m.Triggers = []string{"ceramics", "kiln", "glaze"}
+	created := e.add(t, "a", m)
+	id := created[0].ID
+	if err := e.store.Enqueue(ctx, []*models.ResurfaceItem{{Namespace: "a", MemoryID: id, DueAt: t0, Score: 1, QueuedAt: t0}}); err != nil {
+		t.Fatal(err)
+	}
+	setMeta := func(fn func(m *models.Memory)) {
+		t.Helper()
+		err := e.store.Update(ctx, func(tx models.Tx) error {
+			m, err := tx.GetMemory("a", id)
+			if err != nil {
+				return err
+			}
+			fn(m)
+			return tx.PutMemory(m)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	setMeta(func(m *models.Memory) { m.Confidence = 0.9 }) // sure enough to volunteer (0.9 ≥ 0.7)
+	ask := func(conv string) *recall.Response {
+		t.Helper()
+		resp, err := e.p.Recall(ctx, &recall.Request{Namespace: "a", Mode: models.ModeAmbient, ConversationID: conv,
+			Query: "I bought a kiln and some glaze for my ceramics hobby", ConversationType: models.ConvOther})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp := ask("c1")
+	if len(resp.Results) != 1 || resp.Results[0].Memory.ID != id || !contains(resp.Results[0].Reasons, "resurface") {
+		t.Fatalf("ambient results = %+v, want the queued memory, resurfaced", resp.Results)
+	}
+	s, err := e.store.GetSurfacing(ctx, "a", resp.Results[0].SurfacingID)
+	if err != nil || s.Mode != models.ModeResurface {
+		t.Fatalf("surfacing mode = %v, %v; want resurface", s, err)
+	}
+	setMeta(func(m *models.Memory) { m.Schedule.CooldownTo = t0.Add(7 * 24 * time.Hour) }) // dismissed meanwhile
+	if resp := ask("c2"); len(resp.Results) != 0 {
+		t.Fatalf("a memory in its dismissal cooldown came back: %+v", resp.Results)
+	}
+}
