@@ -10,8 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"sort"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/salience-ai/salience/embed"
@@ -136,53 +135,26 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 	}
 	lat := make([]time.Duration, *queries)
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-		results  int
-		next     int
-	)
+	var results atomic.Int64
 	if *memprofile != "" {
 		runtime.MemProfileRate = 4096 // fine-grained: the timed calls allocate in small pieces
 	}
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(*cpuprofile)
+	if err != nil {
+		return err
 	}
 	start = time.Now()
-	for w := 0; w < *conc; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= *queries {
-					return
-				}
-				d, k, err := ask(i)
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
-				lat[i] = d
-				results += k
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
+	err = benchParallel(*conc, *queries, func(i int) error {
+		d, k, err := ask(i)
+		lat[i] = d
+		results.Add(int64(k))
+		return err
+	})
 	wall := time.Since(start)
+	stopProfile()
+	if err != nil {
+		return err
+	}
 	if *memprofile != "" {
 		f, err := os.Create(*memprofile)
 		if err != nil {
@@ -194,16 +166,10 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return err
 		}
 	}
-	if firstErr != nil {
-		return firstErr
-	}
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	pct := func(q float64) float64 {
-		return float64(lat[int(q*float64(len(lat)-1))].Microseconds()) / 1000
-	}
+	pct := percentiles(lat)
 	qps := float64(*queries) / wall.Seconds()
 	fmt.Fprintf(stdout, "recall (%s, %d memories, %d queries, concurrency %d): p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, %.0f qps, %.1f results/query\n",
-		*mode, *n, *queries, *conc, pct(0.50), pct(0.95), pct(0.99), qps, float64(results)/float64(*queries))
+		*mode, *n, *queries, *conc, pct(0.50), pct(0.95), pct(0.99), qps, float64(results.Load())/float64(*queries))
 	fmt.Fprintf(stdout, `{"p50_ms":%.3f,"p95_ms":%.3f,"p99_ms":%.3f,"qps":%.1f,"rebuild_s":%.3f}`+"\n", pct(0.50), pct(0.95), pct(0.99), qps, rebuild.Seconds())
 	return nil
 }

@@ -8,11 +8,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"net/http"
 	"os"
-	"runtime/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -138,17 +136,11 @@ func benchEngagement(ctx context.Context, args []string, stdout, stderr io.Write
 		bodies = append(bodies, b)
 	}
 
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(*cpuprofile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	lat := make([]time.Duration, len(bodies))
 	var applied, duplicates, rejected atomic.Int64
 	start = time.Now()
@@ -168,11 +160,7 @@ func benchEngagement(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	slices.Sort(lat)
-	pct := func(p float64) float64 {
-		i := int(math.Ceil(p*float64(len(lat)))) - 1
-		return float64(lat[min(max(i, 0), len(lat)-1)].Microseconds()) / 1000
-	}
+	pct := percentiles(lat)
 	perSec := float64(*events) / wall.Seconds()
 	fmt.Fprintf(stdout, "engagement: %d events in %d batches of %d from %d clients over HTTP in %.2fs: %.0f events/s; "+
 		"batch latency p50 %.2f ms, p95 %.2f ms, p99 %.2f ms; applied %d, duplicates %d, rejected %d\n",
