@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -60,6 +61,40 @@ type Store struct {
 	mu     sync.RWMutex      // guards spaces and the maps inside each space
 	spaces map[string]*space // in-memory state per namespace, valid when ready
 	ready  atomic.Bool
+
+	// convs caches conversation states, written through by RecordSurfacings: recall reads
+	// its conversation's state on every turn. Bounded by dropping it whole when full.
+	convMu sync.Mutex
+	convs  map[[2]string]*models.ConversationState
+}
+
+// maxCachedConversations bounds the conversation cache.
+const maxCachedConversations = 10000
+
+func (s *Store) cacheConversation(c *models.ConversationState) {
+	s.convMu.Lock()
+	defer s.convMu.Unlock()
+	if s.convs == nil || len(s.convs) >= maxCachedConversations {
+		s.convs = make(map[[2]string]*models.ConversationState)
+	}
+	s.convs[[2]string{c.Namespace, c.ConversationID}] = cloneConversation(c)
+}
+
+func (s *Store) cachedConversation(ns, id string) *models.ConversationState {
+	s.convMu.Lock()
+	defer s.convMu.Unlock()
+	if c, ok := s.convs[[2]string{ns, id}]; ok {
+		return cloneConversation(c)
+	}
+	return nil
+}
+
+func cloneConversation(c *models.ConversationState) *models.ConversationState {
+	n := *c
+	n.RecentTopics = slices.Clone(c.RecentTopics)
+	n.MessageTimes = slices.Clone(c.MessageTimes)
+	n.Participants = slices.Clone(c.Participants)
+	return &n
 }
 
 var _ models.Store = (*Store)(nil)

@@ -150,7 +150,12 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 				return nil, err
 			}
 		}
-		return func() { s.bumpSurfaced(ss) }, nil
+		return func() {
+			s.bumpSurfaced(ss)
+			if state != nil {
+				s.cacheConversation(state)
+			}
+		}, nil
 	})
 }
 
@@ -274,6 +279,9 @@ func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.Con
 	if err := validateID(id, "conversation_id"); err != nil {
 		return nil, err
 	}
+	if c := s.cachedConversation(ns, id); c != nil {
+		return c, nil
+	}
 	c := models.ConversationState{Namespace: ns, ConversationID: id}
 	var topics, times, participants string
 	var updated int64
@@ -298,6 +306,8 @@ func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.Con
 	for i, t := range c.MessageTimes {
 		c.MessageTimes[i] = t.UTC()
 	}
+	// Not cached here: a write committed meanwhile may have cached a newer state, and the
+	// cache is only ever filled in commit order, by writes.
 	return &c, nil
 }
 
