@@ -47,12 +47,21 @@ func NewSynth(seed uint64) *Synth {
 // Word returns one vocabulary word, Zipf-distributed.
 func (s *Synth) Word() string { return s.words[s.zipf.Uint64()] }
 
-// Memory returns the i-th synthetic memory, dated within the year before now.
+// functionWords are the words between the content words of a chat turn.
+var functionWords = []string{"the", "a", "to", "and", "I", "it", "was", "of", "in", "that", "my",
+	"you", "so", "we", "with", "for", "on", "is", "at", "but", "just", "have", "had", "be", "this"}
+
+// Memory returns the i-th synthetic memory, dated within the year before now. Its shape
+// follows LoCoMo's chat turns (27 words, 8.9 extracted concepts a turn): a speaker, 3–14
+// content words, and about as many function words between them.
 func (s *Synth) Memory(i int, now time.Time) *models.Memory {
-	n := 8 + s.rng.IntN(25)
-	parts := make([]string, 0, n+2)
+	n := 3 + s.rng.IntN(12)
+	parts := make([]string, 0, 2*n+2)
 	parts = append(parts, s.names[s.rng.IntN(len(s.names))]+":")
 	for j := 0; j < n; j++ {
+		for k := s.rng.IntN(4); k > 0; k-- {
+			parts = append(parts, functionWords[s.rng.IntN(len(functionWords))])
+		}
 		if s.rng.IntN(12) == 0 {
 			parts = append(parts, s.names[s.rng.IntN(len(s.names))])
 			continue

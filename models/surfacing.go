@@ -105,7 +105,10 @@ type ConversationState struct {
 	RecentTopics   []string    `json:"recent_topics,omitempty"`
 	MessageTimes   []time.Time `json:"message_times,omitempty"` // last few, for momentum
 	Participants   []string    `json:"participants,omitempty"`
-	UpdatedAt      time.Time   `json:"updated_at"`
+	// RecentSurfaced holds the memory ids surfaced in the latest turns, newest turn last;
+	// ambient recall does not repeat them.
+	RecentSurfaced [][]string `json:"recent_surfaced,omitempty"`
+	UpdatedAt      time.Time  `json:"updated_at"`
 }
 
 // Conversation types with source-design default thresholds.

@@ -21,6 +21,7 @@ type intake struct {
 	pairs    [][2]string     // adjacent term pairs of the query, for phrase matches
 	convType string
 	turnID   string
+	state    *models.ConversationState // nil without a conversation id
 }
 
 // contextMessages is how many of the latest messages ambient recall reads besides the query.

@@ -64,6 +64,11 @@ func (p *Pipeline) Recall(ctx context.Context, req *Request) (*Response, error) 
 	}
 
 	in := p.intake(ctx, req)
+	st, err := p.conversation(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	in.state = st
 	sw.lap("intake")
 	resp := &Response{
 		TurnID:           in.turnID,

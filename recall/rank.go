@@ -19,12 +19,10 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 	if err := p.hydrate(ctx, req.Namespace, cs); err != nil {
 		return nil, err
 	}
-	recent, err := p.recentlySurfaced(ctx, req)
-	if err != nil {
-		return nil, err
-	}
+	recent := p.recentlySurfaced(req, in.state)
 	var dist map[string]int
 	if in.focal != "" {
+		var err error
 		dist, err = p.focalDistances(ctx, req.Namespace, in.focal)
 		if err != nil {
 			return nil, err

@@ -13,33 +13,43 @@ import (
 const (
 	maxRecentTopics = 20
 	maxMessageTimes = 20
-	recentScan      = 1000 // surfacings read to find the last RecentTurns turns
 )
 
-// recentlySurfaced returns the memories shown in this conversation in its last RecentTurns
-// turns; ambient recall does not repeat them (DESIGN.md §4.6).
-func (p *Pipeline) recentlySurfaced(ctx context.Context, req *Request) (map[string]bool, error) {
-	if req.Mode != models.ModeAmbient || req.ConversationID == "" {
+// conversation returns the conversation's state (a new one when none was recorded), or nil
+// without a conversation id.
+func (p *Pipeline) conversation(ctx context.Context, req *Request) (*models.ConversationState, error) {
+	if req.ConversationID == "" {
 		return nil, nil
 	}
-	ss, err := p.store.FindSurfacings(ctx, models.SurfacingFilter{
-		Namespace: req.Namespace, ConversationID: req.ConversationID, Desc: true, Limit: recentScan,
-	})
-	if err != nil {
+	st, err := p.store.GetConversation(ctx, req.Namespace, req.ConversationID)
+	switch {
+	case err == nil:
+		return st, nil
+	case models.ErrorCode(err) == models.ENOTFOUND:
+		return &models.ConversationState{Namespace: req.Namespace, ConversationID: req.ConversationID}, nil
+	default:
 		return nil, err
 	}
-	turns := map[string]bool{}
-	out := map[string]bool{}
-	for _, s := range ss {
-		if !turns[s.TurnID] {
-			if len(turns) >= p.opts.RecentTurns {
-				break
-			}
-			turns[s.TurnID] = true
-		}
-		out[s.MemoryID] = true
+}
+
+// recentlySurfaced returns the memories shown in this conversation in its last RecentTurns
+// turns; ambient recall does not repeat them (DESIGN.md §4.6). The conversation state
+// carries them, so no log is read.
+func (p *Pipeline) recentlySurfaced(req *Request, st *models.ConversationState) map[string]bool {
+	if req.Mode != models.ModeAmbient || st == nil {
+		return nil
 	}
-	return out, nil
+	out := map[string]bool{}
+	turns := st.RecentSurfaced
+	if len(turns) > p.opts.RecentTurns {
+		turns = turns[len(turns)-p.opts.RecentTurns:]
+	}
+	for _, turn := range turns {
+		for _, id := range turn {
+			out[id] = true
+		}
+	}
+	return out
 }
 
 // focalDistances returns hop counts from the focal entity's concept node, up to 3 hops.
@@ -78,18 +88,13 @@ func (p *Pipeline) record(ctx context.Context, req *Request, in *intake, resp *R
 			r.Components = nil
 		}
 	}
-	var state *models.ConversationState
-	if req.ConversationID != "" {
-		st, err := p.store.GetConversation(ctx, req.Namespace, req.ConversationID)
-		switch {
-		case err == nil:
-			state = st
-		case models.ErrorCode(err) == models.ENOTFOUND:
-			state = &models.ConversationState{Namespace: req.Namespace, ConversationID: req.ConversationID}
-		default:
-			return err
+	state := in.state
+	if state != nil {
+		ids := make([]string, len(results))
+		for i := range results {
+			ids[i] = results[i].Memory.ID
 		}
-		advance(state, in, now)
+		advance(state, in, ids, p.opts.RecentTurns, now)
 	}
 	if len(ss) == 0 && state == nil {
 		return nil
@@ -101,8 +106,12 @@ func (p *Pipeline) record(ctx context.Context, req *Request, in *intake, resp *R
 }
 
 // advance moves a conversation's state by one turn.
-func advance(st *models.ConversationState, in *intake, now time.Time) {
+func advance(st *models.ConversationState, in *intake, surfaced []string, keepTurns int, now time.Time) {
 	st.Turns++
+	st.RecentSurfaced = append(st.RecentSurfaced, surfaced)
+	if len(st.RecentSurfaced) > keepTurns {
+		st.RecentSurfaced = st.RecentSurfaced[len(st.RecentSurfaced)-keepTurns:]
+	}
 	st.Type = in.convType
 	topics := append(append([]string(nil), in.concepts...), st.RecentTopics...)
 	seen := map[string]bool{}

@@ -51,7 +51,11 @@ func (p *Pipeline) startup(ctx context.Context, req *Request) (*Response, error)
 	sort.SliceStable(turns, func(i, j int) bool { return turns[i].CreatedAt.Before(turns[j].CreatedAt) })
 
 	resp := &Response{Rerank: RerankStatus{Status: "off", Reason: "startup runs no search"}}
-	in := &intake{turnID: req.TurnID, convType: req.ConversationType}
+	st, err := p.conversation(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	in := &intake{turnID: req.TurnID, convType: req.ConversationType, state: st}
 	if in.turnID == "" {
 		in.turnID = newTurnID(req)
 	}

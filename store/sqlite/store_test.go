@@ -185,7 +185,7 @@ func TestReopenRestoresEverything(t *testing.T) {
 	}
 	at := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	sf := &models.Surfacing{ID: "s1", Namespace: "ns", ConversationID: "c", MemoryID: ws[0].Memory.ID, Mode: models.ModeAmbient, At: at}
-	if err := s.RecordSurfacings(ctx, []*models.Surfacing{sf}, &models.ConversationState{Namespace: "ns", ConversationID: "c", Turns: 1, UpdatedAt: at}); err != nil {
+	if err := s.RecordSurfacings(ctx, []*models.Surfacing{sf}, &models.ConversationState{Namespace: "ns", ConversationID: "c", Turns: 1, UpdatedAt: at, RecentSurfaced: [][]string{{ws[0].Memory.ID}}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Update(ctx, func(tx models.Tx) error {
@@ -228,7 +228,7 @@ func TestReopenRestoresEverything(t *testing.T) {
 	if got, err := s2.GetSurfacing(ctx, "ns", "s1"); err != nil || got.MemoryID != sf.MemoryID || !got.At.Equal(at) {
 		t.Fatalf("surfacing after reopen = %+v, %v", got, err)
 	}
-	if c, err := s2.GetConversation(ctx, "ns", "c"); err != nil || c.Turns != 1 {
+	if c, err := s2.GetConversation(ctx, "ns", "c"); err != nil || c.Turns != 1 || len(c.RecentSurfaced) != 1 || c.RecentSurfaced[0][0] != ws[0].Memory.ID {
 		t.Fatalf("conversation after reopen = %+v, %v", c, err)
 	}
 	if evs, err := s2.FindEvents(ctx, models.EventFilter{Namespace: "ns"}); err != nil || len(evs) != 1 || evs[0].ID != "e1" {
@@ -343,7 +343,7 @@ func TestMigrationsIdempotentOnReopen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(got, []string{"migrations/0001_init.sql", "migrations/0002_surfacing_latency.sql"}) {
+		if !slices.Equal(got, []string{"migrations/0001_init.sql", "migrations/0002_surfacing_latency.sql", "migrations/0003_conversation_recent.sql"}) {
 			t.Fatalf("migrations = %v", got)
 		}
 		if err := s.Close(); err != nil {

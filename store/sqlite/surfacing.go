@@ -140,12 +140,14 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 			}
 		}
 		if state != nil {
-			_, err := tx.ExecContext(ctx, `INSERT INTO conversations (ns, id, type, turns, recent_topics, message_times, participants, updated_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			_, err := tx.ExecContext(ctx, `INSERT INTO conversations (ns, id, type, turns, recent_topics, message_times, participants, updated_at, recent_surfaced)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 				ON CONFLICT (ns, id) DO UPDATE SET type = excluded.type, turns = excluded.turns, recent_topics = excluded.recent_topics,
-					message_times = excluded.message_times, participants = excluded.participants, updated_at = excluded.updated_at`,
+					message_times = excluded.message_times, participants = excluded.participants, updated_at = excluded.updated_at,
+					recent_surfaced = excluded.recent_surfaced`,
 				state.Namespace, state.ConversationID, state.Type, state.Turns, encStrings(state.RecentTopics),
-				encJSON(state.MessageTimes, len(state.MessageTimes) == 0), encStrings(state.Participants), encTime(state.UpdatedAt))
+				encJSON(state.MessageTimes, len(state.MessageTimes) == 0), encStrings(state.Participants), encTime(state.UpdatedAt),
+				encJSON(state.RecentSurfaced, len(state.RecentSurfaced) == 0))
 			if err != nil {
 				return nil, err
 			}
@@ -283,10 +285,10 @@ func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.Con
 		return c, nil
 	}
 	c := models.ConversationState{Namespace: ns, ConversationID: id}
-	var topics, times, participants string
+	var topics, times, participants, surfaced string
 	var updated int64
-	err := s.rdb.QueryRowContext(ctx, `SELECT type, turns, recent_topics, message_times, participants, updated_at
-		FROM conversations WHERE ns = ? AND id = ?`, ns, id).Scan(&c.Type, &c.Turns, &topics, &times, &participants, &updated)
+	err := s.rdb.QueryRowContext(ctx, `SELECT type, turns, recent_topics, message_times, participants, updated_at, recent_surfaced
+		FROM conversations WHERE ns = ? AND id = ?`, ns, id).Scan(&c.Type, &c.Turns, &topics, &times, &participants, &updated, &surfaced)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("conversation %s not found", id)
 	}
@@ -305,6 +307,9 @@ func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.Con
 	}
 	for i, t := range c.MessageTimes {
 		c.MessageTimes[i] = t.UTC()
+	}
+	if err := decJSON(surfaced, &c.RecentSurfaced, "recent_surfaced"); err != nil {
+		return nil, wrap(err, "get conversation")
 	}
 	// Not cached here: a write committed meanwhile may have cached a newer state, and the
 	// cache is only ever filled in commit order, by writes.
