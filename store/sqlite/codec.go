@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"context"
+	"database/sql"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -176,3 +178,23 @@ func boolInt(b bool) int {
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// queryAll runs a query and scans every row with scan; errors are wrapped with what.
+func queryAll[T any](ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, what, query string, args []any, scan func(scanner) (T, error)) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, wrap(err, what)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, wrap(err, what)
+		}
+		out = append(out, v)
+	}
+	return out, wrap(rows.Err(), what)
+}

@@ -218,21 +218,8 @@ func (s *Store) ScanEdges(ctx context.Context, ns string, after models.EdgeKey, 
 	if limit < 1 {
 		return nil, models.Invalid("limit", "limit must be at least 1")
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+edgeColumns+` FROM edges WHERE ns = ? AND (src, dst, type) > (?, ?, ?)
-		ORDER BY src, dst, type LIMIT ?`, ns, after.From, after.To, string(after.Type), limit)
-	if err != nil {
-		return nil, wrap(err, "scan edges")
-	}
-	defer rows.Close()
-	var out []*models.Edge
-	for rows.Next() {
-		e, err := scanEdge(rows)
-		if err != nil {
-			return nil, wrap(err, "scan edges")
-		}
-		out = append(out, e)
-	}
-	return out, wrap(rows.Err(), "scan edges")
+	return queryAll(ctx, s.rdb, "scan edges", `SELECT `+edgeColumns+` FROM edges WHERE ns = ? AND (src, dst, type) > (?, ?, ?)
+		ORDER BY src, dst, type LIMIT ?`, []any{ns, after.From, after.To, string(after.Type), limit}, scanEdge)
 }
 
 // GraphStats returns the namespace's node count — memories (not chunks) plus concepts — and
@@ -275,18 +262,6 @@ func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
 		sort.Strings(out)
 		return out, nil
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT DISTINCT ns FROM memories ORDER BY ns`)
-	if err != nil {
-		return nil, wrap(err, "list namespaces")
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var ns string
-		if err := rows.Scan(&ns); err != nil {
-			return nil, wrap(err, "list namespaces")
-		}
-		out = append(out, ns)
-	}
-	return out, wrap(rows.Err(), "list namespaces")
+	return queryAll(ctx, s.rdb, "list namespaces", `SELECT DISTINCT ns FROM memories ORDER BY ns`, nil,
+		func(sc scanner) (ns string, err error) { return ns, sc.Scan(&ns) })
 }

@@ -61,23 +61,16 @@ func (s *Store) Queue(ctx context.Context, ns string, limit int) ([]*models.Resu
 	if limit == 0 {
 		limit = -1 // SQLite: no limit
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT ns, memory_id, due_at, score, queued_at FROM queue WHERE ns = ?
-		ORDER BY score DESC, memory_id LIMIT ?`, ns, limit)
-	if err != nil {
-		return nil, wrap(err, "queue")
-	}
-	defer rows.Close()
-	var out []*models.ResurfaceItem
-	for rows.Next() {
+	return queryAll(ctx, s.rdb, "queue", `SELECT ns, memory_id, due_at, score, queued_at FROM queue WHERE ns = ?
+		ORDER BY score DESC, memory_id LIMIT ?`, []any{ns, limit}, func(sc scanner) (*models.ResurfaceItem, error) {
 		var it models.ResurfaceItem
 		var due, queued int64
-		if err := rows.Scan(&it.Namespace, &it.MemoryID, &due, &it.Score, &queued); err != nil {
-			return nil, wrap(err, "queue")
+		if err := sc.Scan(&it.Namespace, &it.MemoryID, &due, &it.Score, &queued); err != nil {
+			return nil, err
 		}
 		it.DueAt, it.QueuedAt = decTime(due), decTime(queued)
-		out = append(out, &it)
-	}
-	return out, wrap(rows.Err(), "queue")
+		return &it, nil
+	})
 }
 
 // Dequeue removes these memories from the namespace's queue; missing ones are ignored.
@@ -191,23 +184,17 @@ func (s *Store) FindJobRuns(ctx context.Context, job string, limit int) ([]*mode
 	if job != "" {
 		q, args = q+` WHERE job = ?`, append(args, job)
 	}
-	rows, err := s.rdb.QueryContext(ctx, q+` ORDER BY started_at DESC, id DESC LIMIT ?`, append(args, limit)...)
-	if err != nil {
-		return nil, wrap(err, "find job runs")
-	}
-	defer rows.Close()
-	var out []*models.JobRun
-	for rows.Next() {
-		var r models.JobRun
-		var start, end int64
-		var finished int
-		if err := rows.Scan(&r.ID, &r.Job, &r.Holder, &r.Trigger, &start, &end, &r.Items, &r.Error, &finished); err != nil {
-			return nil, wrap(err, "find job runs")
-		}
-		r.Start, r.End, r.Finished = decTime(start), decTime(end), finished != 0
-		out = append(out, &r)
-	}
-	return out, wrap(rows.Err(), "find job runs")
+	return queryAll(ctx, s.rdb, "find job runs", q+` ORDER BY started_at DESC, id DESC LIMIT ?`, append(args, limit),
+		func(sc scanner) (*models.JobRun, error) {
+			var r models.JobRun
+			var start, end int64
+			var finished int
+			if err := sc.Scan(&r.ID, &r.Job, &r.Holder, &r.Trigger, &start, &end, &r.Items, &r.Error, &finished); err != nil {
+				return nil, err
+			}
+			r.Start, r.End, r.Finished = decTime(start), decTime(end), finished != 0
+			return &r, nil
+		})
 }
 
 // GetState returns the value of key, "" when missing.

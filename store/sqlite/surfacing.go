@@ -257,20 +257,7 @@ func findSurfacings(ctx context.Context, q querier, f models.SurfacingFilter) ([
 	if len(where) > 0 {
 		query += ` WHERE ` + strings.Join(where, " AND ")
 	}
-	rows, err := q.QueryContext(ctx, query+` ORDER BY `+order+` LIMIT ?`, append(args, limit)...)
-	if err != nil {
-		return nil, wrap(err, "find surfacings")
-	}
-	defer rows.Close()
-	var out []*models.Surfacing
-	for rows.Next() {
-		sf, err := scanSurfacing(rows)
-		if err != nil {
-			return nil, wrap(err, "find surfacings")
-		}
-		out = append(out, sf)
-	}
-	return out, wrap(rows.Err(), "find surfacings")
+	return queryAll(ctx, q, "find surfacings", query+` ORDER BY `+order+` LIMIT ?`, append(args, limit), scanSurfacing)
 }
 
 // GetConversation returns a conversation's state; ENOTFOUND when none was recorded.
@@ -360,20 +347,7 @@ func (s *Store) FindEvents(ctx context.Context, f models.EventFilter) ([]*models
 	if f.Limit > 0 {
 		q, args = q+` LIMIT ?`, append(args, f.Limit)
 	}
-	rows, err := s.rdb.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, wrap(err, "find events")
-	}
-	defer rows.Close()
-	var out []*models.Event
-	for rows.Next() {
-		e, err := scanEvent(rows)
-		if err != nil {
-			return nil, wrap(err, "find events")
-		}
-		out = append(out, e)
-	}
-	return out, wrap(rows.Err(), "find events")
+	return queryAll(ctx, s.rdb, "find events", q, args, scanEvent)
 }
 
 func validateEvent(e *models.Event) error {
