@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/nlp"
 )
 
@@ -141,16 +142,9 @@ func (l *Local) vector(text string) []float32 {
 	l.addGroup(acc, s.chars, weightChars)
 
 	vec := make([]float32, l.dims)
-	var norm float64
-	for _, v := range acc {
-		norm += v * v
-	}
-	if norm == 0 {
-		return vec
-	}
-	inv := 1 / math.Sqrt(norm)
+	models.NormalizeL2(acc) // finite by construction
 	for i, v := range acc {
-		vec[i] = float32(v * inv)
+		vec[i] = float32(v)
 	}
 	return vec
 }

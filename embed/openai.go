@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/salience-ai/salience/models"
 )
 
 // Defaults of OpenAIConfig.
@@ -107,30 +108,10 @@ func (o *OpenAI) batch(ctx context.Context, texts []string, out [][]float32) err
 		if len(d.Embedding) != o.cfg.Dims {
 			return fmt.Errorf("vector %d has %d dims, want %d (check the model and dims settings)", d.Index, len(d.Embedding), o.cfg.Dims)
 		}
-		if !normalize(d.Embedding) {
+		if !models.NormalizeL2(d.Embedding) {
 			return fmt.Errorf("vector %d has a value that is not a finite number", d.Index)
 		}
 		out[d.Index] = d.Embedding
 	}
 	return nil
-}
-
-// normalize scales v to unit length in place (a zero vector stays zero); it returns false
-// when v holds NaN or an infinity.
-func normalize(v []float32) bool {
-	var s float64
-	for _, x := range v {
-		s += float64(x) * float64(x)
-	}
-	if math.IsNaN(s) || math.IsInf(s, 0) {
-		return false
-	}
-	if s == 0 {
-		return true
-	}
-	inv := 1 / math.Sqrt(s)
-	for i, x := range v {
-		v[i] = float32(float64(x) * inv)
-	}
-	return true
 }

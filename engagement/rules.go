@@ -63,13 +63,6 @@ func raise(v, delta, limit float64) float64 { return max(v, min(limit, v+delta))
 // negative feedback must never raise confidence.
 func lower(v, delta, floor float64) float64 { return min(v, max(floor, v-delta)) }
 
-func clamp01(v float64) float64 {
-	if v != v {
-		return 0
-	}
-	return min(max(v, 0), 1)
-}
-
 // ApplyToMemory applies one engagement event at time at to m:
 //   - used, helpful: confidence + PositiveDelta (≤ MaxConfidence), UsageCount++, LastUsed = at
 //     (LastUsed never moves back when events arrive late);
@@ -98,7 +91,7 @@ func (r Rules) ApplyToMemory(m *models.Memory, ev models.EventType, contextConce
 	default:
 		return
 	}
-	m.Confidence = clamp01(c)
+	m.Confidence = models.Clamp01(c)
 }
 
 // addContext appends set as the newest irrelevant context. An equal set already present is
@@ -149,7 +142,7 @@ func (r Rules) Strengthen(e *models.Edge, found bool, at time.Time) *models.Edge
 		out.LastCoOccurred = time.Time{}
 		out.LastDecayed = time.Time{}
 	}
-	out.Weight = clamp01(out.Weight)
+	out.Weight = models.Clamp01(out.Weight)
 	out.CoOccurrences++
 	if at.After(out.LastCoOccurred) {
 		out.LastCoOccurred = at

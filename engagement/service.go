@@ -327,7 +327,7 @@ func (s *Service) check(ns string, e *models.Event, now time.Time) (*models.Even
 	case e.Type == "":
 		return nil, models.Invalid("type", "type is required (one of used, helpful, ignored, dismissed)")
 	case !e.Type.Valid():
-		return nil, models.Invalid("type", "unknown event type %q (one of used, helpful, ignored, dismissed)", clip(string(e.Type), 40))
+		return nil, models.Invalid("type", "unknown event type %q (one of used, helpful, ignored, dismissed)", models.Clip(string(e.Type), 40))
 	}
 	if e.SurfacingID == "" {
 		switch {
@@ -362,16 +362,6 @@ func (s *Service) check(ns string, e *models.Event, now time.Time) (*models.Even
 	return &out, nil
 }
 
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
 // applyOne applies one checked event inside the batch's transaction. It returns the event's
 // status, or a rejection (with status StatusRejected), or an error that must abort the batch.
 func (s *Service) applyOne(b *batch, policy decay.Policy, ev *models.Event) (Status, *models.Error, error) {
@@ -381,7 +371,7 @@ func (s *Service) applyOne(b *batch, policy decay.Policy, ev *models.Event) (Sta
 		switch {
 		case models.ErrorCode(err) == models.ENOTFOUND:
 			return StatusRejected, &models.Error{Code: models.ENOTFOUND, Field: "surfacing_id",
-				Message: fmt.Sprintf("surfacing %s not found in namespace %s", clip(ev.SurfacingID, 60), b.ns)}, nil
+				Message: fmt.Sprintf("surfacing %s not found in namespace %s", models.Clip(ev.SurfacingID, 60), b.ns)}, nil
 		case err != nil:
 			return "", nil, err
 		}
@@ -405,7 +395,7 @@ func (s *Service) applyOne(b *batch, policy decay.Policy, ev *models.Event) (Sta
 			Message: fmt.Sprintf("the memory %s of surfacing %s no longer exists", sf.MemoryID, sf.ID)}, nil
 	case models.ErrorCode(err) == models.ENOTFOUND:
 		return StatusRejected, &models.Error{Code: models.ENOTFOUND, Field: "memory_id",
-			Message: fmt.Sprintf("memory %s not found in namespace %s", clip(ev.MemoryID, 60), b.ns)}, nil
+			Message: fmt.Sprintf("memory %s not found in namespace %s", models.Clip(ev.MemoryID, 60), b.ns)}, nil
 	case err != nil:
 		return "", nil, err
 	}

@@ -9,6 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/salience-ai/salience/models"
 )
 
 // parallelRows is the collection size above which Search splits the matrix–vector product
@@ -59,14 +61,11 @@ func Normalize(vec []float32) ([]float32, error) {
 	if math.IsNaN(ss) || math.IsInf(ss, 0) {
 		return nil, fmt.Errorf("index: vector has a NaN or infinite component")
 	}
-	norm := math.Sqrt(ss)
-	if norm == 0 || math.Abs(norm-1) <= unitTolerance {
+	if ss == 0 || math.Abs(math.Sqrt(ss)-1) <= unitTolerance {
 		return vec, nil
 	}
-	out := make([]float32, len(vec))
-	for i, f := range vec {
-		out[i] = float32(float64(f) / norm)
-	}
+	out := slices.Clone(vec)
+	models.NormalizeL2(out)
 	return out, nil
 }
 

@@ -184,16 +184,16 @@ func New(opts Options, jobs ...Job) (*Scheduler, error) {
 // spec after it.
 func ParseSpec(spec string) (sched cron.Schedule, err error) {
 	if strings.HasPrefix(spec, "TZ=") || strings.HasPrefix(spec, "CRON_TZ=") {
-		return nil, models.Invalid("spec", "bad cron spec %q: schedules are in UTC; remove the time-zone prefix", truncate(spec, 80))
+		return nil, models.Invalid("spec", "bad cron spec %q: schedules are in UTC; remove the time-zone prefix", models.Clip(spec, 80))
 	}
 	defer func() {
 		if p := recover(); p != nil { // a parser bug must not take the server down at start
-			sched, err = nil, models.Invalid("spec", "bad cron spec %q", truncate(spec, 80))
+			sched, err = nil, models.Invalid("spec", "bad cron spec %q", models.Clip(spec, 80))
 		}
 	}()
 	sched, err = cron.ParseStandard(spec)
 	if err != nil {
-		return nil, models.Invalid("spec", "bad cron spec %q: %v", truncate(spec, 80), err)
+		return nil, models.Invalid("spec", "bad cron spec %q: %v", models.Clip(spec, 80), err)
 	}
 	return sched, nil
 }

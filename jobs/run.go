@@ -94,7 +94,7 @@ func (s *Scheduler) begin(ctx context.Context, name, trigger string) (*execution
 	switch {
 	case e == nil:
 		s.mu.Unlock()
-		return nil, models.Errorf(models.ENOTFOUND, "no job named %q", truncate(name, 60))
+		return nil, models.Errorf(models.ENOTFOUND, "no job named %q", models.Clip(name, 60))
 	case s.stopping:
 		s.mu.Unlock()
 		return nil, models.Errorf(models.EUNAVAILABLE, "the scheduler is stopping")
@@ -243,11 +243,4 @@ func (s *Scheduler) renew(ctx context.Context, name string, cancel context.Cance
 			return
 		}
 	}
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

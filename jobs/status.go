@@ -67,7 +67,7 @@ func (s *Scheduler) Runs(ctx context.Context, name string, limit int) ([]*models
 	e := s.jobs[name]
 	s.mu.Unlock()
 	if e == nil {
-		return nil, models.Errorf(models.ENOTFOUND, "no job named %q", truncate(name, 60))
+		return nil, models.Errorf(models.ENOTFOUND, "no job named %q", models.Clip(name, 60))
 	}
 	switch {
 	case limit == 0:

@@ -38,7 +38,11 @@ func IsConceptID(id string) bool { return strings.HasPrefix(id, ConceptPrefix) }
 
 // NormalizeConcept lower-cases a concept name, trims it and folds runs of white space and
 // punctuation other than '-', '\” and '&' to one space.
+// It is the one normalisation of concept names: nlp returns names already in this form.
 func NormalizeConcept(name string) string {
+	if plainName(name) {
+		return name // the common case, without an allocation
+	}
 	var b strings.Builder
 	space := false
 	for _, r := range strings.ToLower(name) {
@@ -98,4 +102,21 @@ func (e *Edge) Other(id string) string {
 		return e.To
 	}
 	return e.From
+}
+
+// plainName reports whether name is already normalized and ASCII: lower-case letters,
+// digits, hyphens, apostrophes and '&' in runs separated by single spaces.
+func plainName(name string) bool {
+	if name == "" || name[0] == ' ' || name[len(name)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '-', c == '\'', c == '&':
+		case c == ' ' && name[i-1] != ' ':
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -156,7 +156,7 @@ func (m *Memory) Validate(maxContent int) error {
 		return Invalid("kind", "kind is required (one of %s)", kindList())
 	}
 	if !m.Kind.Valid() {
-		return Invalid("kind", "unknown kind %q (one of %s)", truncate(string(m.Kind), 40), kindList())
+		return Invalid("kind", "unknown kind %q (one of %s)", Clip(string(m.Kind), 40), kindList())
 	}
 	if strings.TrimSpace(m.Content) == "" {
 		return Invalid("content", "content is empty")
@@ -212,13 +212,6 @@ func kindList() string {
 		s[i] = string(k)
 	}
 	return strings.Join(s, ", ")
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // MemoryFilter selects memories for listing. Nil/zero fields do not filter. Chunks are never

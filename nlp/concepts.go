@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/salience-ai/salience/models"
 )
 
 // Mention kinds, the same strings as models.ConceptEntity and models.ConceptTopic.
@@ -46,7 +48,7 @@ func Entities(text string) []string {
 	closeSpan := func() {
 		if spanStart >= 0 {
 			s := text[spanStart:spanEnd]
-			if key := normalizeName(s); key != "" {
+			if key := models.NormalizeConcept(s); key != "" {
 				if _, dup := seen[key]; !dup {
 					seen[key] = struct{}{}
 					out = append(out, s)
@@ -81,7 +83,7 @@ func dropTails(ents []string) []string {
 	norm := make([]string, len(ents))
 	tails := map[string]struct{}{}
 	for i, e := range ents {
-		norm[i] = normalizeName(e)
+		norm[i] = models.NormalizeConcept(e)
 		for j := 1; j < len(norm[i]); j++ {
 			if norm[i][j-1] == ' ' {
 				tails[norm[i][j:]] = struct{}{}
@@ -219,7 +221,7 @@ const maxPhrase = 3
 // this order: entities (Entities); phrases of 1–3 words that known accepts — known is asked
 // about normalized phrases, longest first, left to right, so a namespace's existing
 // concepts are found even when not capitalized (known may be nil); then keywords as topics.
-// Names are normalized (normalizeName) and de-duplicated; a keyword is dropped when a
+// Names are normalized (models.NormalizeConcept) and de-duplicated; a keyword is dropped when a
 // word of an earlier mention has the same stem ("york" after "new york").
 func ExtractConcepts(text string, known func(normalizedPhrase string) bool, limit int) []Mention {
 	var out []Mention
@@ -245,14 +247,14 @@ func ExtractConcepts(text string, known func(normalizedPhrase string) bool, limi
 		if full() {
 			return out
 		}
-		add(normalizeName(e), KindEntity)
+		add(models.NormalizeConcept(e), KindEntity)
 	}
 
 	if known != nil {
 		words := scanWords(text)
 		norm := make([]string, len(words))
 		for i, w := range words {
-			norm[i] = normalizeName(w.text)
+			norm[i] = models.NormalizeConcept(w.text)
 		}
 		for i := 0; i < len(words) && !full(); {
 			matched := 0

@@ -3,6 +3,8 @@ package nlp
 import (
 	"reflect"
 	"testing"
+
+	"github.com/salience-ai/salience/models"
 )
 
 func TestEntities(t *testing.T) {
@@ -179,8 +181,8 @@ func TestNormalizeName(t *testing.T) {
 		{"", ""},
 		{"...", ""},
 	} {
-		if got := normalizeName(tc.in); got != tc.want {
-			t.Errorf("normalizeName(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := models.NormalizeConcept(tc.in); got != tc.want {
+			t.Errorf("models.NormalizeConcept(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 	"unicode"
+
+	"github.com/salience-ai/salience/models"
 )
 
 func FuzzTerms(f *testing.F) {
@@ -84,7 +86,7 @@ func FuzzEntities(f *testing.F) {
 			if e == "" || !strings.Contains(text, e) {
 				t.Fatalf("Entities(%q) has %q, not a span of the text", text, e)
 			}
-			k := normalizeName(e)
+			k := models.NormalizeConcept(e)
 			if k == "" || seen[k] {
 				t.Fatalf("Entities(%q) has %q empty or twice", text, e)
 			}

@@ -57,14 +57,3 @@ func FuzzExtractConcepts(f *testing.F) {
 		}
 	})
 }
-
-func FuzzNormalizeName(f *testing.F) {
-	for _, s := range []string{"caroline", "New  York", " spider-man ", "rock'n'roll & more", "O’Neil", "São Paulo!", "a  b", "", "\xff-\xfe"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := nlp.NormalizeName(s), models.NormalizeConcept(s); got != want {
-			t.Fatalf("normalizeName(%q) = %q, models.NormalizeConcept %q", s, got, want)
-		}
-	})
-}

@@ -82,30 +82,6 @@ func onlySpaces(sep string) bool {
 	return true
 }
 
-// normalizeName folds a name the way models.NormalizeConcept does (lower case; runs of
-// anything but letters, digits, hyphens, apostrophes and '&' become one space; trimmed),
-// so the names nlp returns are already concept names. nlp may not import models; a fuzz
-// test keeps the two in step.
-func normalizeName(name string) string {
-	if plainName(name) {
-		return name
-	}
-	var b strings.Builder
-	space := false
-	for _, r := range strings.ToLower(name) {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '\'' || r == '&' {
-			if space && b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			space = false
-			b.WriteRune(r)
-			continue
-		}
-		space = true
-	}
-	return b.String()
-}
-
 // isNumber reports whether a token is digits, optionally an ordinal ("8th", "1st").
 func isNumber(tok string) bool {
 	digits := 0
@@ -120,21 +96,4 @@ func isNumber(tok string) bool {
 		return true
 	}
 	return false
-}
-
-// plainName reports whether name is already normalized and ASCII: lower-case letters,
-// digits, hyphens, apostrophes and '&' in runs separated by single spaces.
-func plainName(name string) bool {
-	if name == "" || name[0] == ' ' || name[len(name)-1] == ' ' {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		switch c := name[i]; {
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '-', c == '\'', c == '&':
-		case c == ' ' && name[i-1] != ' ':
-		default:
-			return false
-		}
-	}
-	return true
 }

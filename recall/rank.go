@@ -178,9 +178,9 @@ func jaccard(a, b []string) float64 {
 // components computes the features of DESIGN.md §4.5, each in 0..1.
 func (p *Pipeline) components(req *Request, in *intake, c *candidate, dist map[string]int) models.Components {
 	comps := models.Components{
-		Confidence: clamp01(c.mem.Confidence),
+		Confidence: models.Clamp01(c.mem.Confidence),
 		Freshness:  p.freshness(c.mem, req.Now),
-		Importance: clamp01(c.mem.Importance),
+		Importance: models.Clamp01(c.mem.Importance),
 		Novelty:    1 - wallpaper(c.mem, req.Now),
 		Activation: math.Min(1, c.activation),
 	}
@@ -192,12 +192,12 @@ func (p *Pipeline) components(req *Request, in *intake, c *candidate, dist map[s
 		// A query's words next to each other in the text are a phrase match, worth more
 		// than the same words scattered ("high-trust bot pairs" vs "bots … pair … trust").
 		comps.Phrase = phraseMatch(in.pairs, c.unitMem.Content)
-		base = 1 - (1-clamp01(base))*(1-p.opts.PhraseWeight*comps.Phrase)
+		base = 1 - (1-models.Clamp01(base))*(1-p.opts.PhraseWeight*comps.Phrase)
 	}
-	comps.Relevance = 1 - (1-clamp01(base))*(1-comps.Activation)
+	comps.Relevance = 1 - (1-models.Clamp01(base))*(1-comps.Activation)
 	if len(in.ranges) > 0 && inRanges(c.mem.Time(), in.ranges) {
 		// The query named a time and the memory is from then: that is relevance too.
-		comps.Relevance = clamp01(comps.Relevance + 0.25)
+		comps.Relevance = models.Clamp01(comps.Relevance + 0.25)
 	}
 	if dist != nil {
 		if d, ok := dist[c.id]; ok {
@@ -256,13 +256,6 @@ func weighted(w Weights, c models.Components, focal bool) float64 {
 		return 0
 	}
 	return sum / tot
-}
-
-func clamp01(x float64) float64 {
-	if x != x || x < 0 {
-		return 0
-	}
-	return math.Min(1, x)
 }
 
 // dedupe keeps the first of memories with the same normalized content.

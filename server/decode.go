@@ -141,7 +141,7 @@ func locateDepth(t reflect.Type, raw []byte, path string, depth int) (string, st
 			}
 			f, ok := fieldByJSONName(t, key)
 			if !ok {
-				key = truncate(key, 100) // the name goes back to the caller and into logs
+				key = models.Clip(key, 100) // the name goes back to the caller and into logs
 				return join(path, key), fmt.Sprintf("unknown field %q", key), true
 			}
 			if field, msg, ok := locateDepth(f.Type, val, join(path, key), depth+1); ok {

@@ -159,7 +159,7 @@ func (s *Server) listResurfacing(c *gin.Context) {
 func parseLimitQuery(q url.Values, def, max int) (int, error) {
 	for k := range q {
 		if k != "limit" || max == 0 {
-			return 0, models.Invalid(truncate(k, 40), "unknown query parameter %q", truncate(k, 40))
+			return 0, models.Invalid(models.Clip(k, 40), "unknown query parameter %q", models.Clip(k, 40))
 		}
 	}
 	vs, ok := q["limit"]

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/salience-ai/salience/models"
 )
@@ -112,7 +111,7 @@ func ParseKeys(data []byte) (*Keyring, error) {
 				continue
 			}
 			if err := models.ValidateNamespace(ns); err != nil {
-				return nil, models.Invalid(fmt.Sprintf("%s.namespaces[%d]", field, j), "%q is not a valid namespace name (or \"*\")", truncate(ns, 70))
+				return nil, models.Invalid(fmt.Sprintf("%s.namespaces[%d]", field, j), "%q is not a valid namespace name (or \"*\")", models.Clip(ns, 70))
 			}
 			p.namespaces[ns] = true
 		}
@@ -132,11 +131,4 @@ func printableASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
 }

@@ -151,11 +151,11 @@ func parseListQuery(q url.Values) (models.MemoryFilter, error) {
 	f := models.MemoryFilter{Limit: defaultListLimit}
 	for k := range q {
 		if !listParams[k] {
-			field := truncate(k, 40)
+			field := models.Clip(k, 40)
 			if field == "" {
 				field = "query" // "?=x": a parameter without a name still gets a field
 			}
-			return f, models.Invalid(field, "unknown query parameter %q (known: kind, conversation_id, since, until, limit, offset)", truncate(k, 40))
+			return f, models.Invalid(field, "unknown query parameter %q (known: kind, conversation_id, since, until, limit, offset)", models.Clip(k, 40))
 		}
 	}
 	if len(q["kind"]) > maxListKinds {
@@ -164,7 +164,7 @@ func parseListQuery(q url.Values) (models.MemoryFilter, error) {
 	for _, v := range q["kind"] {
 		for _, k := range strings.Split(v, ",") {
 			if !models.Kind(k).Valid() {
-				return f, models.Invalid("kind", "unknown kind %q (one of turn, summary, crystal, anchor, fact, insight, document)", truncate(k, 40))
+				return f, models.Invalid("kind", "unknown kind %q (one of turn, summary, crystal, anchor, fact, insight, document)", models.Clip(k, 40))
 			}
 			f.Kinds = append(f.Kinds, models.Kind(k))
 		}
@@ -272,7 +272,7 @@ func (s *Server) deleteMemory(c *gin.Context) {
 // validateID rejects ids no memory can have, before they reach the store.
 func validateID(id string) error {
 	if id == "" || len(id) > models.MaxIDBytes || !printableASCII(id) {
-		return models.Invalid("id", "%s is not a memory id", fmt.Sprintf("%q", truncate(id, 40)))
+		return models.Invalid("id", "%s is not a memory id", fmt.Sprintf("%q", models.Clip(id, 40)))
 	}
 	return nil
 }

@@ -52,7 +52,7 @@ func parseMetricsQuery(q url.Values) (since, until time.Time, err error) {
 			return since, until, models.Invalid("query", "a query parameter has no name")
 		}
 		if !metricsParams[k] {
-			return since, until, models.Invalid(truncate(k, 40), "unknown query parameter %q (known: since, until)", truncate(k, 40))
+			return since, until, models.Invalid(models.Clip(k, 40), "unknown query parameter %q (known: since, until)", models.Clip(k, 40))
 		}
 		if len(vs) > 1 {
 			return since, until, models.Invalid(k, "%s is given more than once", k)
