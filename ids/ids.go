@@ -28,3 +28,13 @@ func Parent(id string) (string, bool) {
 	}
 	return id[:i], true
 }
+
+// MemoryOf maps an indexed unit id — a memory's or one of its chunks' — to the id of the
+// memory it belongs to. It is the one chunk → parent resolution: recall, engagement and the
+// stores all call it.
+func MemoryOf(unit string) string {
+	if p, ok := Parent(unit); ok {
+		return p
+	}
+	return unit
+}
