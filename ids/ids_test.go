@@ -1,3 +1,6 @@
+package ids
+
+import "testing"
 
 func TestMemoryOf(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
