@@ -10,6 +10,7 @@ package server
 import (
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -73,14 +74,13 @@ type Server struct {
 	engine  *gin.Engine
 }
 
-func init() {
-	// Release mode keeps gin from printing its debug banner and route table; set once here,
-	// because gin keeps the mode in a package variable.
-	gin.SetMode(gin.ReleaseMode)
-}
+// ginReleaseMode keeps gin from printing its debug banner and route table. gin keeps the mode
+// in a package variable, so it is set once, by the first New, not as an import side effect.
+var ginReleaseMode sync.Once
 
 // New builds a Server and its routes.
 func New(cfg Config) *Server {
+	ginReleaseMode.Do(func() { gin.SetMode(gin.ReleaseMode) })
 	s := &Server{
 		ingester:   cfg.Ingester,
 		recaller:   cfg.Recaller,
