@@ -10,9 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/salience-ai/salience/models"
-	"github.com/salience-ai/salience/server"
 )
 
 // parse runs ParseFlags on a fresh Main with the given environment.
@@ -30,10 +27,16 @@ func TestDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The defaults the README's configuration tables document, as literals: a test that
+		// compared with the constants the code uses could not catch a changed default.
 		want := Config{
-			Addr: "127.0.0.1:7700", DataDir: "./data", MaxBodyBytes: server.DefaultMaxBodyBytes,
-			MaxContentBytes: models.MaxContentBytes, Embedder: "local", LogLevel: "info", LogFormat: "text",
-			ShutdownTimeout: 15 * time.Second, Jobs: DefaultJobsConfig(),
+			Addr: "127.0.0.1:7700", DataDir: "./data", MaxBodyBytes: 16 << 20,
+			MaxContentBytes: 64 << 10, Embedder: "local", LogLevel: "info", LogFormat: "text",
+			ShutdownTimeout: 15 * time.Second, Jobs: JobsConfig{
+				Enabled: true, DecayScan: "@every 1h", EdgeDecay: "@daily", DismissalCooldown: "@weekly",
+				ImplicitIgnore: "@every 5m", IgnoreAfter: 30 * time.Minute, ResurfaceCap: 100, Policy: "fsrs",
+				Threshold: 0.7, TargetRetention: 0.9, DismissCooldown: 168 * time.Hour, LeaseTTL: time.Minute,
+			},
 		}
 		if m.Command != "serve" || m.Config != want {
 			t.Errorf("ParseFlags(%q) = %q %+v, want serve %+v", args, m.Command, m.Config, want)
