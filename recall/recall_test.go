@@ -19,7 +19,8 @@ import (
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// countingStore is the real store with its search methods counted, to prove which ran.
+// countingStore is the real store with every search and graph-walk method of the store
+// contract counted, to prove which ran: startup mode must list, never search or walk.
 type countingStore struct {
 	models.Store
 	searches atomic.Int64
@@ -38,6 +39,26 @@ func (s *countingStore) SearchVector(ctx context.Context, ns string, v []float32
 func (s *countingStore) Neighbors(ctx context.Context, ns string, ids []string) ([]*models.Edge, error) {
 	s.searches.Add(1)
 	return s.Store.Neighbors(ctx, ns, ids)
+}
+
+func (s *countingStore) StrongestNeighbors(ctx context.Context, ns string, ids []string, perNode int, types []models.EdgeType) ([]*models.Edge, error) {
+	s.searches.Add(1)
+	return s.Store.StrongestNeighbors(ctx, ns, ids, perNode, types)
+}
+
+func (s *countingStore) GetConcepts(ctx context.Context, ns string, names []string) ([]*models.Concept, error) {
+	s.searches.Add(1)
+	return s.Store.GetConcepts(ctx, ns, names)
+}
+
+func (s *countingStore) ScanEdges(ctx context.Context, ns string, after models.EdgeKey, limit int) ([]*models.Edge, error) {
+	s.searches.Add(1)
+	return s.Store.ScanEdges(ctx, ns, after, limit)
+}
+
+func (s *countingStore) Queue(ctx context.Context, ns string, limit int) ([]*models.ResurfaceItem, error) {
+	s.searches.Add(1)
+	return s.Store.Queue(ctx, ns, limit)
 }
 
 type env struct {
