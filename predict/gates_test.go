@@ -73,3 +73,36 @@ func TestGate(t *testing.T) {
 		}
 	}
 }
+
+// TestGatesCheck covers the limits only Check exposes: the activation alternative to
+// triggers, limits that do not apply (NoLimit), and the cooldown gate — ambient recall's
+// volunteer gate is Gates{MinTriggers: 2, MinActivation: 0.5, NoLimit, NoLimit}.
+func TestGatesCheck(t *testing.T) {
+	ambient := Gates{MinTriggers: 2, MinActivation: 0.5, MaxMomentum: NoLimit, MaxRecentDismissals: NoLimit}
+	for _, c := range []struct {
+		name   string
+		g      Gates
+		th     float64
+		s      Signals
+		ok     bool
+		reason string
+	}{
+		{"associated strongly enough", ambient, 0.7, Signals{Score: 0.72, Activation: 0.8}, true, ""},
+		{"activation exactly at the minimum", ambient, 0.7, Signals{Score: 0.7, Activation: 0.5}, true, ""},
+		{"weak association, no triggers", ambient, 0.7, Signals{Score: 0.9, Activation: 0.49}, false, ReasonTriggers},
+		{"weak association, two triggers", ambient, 0.7, Signals{Score: 0.9, Activation: 0.1, Triggers: 2}, true, ""},
+		{"NaN activation is no alternative", ambient, 0.7, Signals{Score: 0.9, Activation: math.NaN()}, false, ReasonTriggers},
+		{"no momentum limit", ambient, 0.7, Signals{Score: 0.9, Activation: 1, Momentum: 60}, true, ""},
+		{"no dismissal limit", ambient, 0.7, Signals{Score: 0.9, Activation: 1, RecentDismissals: 7}, true, ""},
+		{"NaN momentum still fails", ambient, 0.7, Signals{Score: 0.9, Activation: 1, Momentum: math.NaN()}, false, ReasonMomentum},
+		{"in cooldown", ambient, 0.7, Signals{Score: 0.9, Activation: 1, InCooldown: true}, false, ReasonCooldown},
+		{"threshold before cooldown", ambient, 0.7, Signals{Score: 0.3, Activation: 1, InCooldown: true}, false, ReasonThreshold},
+		{"proactive: activation does not replace triggers", ProactiveGates(), 0.7, Signals{Score: 0.9, Activation: 1, Triggers: 1}, false, ReasonTriggers},
+		{"proactive: cooldown applies too", ProactiveGates(), 0.7, Signals{Score: 0.9, Triggers: 2, InCooldown: true}, false, ReasonCooldown},
+	} {
+		ok, reason := c.g.Check(c.th, c.s)
+		if ok != c.ok || reason != c.reason {
+			t.Errorf("%s: Check = %v, %q; want %v, %q", c.name, ok, reason, c.ok, c.reason)
+		}
+	}
+}

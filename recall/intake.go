@@ -71,3 +71,35 @@ func (p *Pipeline) intake(ctx context.Context, req *Request) *intake {
 	}
 	return in
 }
+
+// conversation returns the conversation's state (a new one when none was recorded), or nil
+// without a conversation id.
+func (p *Pipeline) conversation(ctx context.Context, req *Request) (*models.ConversationState, error) {
+	if req.ConversationID == "" {
+		return nil, nil
+	}
+	st, err := p.store.GetConversation(ctx, req.Namespace, req.ConversationID)
+	switch {
+	case err == nil:
+		return st, nil
+	case models.ErrorCode(err) == models.ENOTFOUND:
+		return &models.ConversationState{Namespace: req.Namespace, ConversationID: req.ConversationID}, nil
+	default:
+		return nil, err
+	}
+}
+
+// queryPairs returns the adjacent term pairs of a query, as nlp.Terms analyses it.
+func queryPairs(query string) [][2]string {
+	ts := nlp.Terms(query)
+	var out [][2]string
+	seen := map[[2]string]bool{}
+	for i := 0; i+1 < len(ts); i++ {
+		pr := [2]string{ts[i], ts[i+1]}
+		if pr[0] != pr[1] && !seen[pr] {
+			seen[pr] = true
+			out = append(out, pr)
+		}
+	}
+	return out
+}

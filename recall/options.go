@@ -3,6 +3,7 @@ package recall
 import (
 	"time"
 
+	"github.com/salience-ai/salience/graph"
 	"github.com/salience-ai/salience/models"
 )
 
@@ -32,21 +33,89 @@ type StartupCounts struct {
 	Crystals, Anchors, Summaries int
 }
 
-// Options tune the pipeline; zero values take the defaults in withDefaults.
+// Options tune the pipeline; zero values take the defaults in withDefaults (given after
+// each field with its unit). Scores, activations and bonuses are on the 0..1 scale of the
+// score components.
 type Options struct {
-	Weights           map[models.Mode]Weights
-	HalfLife          time.Duration // freshness half-life; 14 days
-	Overfetch         int           // candidates per source = Overfetch × limit; 4
-	VectorWeight      float64       // share of the vector cosine in direct relevance; 0.2
-	PhraseWeight      float64       // how much a full phrase match adds to direct relevance; 0.3
-	VectorFloor       float64       // minimum cosine for a vector hit to count as a match; 0.2
-	MinActivation     float64       // ambient: an associative-only candidate needs this much; 0.5
-	AssocFloor        float64       // search: an associative-only candidate needs this much; 0.1
-	MaxHops           int           // memory-to-memory spreading depth; 1
-	MMRLambda         float64       // diversity trade-off in ambient mode; 0.7
-	RecentTurns       int           // ambient: skip memories surfaced in this many recent turns; 20
-	IrrelevantJaccard float64       // drop when the context overlaps a dismissed one this much; 0.5
-	Startup           StartupCounts // 3 crystals, 2 anchors, 2 summaries
+	Weights map[models.Mode]Weights
+
+	// Candidates (DESIGN.md §4.2–4.3).
+
+	// Overfetch: candidates asked of each source, as a multiple of the request's limit; 4.
+	// Fewer lose answers that rank up once scored; more cost search time for nothing.
+	Overfetch int
+	// VectorWeight: share of the vector cosine in direct relevance (the rest is BM25 over the
+	// query's best); 0.2. The local embedder is a hashing model: text carries most weight.
+	VectorWeight float64
+	// VectorFloor: cosine below which a vector hit is no match at all; 0.2.
+	VectorFloor float64
+	// PhraseWeight: how much a full phrase match adds to direct relevance (as independent
+	// evidence, 1−(1−d)(1−w·phrase)); 0.3.
+	PhraseWeight float64
+	// PhraseChecks: how many of the best direct matches are checked for phrases, as a
+	// multiple of the limit; 3. The check tokenizes each text, and a bonus of at most
+	// PhraseWeight cannot lift a candidate from further down into the results.
+	PhraseChecks int
+
+	// Association (DESIGN.md §4.2, the graph half).
+
+	// ConceptFanout: edges followed from each context concept to the memories tied to it;
+	// graph.DefaultMaxFanout (64). Bounds what a hub concept can cost.
+	ConceptFanout int
+	// MinSpecificity: the least seed strength of a context concept however common it is;
+	// 0.05. Seeds scale by ln(1+N/m)/ln(1+N) so a name in half the memories (a speaker's)
+	// does not flood the walk, but a common concept still counts a little.
+	MinSpecificity float64
+	// LendSeeds: the strongest matches that lend relevance to their neighbours; 64.
+	LendSeeds int
+	// LendEdges: memory-to-memory edges followed from each lending match, strongest first; 8.
+	LendEdges int
+	// MaxHops: memory-to-memory lending depth in edges; 1. One hop reaches the turn after
+	// the one that matched (an answer follows its question); two flood a conversation.
+	MaxHops int
+	// FocalHops: how far, in edges, proximity to a focal entity is measured; 3. Beyond, a
+	// memory has no proximity.
+	FocalHops int
+	// AssocFloor: search mode admits an associative-only candidate with this activation; 0.1.
+	AssocFloor float64
+	// MinActivation: ambient mode volunteers an associative-only candidate only with this
+	// activation ("multiple semantic paths") unless triggers match; 0.5.
+	MinActivation float64
+	// ResurfaceScan: queued memories read per ambient turn, highest score first; 200.
+	ResurfaceScan int
+	// ResurfaceTriggers: trigger matches at which a queued memory counts as fully associated
+	// with the turn; 3. The queue admits a memory at two (decay.MinTriggerMatches), whose
+	// strength is then 2/3 — volunteered only when confident enough for it.
+	ResurfaceTriggers float64
+
+	// Scoring (DESIGN.md §4.5).
+
+	// HalfLife: freshness halves every HalfLife of a memory's age; 14 days.
+	HalfLife time.Duration
+	// TemporalBonus: relevance added when the memory's time lies in a range the query names
+	// ("what did we do last May"); 0.25. A date the question asks about is evidence the
+	// words alone miss: on LoCoMo dev, overall recall@10 is 0.674 without the bonus, 0.682
+	// at 0.15, 0.685 at 0.25 and 0.687 at 0.35 — the gain flattens, so it stays at 0.25
+	// until a larger set says more.
+	TemporalBonus float64
+	// WallpaperShowings: showings in quick succession that make a memory full wallpaper
+	// (novelty 0); 5.
+	WallpaperShowings float64
+	// WallpaperHalfLife: how fast past showings stop counting as wallpaper; one day. A
+	// memory shown five times this morning is stale tonight and fresh again next week.
+	WallpaperHalfLife time.Duration
+
+	// Filters and diversity (DESIGN.md §4.6–4.8).
+
+	// MMRLambda: the score's share against similarity in ambient diversity; 0.7.
+	MMRLambda float64
+	// RecentTurns: ambient recall skips memories surfaced in this many recent turns; 20.
+	RecentTurns int
+	// IrrelevantJaccard: a memory is dropped when the context overlaps a concept set it was
+	// dismissed in this much (Jaccard); 0.5.
+	IrrelevantJaccard float64
+
+	Startup StartupCounts // 3 crystals, 2 anchors, 2 summaries
 	// Threshold returns the volunteer threshold of a conversation type; nil = the source
 	// design's static defaults (predict.DefaultThreshold).
 	Threshold func(ns, convType string) float64
@@ -54,43 +123,50 @@ type Options struct {
 	Now func() time.Time
 }
 
+// DefaultOptions returns the defaults of every tuning constant.
+func DefaultOptions() Options { return Options{}.withDefaults() }
+
 func (o Options) withDefaults() Options {
+	setInt := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	setFloat := func(v *float64, d float64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	setDuration := func(v *time.Duration, d time.Duration) {
+		if *v == 0 {
+			*v = d
+		}
+	}
 	if o.Weights == nil {
 		o.Weights = DefaultWeights
 	}
-	if o.HalfLife == 0 {
-		o.HalfLife = 14 * 24 * time.Hour
-	}
-	if o.Overfetch == 0 {
-		o.Overfetch = 4
-	}
-	if o.VectorWeight == 0 {
-		o.VectorWeight = 0.2
-	}
-	if o.PhraseWeight == 0 {
-		o.PhraseWeight = 0.3
-	}
-	if o.AssocFloor == 0 {
-		o.AssocFloor = 0.1
-	}
-	if o.VectorFloor == 0 {
-		o.VectorFloor = 0.2
-	}
-	if o.MinActivation == 0 {
-		o.MinActivation = 0.5
-	}
-	if o.MaxHops == 0 {
-		o.MaxHops = 1
-	}
-	if o.MMRLambda == 0 {
-		o.MMRLambda = 0.7
-	}
-	if o.RecentTurns == 0 {
-		o.RecentTurns = 20
-	}
-	if o.IrrelevantJaccard == 0 {
-		o.IrrelevantJaccard = 0.5
-	}
+	setInt(&o.Overfetch, 4)
+	setFloat(&o.VectorWeight, 0.2)
+	setFloat(&o.VectorFloor, 0.2)
+	setFloat(&o.PhraseWeight, 0.3)
+	setInt(&o.PhraseChecks, 3)
+	setInt(&o.ConceptFanout, graph.DefaultMaxFanout)
+	setFloat(&o.MinSpecificity, 0.05)
+	setInt(&o.LendSeeds, 64)
+	setInt(&o.LendEdges, 8)
+	setInt(&o.MaxHops, 1)
+	setInt(&o.FocalHops, 3)
+	setFloat(&o.AssocFloor, 0.1)
+	setFloat(&o.MinActivation, 0.5)
+	setInt(&o.ResurfaceScan, 200)
+	setFloat(&o.ResurfaceTriggers, 3)
+	setDuration(&o.HalfLife, 14*24*time.Hour)
+	setFloat(&o.TemporalBonus, 0.25)
+	setFloat(&o.WallpaperShowings, 5)
+	setDuration(&o.WallpaperHalfLife, 24*time.Hour)
+	setFloat(&o.MMRLambda, 0.7)
+	setInt(&o.RecentTurns, 20)
+	setFloat(&o.IrrelevantJaccard, 0.5)
 	if o.Startup == (StartupCounts{}) {
 		o.Startup = StartupCounts{Crystals: 3, Anchors: 2, Summaries: 2}
 	}

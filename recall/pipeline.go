@@ -47,7 +47,10 @@ func (s *stopwatch) lap(stage string) {
 
 func (s *stopwatch) total() float64 { return float64(time.Since(s.start).Microseconds()) / 1000 }
 
-// Recall answers one recall request. Invalid requests are EINVALID naming the field.
+// Recall answers one recall request. Invalid requests are EINVALID naming the field. A
+// request passes through the pipeline's files in order: request (validation), intake,
+// candidates, association, resurface, rank (with score and filters), diversity, budget,
+// record, format.
 func (p *Pipeline) Recall(ctx context.Context, req *Request) (*Response, error) {
 	sw := newStopwatch()
 	if err := normalize(req, p.opts.Now()); err != nil {
@@ -80,16 +83,31 @@ func (p *Pipeline) Recall(ctx context.Context, req *Request) (*Response, error) 
 		resp.Rerank.Reason = "rerank off in request"
 	}
 
-	cs, degraded, err := p.candidates(ctx, req, in, sw)
+	cs, degraded, err := p.candidates(ctx, req, in)
 	if err != nil {
 		return nil, err
 	}
 	resp.Degraded = degraded
+	sw.lap("search")
+	if err := p.associate(ctx, req, in, cs); err != nil {
+		return nil, err
+	}
+	if req.Mode == models.ModeAmbient {
+		if err := p.resurfacing(ctx, req, in, cs); err != nil {
+			return nil, err
+		}
+	}
+	sw.lap("graph")
 
-	results, err := p.rank(ctx, req, in, cs, resp.Threshold)
+	list, err := p.rank(ctx, req, in, cs, resp.Threshold)
 	if err != nil {
 		return nil, err
 	}
+	list = dedupe(list)
+	if req.Mode == models.ModeAmbient {
+		list = diversify(list, p.opts.MMRLambda, req.Limit)
+	}
+	results := cut(req, list)
 	sw.lap("rank")
 
 	resp.LatencyMS = sw.total() // so far: what the surfacings record as the retrieval latency

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/salience-ai/salience/graph"
 	"github.com/salience-ai/salience/ids"
 	"github.com/salience-ai/salience/models"
 )
@@ -14,51 +13,6 @@ const (
 	maxRecentTopics = 20
 	maxMessageTimes = 20
 )
-
-// conversation returns the conversation's state (a new one when none was recorded), or nil
-// without a conversation id.
-func (p *Pipeline) conversation(ctx context.Context, req *Request) (*models.ConversationState, error) {
-	if req.ConversationID == "" {
-		return nil, nil
-	}
-	st, err := p.store.GetConversation(ctx, req.Namespace, req.ConversationID)
-	switch {
-	case err == nil:
-		return st, nil
-	case models.ErrorCode(err) == models.ENOTFOUND:
-		return &models.ConversationState{Namespace: req.Namespace, ConversationID: req.ConversationID}, nil
-	default:
-		return nil, err
-	}
-}
-
-// recentlySurfaced returns the memories shown in this conversation in its last RecentTurns
-// turns; ambient recall does not repeat them (DESIGN.md §4.6). The conversation state
-// carries them, so no log is read.
-func (p *Pipeline) recentlySurfaced(req *Request, st *models.ConversationState) map[string]bool {
-	if req.Mode != models.ModeAmbient || st == nil {
-		return nil
-	}
-	out := map[string]bool{}
-	turns := st.RecentSurfaced
-	if len(turns) > p.opts.RecentTurns {
-		turns = turns[len(turns)-p.opts.RecentTurns:]
-	}
-	for _, turn := range turns {
-		for _, id := range turn {
-			out[id] = true
-		}
-	}
-	return out
-}
-
-// focalDistances returns hop counts from the focal entity's concept node, up to 3 hops.
-func (p *Pipeline) focalDistances(ctx context.Context, ns, focal string) (map[string]int, error) {
-	next := func(ctx context.Context, ids []string) ([]*models.Edge, error) {
-		return p.store.StrongestNeighbors(ctx, ns, ids, graph.DefaultMaxFanout, nil)
-	}
-	return graph.Distances(ctx, []string{models.ConceptID(focal)}, next, 3)
-}
 
 // record stores one Surfacing per result, moves the surfaced memories' counters and the
 // conversation's state (DESIGN.md §4.11).

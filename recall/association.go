@@ -1,0 +1,206 @@
+package recall
+
+import (
+	"context"
+	"math"
+	"sort"
+
+	"github.com/salience-ai/salience/graph"
+	"github.com/salience-ai/salience/ids"
+	"github.com/salience-ai/salience/models"
+)
+
+// lendTypes are the edges relevance flows along between memories: a strong match lends
+// relevance to its neighbours in the conversation (temporal) and to the memories it was
+// used together with (co_retrieved, learned from engagement). The other edge types tie
+// memories to concepts.
+var lendTypes = []models.EdgeType{models.EdgeTemporal, models.EdgeCoRetrieved}
+
+// associate is the associative half of DESIGN.md §4.2, in two bounded waves so a hub never
+// floods the walk: first activation flows from the context's concepts to the memories tied
+// to them (one hop, seeds scaled by how specific each concept is; engagement strengthens
+// exactly these ties), then from every memory matched so far to its neighbours along
+// memory-to-memory edges. A memory's activation is the sum of both. It also measures each
+// memory's distance from the focal entity, for the proximity feature.
+func (p *Pipeline) associate(ctx context.Context, req *Request, in *intake, cs *candidates) error {
+	act := map[string]float64{}
+	if len(cs.concepts) > 0 {
+		nodes, _, err := p.store.GraphStats(ctx, req.Namespace)
+		if err != nil {
+			return err
+		}
+		next := func(ctx context.Context, ids []string) ([]*models.Edge, error) {
+			return p.store.StrongestNeighbors(ctx, req.Namespace, ids, p.opts.ConceptFanout, nil)
+		}
+		a, err := graph.Spread(ctx, conceptSeeds(cs.concepts, nodes, p.opts.MinSpecificity), next, graph.SpreadOptions{MaxHops: 1})
+		if err != nil {
+			return err
+		}
+		for id, v := range a {
+			if !models.IsConceptID(id) {
+				act[id] += v
+			}
+		}
+	}
+	lent, err := p.lend(ctx, req.Namespace, strongest(lendSeeds(cs, act), p.opts.LendSeeds))
+	if err != nil {
+		return err
+	}
+	for id, v := range lent {
+		act[id] += v
+	}
+	for i, s := range associated(cs, act, p.opts.Overfetch*req.Limit, p.opts.AssocFloor) {
+		c := cs.get(s.id)
+		c.activation = s.a
+		c.assocRank = i + 1
+	}
+	if in.focal != "" {
+		next := func(ctx context.Context, ids []string) ([]*models.Edge, error) {
+			return p.store.StrongestNeighbors(ctx, req.Namespace, ids, p.opts.ConceptFanout, nil)
+		}
+		hops, err := graph.Distances(ctx, []string{models.ConceptID(in.focal)}, next, p.opts.FocalHops)
+		if err != nil {
+			return err
+		}
+		cs.hops = hops
+	}
+	return nil
+}
+
+// lend passes relevance along memory-to-memory edges for MaxHops hops (see lendWave).
+func (p *Pipeline) lend(ctx context.Context, ns string, seeds map[string]float64) (map[string]float64, error) {
+	out := map[string]float64{}
+	cur := seeds
+	for hop := 0; hop < p.opts.MaxHops && len(cur) > 0; hop++ {
+		frontier := make([]string, 0, len(cur))
+		for id := range cur {
+			frontier = append(frontier, id)
+		}
+		sort.Strings(frontier) // deterministic float sums
+		edges, err := p.store.StrongestNeighbors(ctx, ns, frontier, p.opts.LendEdges, lendTypes)
+		if err != nil {
+			return nil, err
+		}
+		next := lendWave(cur, edges)
+		for id, v := range next {
+			out[id] += v
+		}
+		cur = next
+	}
+	return out, nil
+}
+
+// The arithmetic of association, apart from the store.
+
+// specificity scales a concept's seed strength by how rare it is, so a name that appears in
+// half the memories (a speaker's own name) does not flood the graph: ln(1+N/m)/ln(1+N) for
+// a concept with m mentions in a graph of N nodes, within [floor, 1].
+func specificity(mentions, nodes int, floor float64) float64 {
+	if nodes < 2 || mentions < 1 {
+		return 1
+	}
+	s := math.Log1p(float64(nodes)/float64(mentions)) / math.Log1p(float64(nodes))
+	return math.Min(1, math.Max(floor, s))
+}
+
+// conceptSeeds are the first wave's seeds: each context concept's node at its specificity.
+func conceptSeeds(concepts []*models.Concept, nodes int, floor float64) map[string]float64 {
+	seeds := make(map[string]float64, len(concepts))
+	for _, c := range concepts {
+		seeds[models.ConceptID(c.Name)] = specificity(c.Mentions, nodes, floor)
+	}
+	return seeds
+}
+
+// lendSeeds are the second wave's seeds: every memory matched so far, directly or by the
+// first wave, at the strength of its match, direct relevance + activation, at most 1.
+func lendSeeds(cs *candidates, act map[string]float64) map[string]float64 {
+	seeds := map[string]float64{}
+	for id, c := range cs.byID {
+		if s := c.base + act[id]; s > 0 {
+			seeds[id] = math.Min(1, s)
+		}
+	}
+	for id, v := range act {
+		if _, ok := seeds[id]; !ok {
+			seeds[id] = math.Min(1, v)
+		}
+	}
+	return seeds
+}
+
+// strongest returns the n strongest entries of m (ties by id).
+func strongest(m map[string]float64, n int) map[string]float64 {
+	if len(m) <= n {
+		return m
+	}
+	ids := make([]string, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return m[ids[i]] > m[ids[j]] || (m[ids[i]] == m[ids[j]] && ids[i] < ids[j]) })
+	out := make(map[string]float64, n)
+	for _, id := range ids[:n] {
+		out[id] = m[id]
+	}
+	return out
+}
+
+// lendWave is one hop of lending: each memory gains Σ strength(neighbour) × edge weight over
+// its neighbours along lendTypes edges, in either direction, seeds included — unlike
+// graph.Spread, which never returns its seeds — because a match is worth more when its
+// neighbour matched too: the turn that answers a question usually sits right after the turn
+// that asks it. Edges are summed in the order given, so equal input gives equal floats.
+func lendWave(cur map[string]float64, edges []*models.Edge) map[string]float64 {
+	next := map[string]float64{}
+	for _, e := range edges {
+		if e.Weight <= 0 || !lends(e.Type) {
+			continue
+		}
+		if s, ok := cur[e.From]; ok {
+			next[e.To] += s * e.Weight
+		}
+		if s, ok := cur[e.To]; ok {
+			next[e.From] += s * e.Weight
+		}
+	}
+	return next
+}
+
+func lends(t models.EdgeType) bool {
+	for _, l := range lendTypes {
+		if t == l {
+			return true
+		}
+	}
+	return false
+}
+
+// activated is a memory the graph reached, with its activation.
+type activated struct {
+	id string
+	a  float64
+}
+
+// associated sets the activation of the candidates the graph reached and returns the
+// memories it reached that no source proposed, strongest first (ties by id): at most limit
+// of them, each with activation ≥ floor. Chunks and concept nodes are never candidates.
+func associated(cs *candidates, act map[string]float64, limit int, floor float64) []activated {
+	var extra []activated
+	for id, a := range act {
+		if c, ok := cs.byID[id]; ok {
+			c.activation = a
+		} else if _, isChunk := ids.Parent(id); !isChunk && !models.IsConceptID(id) {
+			extra = append(extra, activated{id, a})
+		}
+	}
+	sort.Slice(extra, func(i, j int) bool {
+		return extra[i].a > extra[j].a || (extra[i].a == extra[j].a && extra[i].id < extra[j].id)
+	})
+	for i, s := range extra {
+		if i >= limit || s.a < floor {
+			return extra[:i]
+		}
+	}
+	return extra
+}

@@ -1,0 +1,44 @@
+package recall
+
+import "github.com/salience-ai/salience/nlp"
+
+// cut turns the ranked candidates into results under the limit and token budget
+// (DESIGN.md §4.10), greedily: a result that does not fit is skipped, as a shorter one
+// further down may still fit.
+func cut(req *Request, list []*candidate) []Result {
+	var out []Result
+	used := 0
+	for _, c := range list {
+		if len(out) >= req.Limit {
+			break
+		}
+		r := Result{Memory: c.mem, Content: c.mem.Content, Score: c.score, Volunteered: !c.direct()}
+		if u := c.unitMem; u != nil && u.IsChunk() {
+			r.Content = u.Content
+			r.Fragment = &Fragment{ParentID: c.mem.ID, Index: u.ChunkIndex + 1, Count: c.mem.ChunkCount}
+		}
+		if req.TokenBudget > 0 {
+			t := nlp.EstimateTokens(r.Content)
+			if used+t > req.TokenBudget {
+				continue // a shorter one further down may still fit
+			}
+			used += t
+		}
+		if c.textRank > 0 {
+			r.Reasons = append(r.Reasons, "text")
+		}
+		if c.vecRank > 0 {
+			r.Reasons = append(r.Reasons, "vector")
+		}
+		if c.activation > 0 {
+			r.Reasons = append(r.Reasons, "association")
+		}
+		if c.resurface > 0 {
+			r.Reasons = append(r.Reasons, "resurface")
+		}
+		comps := c.comps
+		r.Components = &comps
+		out = append(out, r)
+	}
+	return out
+}

@@ -1,0 +1,102 @@
+package recall
+
+import (
+	"strings"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// keep applies the filters of DESIGN.md §4.6 and the request's own to a candidate's memory.
+func keep(o Options, req *Request, in *intake, m *models.Memory, recent map[string]bool) bool {
+	if !req.IncludeInvalid && !m.ValidNow(req.Now) {
+		return false
+	}
+	if m.Sensitive && (req.Mode == models.ModeAmbient || req.Mode == models.ModePredict) {
+		return false
+	}
+	if len(req.Kinds) > 0 && !containsKind(req.Kinds, m.Kind) {
+		return false
+	}
+	t := m.Time()
+	if (!req.Since.IsZero() && t.Before(req.Since)) || (!req.Until.IsZero() && !t.Before(req.Until)) {
+		return false
+	}
+	if recent[m.ID] {
+		return false
+	}
+	for _, ctxSet := range m.IrrelevantContexts {
+		if jaccard(ctxSet, in.concepts) >= o.IrrelevantJaccard {
+			return false
+		}
+	}
+	return true
+}
+
+// recentlySurfaced returns the memories shown in this conversation in its last turns
+// (at most keepTurns); ambient recall does not repeat them (DESIGN.md §4.6). The
+// conversation state carries them, so no log is read.
+func recentlySurfaced(mode models.Mode, st *models.ConversationState, keepTurns int) map[string]bool {
+	if mode != models.ModeAmbient || st == nil {
+		return nil
+	}
+	out := map[string]bool{}
+	turns := st.RecentSurfaced
+	if len(turns) > keepTurns {
+		turns = turns[len(turns)-keepTurns:]
+	}
+	for _, turn := range turns {
+		for _, id := range turn {
+			out[id] = true
+		}
+	}
+	return out
+}
+
+func containsKind(ks []models.Kind, k models.Kind) bool {
+	for _, x := range ks {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+// jaccard is |a∩b| / |a∪b| of two concept sets.
+func jaccard(a, b []string) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	set := make(map[string]bool, len(a))
+	for _, x := range a {
+		set[x] = true
+	}
+	inter, union := 0, len(set)
+	seen := map[string]bool{}
+	for _, y := range b {
+		if seen[y] {
+			continue
+		}
+		seen[y] = true
+		if set[y] {
+			inter++
+		} else {
+			union++
+		}
+	}
+	return float64(inter) / float64(union)
+}
+
+// dedupe keeps the first of memories with the same normalized content.
+func dedupe(list []*candidate) []*candidate {
+	seen := make(map[string]bool, len(list))
+	out := list[:0]
+	for _, c := range list {
+		key := strings.Join(strings.Fields(strings.ToLower(c.mem.Content)), " ")
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, c)
+	}
+	return out
+}

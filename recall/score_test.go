@@ -1,0 +1,295 @@
+package recall
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// Known values of recall's arithmetic, worked by hand from the formulas in the doc comments
+// (and, where a logarithm or a root is involved, with a calculator): no store, no pipeline.
+
+var now = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+const day = 24 * time.Hour
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
+
+func TestFuse(t *testing.T) {
+	for _, c := range []struct {
+		name              string
+		score, top        float64
+		hit               bool
+		cosine            float64
+		wantBM, wantFused float64
+	}{
+		{"text and vector", 6, 8, true, 0.5, 0.75, 0.7}, // 0.8·0.75 + 0.2·0.5
+		{"the best text hit", 8, 8, true, 0, 1, 0.8},
+		{"vector only", 0, 8, false, 0.5, 0, 0.1},
+		{"no text hits at all", 0, 0, false, 0.9, 0, 0.18},
+	} {
+		bm, fused := fuse(c.score, c.top, c.hit, c.cosine, 0.2)
+		if !near(bm, c.wantBM) || !near(fused, c.wantFused) {
+			t.Errorf("%s: fuse = %v, %v; want %v, %v", c.name, bm, fused, c.wantBM, c.wantFused)
+		}
+	}
+}
+
+func TestFreshness(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		t    time.Time
+		want float64
+	}{
+		{"now", now, 1},
+		{"one week: 2^-1/2", now.Add(-7 * day), 0.7071067811865476},
+		{"two weeks", now.Add(-14 * day), 0.5},
+		{"four weeks", now.Add(-28 * day), 0.25},
+		{"from the future counts as new", now.Add(day), 1},
+		{"unknown age", time.Time{}, 0.5},
+	} {
+		if got := freshness(c.t, now, 14*day); !near(got, c.want) {
+			t.Errorf("%s: freshness = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestWallpaper(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		count int
+		last  time.Time
+		want  float64
+	}{
+		{"never shown", 0, time.Time{}, 0},
+		{"count without a time", 3, time.Time{}, 0},
+		{"twice just now", 2, now, 0.4},
+		{"five times just now saturates", 5, now, 1},
+		{"four times a day ago", 4, now.Add(-day), 0.4}, // 4 · 0.5 / 5
+		{"five times two days ago", 5, now.Add(-2 * day), 0.25},
+		{"twelve times a day ago, capped", 12, now.Add(-day), 1},
+		{"shown in the future counts as now", 1, now.Add(time.Hour), 0.2},
+	} {
+		if got := wallpaper(c.count, c.last, now, day, 5); !near(got, c.want) {
+			t.Errorf("%s: wallpaper = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestRelevance(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		direct, assoc float64
+		inTime        bool
+		want          float64
+	}{
+		{"direct only", 0.5, 0, false, 0.5},
+		{"association only", 0, 0.3, false, 0.3},
+		{"both, as independent evidence", 0.5, 0.5, false, 0.75},
+		{"direct over 1 is clamped", 1.4, 0.2, false, 1},
+		{"temporal bonus", 0.5, 0, true, 0.75},
+		{"temporal bonus capped at 1", 0.9, 0, true, 1},
+		{"temporal bonus alone", 0, 0, true, 0.25},
+	} {
+		if got := relevance(c.direct, c.assoc, c.inTime, 0.25); !near(got, c.want) {
+			t.Errorf("%s: relevance = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestComponents(t *testing.T) {
+	o := DefaultOptions()
+	m := &models.Memory{Kind: models.KindFact, CreatedAt: now.Add(-14 * day), Confidence: 1.3, Importance: 0.4,
+		SurfaceCount: 2, LastSurfaced: now.Add(-day)}
+	for _, c := range []struct {
+		name string
+		s    signals
+		want models.Components
+	}{
+		{"direct match, no focal entity", signals{bm: 0.75, vector: 0.5, direct: 0.7, hops: -1},
+			models.Components{Relevance: 0.7, BM25: 0.75, Vector: 0.5, Confidence: 1, Freshness: 0.5, Importance: 0.4, Novelty: 0.8}},
+		{"phrase match: 1 − (1−0.5)(1−0.3·1)", signals{direct: 0.5, phrase: 1, phraseChecked: true, hops: -1},
+			models.Components{Relevance: 0.65, Phrase: 1, Confidence: 1, Freshness: 0.5, Importance: 0.4, Novelty: 0.8}},
+		{"phrase not checked adds nothing", signals{direct: 0.5, phrase: 1, hops: -1},
+			models.Components{Relevance: 0.5, Confidence: 1, Freshness: 0.5, Importance: 0.4, Novelty: 0.8}},
+		{"strong association capped at 1", signals{activation: 1.7, hops: 2},
+			models.Components{Relevance: 1, Activation: 1, Proximity: 1.0 / 3, Confidence: 1, Freshness: 0.5, Importance: 0.4, Novelty: 0.8}},
+		{"half association, in the named time, the focal entity itself", signals{direct: 0.2, activation: 0.5, inTimeRange: true, hops: 0},
+			models.Components{Relevance: 0.85, Activation: 0.5, Proximity: 1, Confidence: 1, Freshness: 0.5, Importance: 0.4, Novelty: 0.8}},
+	} {
+		got := components(o, m, now, c.s)
+		if !near(got.Relevance, c.want.Relevance) || !near(got.Proximity, c.want.Proximity) || !near(got.Novelty, c.want.Novelty) {
+			t.Errorf("%s: components = %+v\nwant %+v", c.name, got, c.want)
+			continue
+		}
+		got.Relevance, got.Proximity, got.Novelty = c.want.Relevance, c.want.Proximity, c.want.Novelty
+		if got != c.want {
+			t.Errorf("%s: components = %+v\nwant %+v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestWeighted(t *testing.T) {
+	search := DefaultWeights[models.ModeSearch] // 0.80, 0.15, 0.04, proximity 0.04, 0.04, novelty 0
+	comps := models.Components{Relevance: 1, Confidence: 0.5, Freshness: 0.5, Importance: 0.5, Proximity: 1, Novelty: 1}
+	for _, c := range []struct {
+		name  string
+		w     Weights
+		focal bool
+		want  float64
+	}{
+		{"search, no focal entity: 0.915/1.03", search, false, 0.8883495145631068},
+		{"search with a focal entity: 0.955/1.07", search, true, 0.8925233644859812},
+		{"no weights", Weights{}, true, 0},
+		{"relevance only", Weights{Relevance: 2}, false, 1},
+	} {
+		if got := weighted(c.w, comps, c.focal); !near(got, c.want) {
+			t.Errorf("%s: weighted = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestVolunteerScore(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		conf, act float64
+		triggers  int
+		want      float64
+	}{
+		{"association", 0.9, 0.8, 0, 0.72},
+		{"association over 1 counts as 1", 0.9, 1.4, 0, 0.9},
+		{"two triggers: 2/3", 0.9, 0, 2, 0.6},
+		{"three triggers: full strength", 0.9, 0, 3, 0.9},
+		{"five triggers, capped", 0.9, 0, 5, 0.9},
+		{"the stronger of the two", 0.9, 0.9, 2, 0.81},
+	} {
+		if got := volunteerScore(c.conf, c.act, c.triggers, 3); !near(got, c.want) {
+			t.Errorf("%s: volunteerScore = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestVolunteer(t *testing.T) {
+	o := DefaultOptions()
+	mem := func(conf float64, cooldown time.Time) *models.Memory {
+		return &models.Memory{Confidence: conf, Schedule: models.Schedule{CooldownTo: cooldown}}
+	}
+	for _, c := range []struct {
+		name      string
+		mode      models.Mode
+		threshold float64
+		m         *models.Memory
+		act       float64
+		triggers  int
+		wantScore float64
+		wantOK    bool
+	}{
+		{"search admits activation at the floor", models.ModeSearch, 0.7, mem(0.5, time.Time{}), 0.1, 0, 0, true},
+		{"search drops activation under the floor", models.ModeSearch, 0.7, mem(0.5, time.Time{}), 0.09, 0, 0, false},
+		{"search ignores the threshold and cooldown", models.ModeSearch, 0.9, mem(0.1, now.Add(day)), 0.3, 0, 0, true},
+		{"ambient: sure and associated", models.ModeAmbient, 0.7, mem(0.9, time.Time{}), 0.8, 0, 0.72, true},
+		{"ambient: score at the threshold", models.ModeAmbient, 0.5, mem(0.5, time.Time{}), 1, 0, 0.5, true},
+		{"ambient: below the threshold", models.ModeAmbient, 0.7, mem(0.5, time.Time{}), 1, 0, 0.5, false},
+		{"ambient: one semantic path is not enough", models.ModeAmbient, 0.3, mem(0.9, time.Time{}), 0.45, 0, 0.405, false},
+		{"ambient: queued, two triggers, 0.9·2/3 < 0.7", models.ModeAmbient, 0.7, mem(0.9, time.Time{}), 0, 2, 0.6, false},
+		{"ambient: queued, three triggers", models.ModeAmbient, 0.7, mem(0.9, time.Time{}), 0, 3, 0.9, true},
+		{"ambient: in a dismissal's cooldown", models.ModeAmbient, 0.7, mem(0.9, now.Add(day)), 1, 0, 0.9, false},
+		{"ambient: cooldown over", models.ModeAmbient, 0.7, mem(0.9, now.Add(-day)), 1, 0, 0.9, true},
+	} {
+		score, ok := volunteer(o, c.mode, c.threshold, c.m, c.act, c.triggers, now)
+		if !near(score, c.wantScore) || ok != c.wantOK {
+			t.Errorf("%s: volunteer = %v, %v; want %v, %v", c.name, score, ok, c.wantScore, c.wantOK)
+		}
+	}
+}
+
+func TestSpecificity(t *testing.T) {
+	for _, c := range []struct {
+		name            string
+		mentions, nodes int
+		want            float64
+	}{
+		{"tiny graph", 5, 1, 1},
+		{"no mentions recorded", 0, 1000, 1},
+		{"mentioned once: ln(1001)/ln(1001)", 1, 1000, 1},
+		{"in half the graph: ln 3/ln 1001", 500, 1000, 0.15901740961444308},
+		{"everywhere: ln 2/ln 1001", 1000, 1000, 0.10032881506161208},
+		{"ln 2/ln(10⁶+1), just over the floor", 1_000_000, 1_000_000, 0.05017166231245267},
+		{"more mentions than nodes: the floor", 10_000, 100, 0.05},
+	} {
+		if got := specificity(c.mentions, c.nodes, 0.05); !near(got, c.want) {
+			t.Errorf("%s: specificity = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestLendWave(t *testing.T) {
+	edge := func(from, to string, typ models.EdgeType, w float64) *models.Edge {
+		return &models.Edge{From: from, To: to, Type: typ, Weight: w}
+	}
+	got := lendWave(map[string]float64{"a": 1, "b": 0.5}, []*models.Edge{
+		edge("a", "c", models.EdgeTemporal, 0.5),
+		edge("c", "b", models.EdgeCoRetrieved, 0.4), // either direction
+		edge("a", "b", models.EdgeTemporal, 0.5),    // seeds lend to each other
+		edge("a", "x", models.EdgeMentions, 1),      // not a memory-to-memory edge
+		edge("c", "d", models.EdgeTemporal, 1),      // c is no seed: lends nothing this hop
+		edge("b", "y", models.EdgeTemporal, 0),      // no weight
+	})
+	want := map[string]float64{"c": 0.7, "b": 0.5, "a": 0.25} // c: 1·0.5 + 0.5·0.4
+	if len(got) != len(want) {
+		t.Fatalf("lendWave = %v, want %v", got, want)
+	}
+	for id, v := range want {
+		if !near(got[id], v) {
+			t.Errorf("lendWave[%s] = %v, want %v", id, got[id], v)
+		}
+	}
+}
+
+func TestLendSeedsAndStrongest(t *testing.T) {
+	cs := &candidates{byID: map[string]*candidate{
+		"m1": {id: "m1", base: 0.6},
+		"m2": {id: "m2", base: 0.8},
+		"m3": {id: "m3"}, // matched by nothing yet
+	}}
+	act := map[string]float64{"m2": 0.5, "m4": 1.3, "m5": 0.2}
+	seeds := lendSeeds(cs, act)
+	want := map[string]float64{"m1": 0.6, "m2": 1, "m4": 1, "m5": 0.2}
+	if len(seeds) != len(want) {
+		t.Fatalf("lendSeeds = %v, want %v", seeds, want)
+	}
+	for id, v := range want {
+		if !near(seeds[id], v) {
+			t.Errorf("lendSeeds[%s] = %v, want %v", id, seeds[id], v)
+		}
+	}
+	top := strongest(seeds, 2) // m2 and m4 tie at 1: both kept, over m1
+	if len(top) != 2 || top["m2"] != 1 || top["m4"] != 1 {
+		t.Errorf("strongest(2) = %v, want m2 and m4", top)
+	}
+	top = strongest(seeds, 1) // the tie goes to the smaller id
+	if len(top) != 1 || top["m2"] != 1 {
+		t.Errorf("strongest(1) = %v, want m2", top)
+	}
+}
+
+func TestAssociated(t *testing.T) {
+	cs := &candidates{byID: map[string]*candidate{"m1": {id: "m1", base: 0.6}}}
+	act := map[string]float64{
+		"m1": 0.3, "m2": 0.5, "m3": 0.5, "m4": 0.2, "m5": 0.05,
+		"m6-3": 0.9, models.ConceptID("bees"): 0.9, // a chunk and a concept are never candidates
+	}
+	got := associated(cs, act, 2, 0.1)
+	if len(got) != 2 || got[0] != (activated{"m2", 0.5}) || got[1] != (activated{"m3", 0.5}) {
+		t.Errorf("associated(limit 2) = %v, want m2, m3", got)
+	}
+	if cs.byID["m1"].activation != 0.3 {
+		t.Errorf("a proposed candidate's activation = %v, want 0.3", cs.byID["m1"].activation)
+	}
+	got = associated(cs, act, 10, 0.1)
+	if len(got) != 3 || got[2] != (activated{"m4", 0.2}) {
+		t.Errorf("associated(floor 0.1) = %v, want m2, m3, m4", got)
+	}
+}
