@@ -1,13 +1,12 @@
 package recall
 
-import "github.com/salience-ai/salience/nlp"
-
 // cut turns the ranked candidates into results under the limit and token budget
 // (DESIGN.md §4.10), greedily: a result that does not fit is skipped, as a shorter one
-// further down may still fit.
+// further down may still fit. The budget counts the context block as Format writes it,
+// each result's whole line and the header.
 func cut(req *Request, list []*candidate) []Result {
 	var out []Result
-	used := 0
+	budget := newTokenBudget(req.TokenBudget, req.Now)
 	for _, c := range list {
 		if len(out) >= req.Limit {
 			break
@@ -17,12 +16,8 @@ func cut(req *Request, list []*candidate) []Result {
 			r.Content = u.Content
 			r.Fragment = &Fragment{ParentID: c.mem.ID, Index: u.ChunkIndex + 1, Count: c.mem.ChunkCount}
 		}
-		if req.TokenBudget > 0 {
-			t := nlp.EstimateTokens(r.Content)
-			if used+t > req.TokenBudget {
-				continue // a shorter one further down may still fit
-			}
-			used += t
+		if !budget.take(r) {
+			continue // a shorter one further down may still fit
 		}
 		if c.textRank > 0 {
 			r.Reasons = append(r.Reasons, "text")

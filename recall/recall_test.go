@@ -13,6 +13,7 @@ import (
 	"github.com/salience-ai/salience/embed"
 	"github.com/salience-ai/salience/ingest"
 	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/nlp"
 	"github.com/salience-ai/salience/recall"
 	"github.com/salience-ai/salience/store/sqlite"
 )
@@ -460,5 +461,30 @@ func TestResurfacingJoinsAmbientUnlessInCooldown(t *testing.T) {
 	setMeta(func(m *models.Memory) { m.Schedule.CooldownTo = t0.Add(7 * 24 * time.Hour) }) // dismissed meanwhile
 	if resp := ask("c2"); len(resp.Results) != 0 {
 		t.Fatalf("a memory in its dismissal cooldown came back: %+v", resp.Results)
+	}
+}
+
+// TestTokenBudgetCountsTheWholeBlock: token_budget bounds the context block a bot pastes,
+// each line's "- [kind, date, …]" prefix and the header included, not the contents alone.
+func TestTokenBudgetCountsTheWholeBlock(t *testing.T) {
+	e := newEnv(t)
+	var ms []*models.Memory
+	for i := 0; i < 20; i++ {
+		m := mem(models.KindFact, fmt.Sprintf("Garden note %d: tomatoes need water every morning in summer heat.", i), t0)
+		m.Source.Speaker = "Grandmother Wilhelmina"
+		ms = append(ms, m)
+	}
+	e.add(t, "a", ms...)
+	for _, budget := range []int{20, 40, 75, 200} {
+		resp, err := e.p.Recall(context.Background(), &recall.Request{Namespace: "a", Mode: models.ModeSearch, Query: "tomatoes water", TokenBudget: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := nlp.EstimateTokens(resp.Context); n > budget {
+			t.Errorf("budget %d: the block is %d tokens (%d results)", budget, n, len(resp.Results))
+		}
+		if budget >= 40 && len(resp.Results) == 0 {
+			t.Errorf("budget %d: no result fits, want at least one line of ~27 tokens", budget)
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sort"
 
+	"github.com/salience-ai/salience/ids"
+
 	"github.com/salience-ai/salience/models"
 )
 
@@ -57,7 +59,7 @@ func (p *Pipeline) startup(ctx context.Context, req *Request) (*Response, error)
 	}
 	in := &intake{turnID: req.TurnID, convType: req.ConversationType, state: st}
 	if in.turnID == "" {
-		in.turnID = newTurnID(req)
+		in.turnID = ids.New(req.Now)
 	}
 	resp.TurnID = in.turnID
 	for _, group := range [][]*models.Memory{anchors, crystals, summaries, turns} {
