@@ -12,6 +12,7 @@ import (
 
 	"github.com/salience-ai/salience/embed"
 	"github.com/salience-ai/salience/ingest"
+	"github.com/salience-ai/salience/maintenance"
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/nlp"
 	"github.com/salience-ai/salience/recall"
@@ -486,5 +487,158 @@ func TestTokenBudgetCountsTheWholeBlock(t *testing.T) {
 		if budget >= 40 && len(resp.Results) == 0 {
 			t.Errorf("budget %d: no result fits, want at least one line of ~27 tokens", budget)
 		}
+	}
+}
+
+// startupWorld is a namespace with one anchor, one crystal, a summary of conversation c1 at
+// minute 10, turns of c1 at minute 5 and 11–20, and turns of c2 half a minute after
+// minute 5 and 11–15.
+func startupWorld(t *testing.T, e *env) {
+	t.Helper()
+	at := func(min int) time.Time { return t0.Add(time.Duration(min) * time.Minute) }
+	turn := func(conv string, min int) *models.Memory {
+		m := mem(models.KindTurn, fmt.Sprintf("%s turn at minute %d", conv, min), at(min))
+		if conv == "c2" {
+			m.CreatedAt = m.CreatedAt.Add(30 * time.Second) // no two turns at the same time
+		}
+		m.Source.ConversationID = conv
+		return m
+	}
+	summary := mem(models.KindSummary, "summary of c1 so far", at(10))
+	summary.Source.ConversationID = "c1"
+	ms := []*models.Memory{mem(models.KindAnchor, "anchor", at(0)), mem(models.KindCrystal, "crystal", at(1)), summary,
+		turn("c1", 5), turn("c2", 5)}
+	for min := 11; min <= 20; min++ {
+		ms = append(ms, turn("c1", min))
+	}
+	for min := 11; min <= 15; min++ {
+		ms = append(ms, turn("c2", min))
+	}
+	e.add(t, "a", ms...)
+}
+
+func startupContents(t *testing.T, e *env, req *recall.Request) ([]string, *recall.Response) {
+	t.Helper()
+	req.Namespace, req.Mode, req.Now = "a", models.ModeStartup, t0.Add(time.Hour)
+	resp, err := e.p.Recall(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range resp.Results {
+		got = append(got, r.Content)
+	}
+	return got, resp
+}
+
+// TestStartupObeysLimitAndBudget is issue 8, item 3: limit 1 returned every turn of every
+// conversation. The package obeys limit and token_budget, keeping the newest turns, and with
+// a conversation id shows that conversation's turns.
+func TestStartupObeysLimitAndBudget(t *testing.T) {
+	e := newEnv(t)
+	startupWorld(t, e)
+	turns := func(conv string, mins ...int) []string {
+		var out []string
+		for _, m := range mins {
+			out = append(out, fmt.Sprintf("%s turn at minute %d", conv, m))
+		}
+		return out
+	}
+	distilled := []string{"anchor", "crystal", "summary of c1 so far"}
+	for _, c := range []struct {
+		name string
+		req  recall.Request
+		want []string
+	}{
+		{"limit 1", recall.Request{Limit: 1}, []string{"anchor"}},
+		{"limit 5 in c1 keeps the newest two turns", recall.Request{ConversationID: "c1", Limit: 5},
+			append(distilled, turns("c1", 19, 20)...)},
+		{"c1, no limit: its turns after its summary", recall.Request{ConversationID: "c1"},
+			append(distilled, turns("c1", 11, 12, 13, 14, 15, 16, 17, 18, 19, 20)...)},
+		{"c2: c1's summary covers none of its turns", recall.Request{ConversationID: "c2", Limit: 6},
+			append(distilled, turns("c2", 13, 14, 15)...)},
+		{"c2, no limit", recall.Request{ConversationID: "c2"},
+			append(distilled, turns("c2", 5, 11, 12, 13, 14, 15)...)},
+		{"no conversation: every turn after the newest summary", recall.Request{Limit: 10},
+			append(distilled, "c1 turn at minute 15", "c2 turn at minute 15", "c1 turn at minute 16", "c1 turn at minute 17",
+				"c1 turn at minute 18", "c1 turn at minute 19", "c1 turn at minute 20")},
+	} {
+		got, _ := startupContents(t, e, &c.req)
+		if strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+	}
+	// A token budget counts the whole block and keeps the newest turns, without gaps.
+	for _, budget := range []int{10, 30, 60, 100} {
+		got, resp := startupContents(t, e, &recall.Request{ConversationID: "c1", TokenBudget: budget})
+		if n := nlp.EstimateTokens(resp.Context); n > budget {
+			t.Errorf("budget %d: the block is %d tokens", budget, n)
+		}
+		var shown []string
+		for _, s := range got {
+			if strings.HasPrefix(s, "c1 turn") {
+				shown = append(shown, s)
+			}
+		}
+		all := turns("c1", 11, 12, 13, 14, 15, 16, 17, 18, 19, 20)
+		if want := all[len(all)-len(shown):]; strings.Join(shown, "|") != strings.Join(want, "|") {
+			t.Errorf("budget %d: turns %q, want the newest %d in order", budget, shown, len(shown))
+		}
+		if budget >= 100 && len(shown) == 0 {
+			t.Errorf("budget %d: no turn fits", budget)
+		}
+	}
+}
+
+// fixedRun is a maintenance.Run at a fixed time, with checkpoints in memory.
+type fixedRun struct {
+	now   time.Time
+	state map[string]string
+}
+
+func (r *fixedRun) Now() time.Time                        { return r.now }
+func (r *fixedRun) Checkpoint(key string) (string, error) { return r.state[key], nil }
+func (r *fixedRun) SetCheckpoint(key, value string) error { r.state[key] = value; return nil }
+
+// TestStartupIsNotImplicitlyIgnored is issue 8, item 4: a bot that loaded its startup
+// package five times saw its own turns' confidence fall from 0.5 to 0.40, as every load was
+// a surfacing the implicit-ignore job later counted as ignored.
+func TestStartupIsNotImplicitlyIgnored(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	startupWorld(t, e)
+	var shown, tracked []string
+	for i := 0; i < 5; i++ {
+		_, resp := startupContents(t, e, &recall.Request{ConversationID: "c1", Limit: 5})
+		shown = shown[:0]
+		for _, r := range resp.Results {
+			shown = append(shown, r.Memory.ID)
+			if r.SurfacingID != "" {
+				tracked = append(tracked, r.SurfacingID)
+			}
+		}
+	}
+	run := &fixedRun{now: t0.Add(3 * time.Hour), state: map[string]string{}}
+	if n, err := maintenance.New(e.store.Store, maintenance.Options{}).ImplicitIgnore(ctx, run); err != nil || n != 0 {
+		t.Errorf("implicit-ignore wrote %d events (%v), want 0", n, err)
+	}
+	ms, err := e.store.GetMemories(ctx, "a", shown)
+	if err != nil || len(ms) == 0 || len(ms) != len(shown) {
+		t.Fatalf("memories = %d, %v", len(ms), err)
+	}
+	for _, m := range ms {
+		if m.Confidence != 0.5 || m.RecentDismissals != 0 || m.SurfaceCount != 0 {
+			t.Errorf("%q after five startups: confidence %v, recent dismissals %v, surface count %d; want 0.5, 0, 0",
+				m.Content, m.Confidence, m.RecentDismissals, m.SurfaceCount)
+		}
+	}
+	if len(tracked) > 0 {
+		t.Errorf("startup results carry %d surfacing ids, want none", len(tracked))
+	}
+	// The conversation's state still moved: ambient recall does not repeat what the
+	// package showed.
+	st, err := e.store.GetConversation(ctx, "a", "c1")
+	if err != nil || len(st.RecentSurfaced) != 5 || len(st.RecentSurfaced[4]) != 5 {
+		t.Fatalf("conversation state = %+v, %v; want five turns of five memories", st, err)
 	}
 }

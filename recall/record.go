@@ -15,31 +15,20 @@ const (
 )
 
 // record stores one Surfacing per result, moves the surfaced memories' counters and the
-// conversation's state (DESIGN.md §4.11).
+// conversation's state (DESIGN.md §4.11). A startup package records only the state: see
+// tracked.
 func (p *Pipeline) record(ctx context.Context, req *Request, in *intake, resp *Response, results []Result) error {
 	now := req.Now.UTC()
-	ss := make([]*models.Surfacing, len(results))
+	var ss []*models.Surfacing
 	for i := range results {
 		r := &results[i]
-		mode := req.Mode
-		for _, reason := range r.Reasons {
-			if reason == "resurface" && req.Mode == models.ModeAmbient {
-				mode = models.ModeResurface
-			}
+		if tracked(req.Mode) {
+			s := surfacing(req, in, resp, r, i+1, now)
+			r.SurfacingID = s.ID
+			ss = append(ss, s)
 		}
-		s := &models.Surfacing{
-			ID: ids.New(now), Namespace: req.Namespace, ConversationID: req.ConversationID,
-			TurnID: in.turnID, MemoryID: r.Memory.ID, Mode: mode, Rank: i + 1, Score: r.Score,
-			ConvType: in.convType, Threshold: resp.Threshold, Variant: resp.Variant,
-			Concepts: in.concepts, LatencyMS: resp.LatencyMS, At: now,
-		}
-		if r.Components != nil {
-			s.Components = *r.Components
-		}
-		r.SurfacingID = s.ID
-		ss[i] = s
 		if !req.Explain {
-			r.Components = nil
+			r.Components = nil // the surfacing keeps them
 		}
 	}
 	state := in.state
@@ -58,6 +47,39 @@ func (p *Pipeline) record(ctx context.Context, req *Request, in *intake, resp *R
 	}
 	return nil
 }
+
+// surfacing is the record of one result shown at rank.
+func surfacing(req *Request, in *intake, resp *Response, r *Result, rank int, now time.Time) *models.Surfacing {
+	mode := req.Mode
+	for _, reason := range r.Reasons {
+		if reason == "resurface" && req.Mode == models.ModeAmbient {
+			mode = models.ModeResurface
+		}
+	}
+	s := &models.Surfacing{
+		ID: ids.New(now), Namespace: req.Namespace, ConversationID: req.ConversationID,
+		TurnID: in.turnID, MemoryID: r.Memory.ID, Mode: mode, Rank: rank, Score: r.Score,
+		ConvType: in.convType, Threshold: resp.Threshold, Variant: resp.Variant,
+		Concepts: in.concepts, LatencyMS: resp.LatencyMS, At: now,
+	}
+	if r.Components != nil {
+		s.Components = *r.Components
+	}
+	return s
+}
+
+// tracked reports whether the results of a mode are engagement-tracked surfacings: recorded,
+// counted on their memories, and implicitly ignored when no report comes.
+//
+// A startup package is not (issue 8): it is what a bot loads when it starts, not memories
+// shown for a turn, so there is no reply that could use or pass over them. Tracked, every
+// restart counted as a showing toward each memory's wallpaper penalty and, half an hour
+// later, as an implicit ignore — a bot that restarted five times lowered the confidence of
+// its own latest turns from 0.5 to 0.40. Recorded but skipped by the implicit-ignore job
+// would have fixed the second only, and put a recall rule into a maintenance job. The
+// conversation's state still moves, so ambient recall does not repeat what the package
+// just showed.
+func tracked(mode models.Mode) bool { return mode != models.ModeStartup }
 
 // advance moves a conversation's state by one turn.
 func advance(st *models.ConversationState, in *intake, surfaced []string, keepTurns int, now time.Time) {

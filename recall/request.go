@@ -55,6 +55,10 @@ func normalize(req *Request, now time.Time) error {
 		return models.Invalid("query", "query or messages is required")
 	}
 	switch {
+	case req.Limit == 0 && req.Mode == models.ModeStartup:
+		// The startup package is meant whole ("all turns since the last summary"), so
+		// unasked it is as large as any response may be.
+		req.Limit = MaxLimit
 	case req.Limit == 0:
 		req.Limit = DefaultLimit
 	case req.Limit < 0 || req.Limit > MaxLimit:

@@ -2,15 +2,15 @@ package recall
 
 import (
 	"context"
-	"sort"
 
 	"github.com/salience-ai/salience/ids"
-
 	"github.com/salience-ai/salience/models"
 )
 
-// startup builds the startup package (seed: PPS): the newest crystals, anchors and summaries,
-// and every turn newer than the newest summary — by listing, with no search at all.
+// startup builds the startup package (seed: PPS) by listing, with no search at all: the
+// newest anchors, crystals and summaries, and the newest turns after the newest summary
+// that covers them, under the request's limit and token budget (packStartup). With a
+// conversation id the turns are that conversation's; without one, the namespace's.
 func (p *Pipeline) startup(ctx context.Context, req *Request) (*Response, error) {
 	ns := req.Namespace
 	newest := func(k models.Kind, n int) ([]*models.Memory, error) {
@@ -21,11 +21,11 @@ func (p *Pipeline) startup(ctx context.Context, req *Request) (*Response, error)
 		return ms, err
 	}
 	c := p.opts.Startup
-	crystals, err := newest(models.KindCrystal, c.Crystals)
+	anchors, err := newest(models.KindAnchor, c.Anchors)
 	if err != nil {
 		return nil, err
 	}
-	anchors, err := newest(models.KindAnchor, c.Anchors)
+	crystals, err := newest(models.KindCrystal, c.Crystals)
 	if err != nil {
 		return nil, err
 	}
@@ -33,24 +33,16 @@ func (p *Pipeline) startup(ctx context.Context, req *Request) (*Response, error)
 	if err != nil {
 		return nil, err
 	}
-	f := models.MemoryFilter{Namespace: ns, Kinds: []models.Kind{models.KindTurn}, Sort: "created_asc", Limit: 1000}
-	if len(summaries) > 0 {
-		// Turns after the newest summary: everything before it is summarized.
-		f.Since = summaries[0].CreatedAt.Add(1)
+	// Newest first: no more turns than the limit can show are read.
+	f := models.MemoryFilter{Namespace: ns, Kinds: []models.Kind{models.KindTurn}, ConversationID: req.ConversationID, Limit: req.Limit}
+	if s := coveringSummary(summaries, req.ConversationID); s != nil {
+		// Turns after the summary: everything before it is summarized in the package.
+		f.Since = s.CreatedAt.Add(1)
 	}
-	var turns []*models.Memory
-	for {
-		page, total, err := p.store.FindMemories(ctx, f)
-		if err != nil {
-			return nil, err
-		}
-		turns = append(turns, page...)
-		f.Offset += len(page)
-		if len(page) == 0 || f.Offset >= total {
-			break
-		}
+	turns, _, err := p.store.FindMemories(ctx, f)
+	if err != nil {
+		return nil, err
 	}
-	sort.SliceStable(turns, func(i, j int) bool { return turns[i].CreatedAt.Before(turns[j].CreatedAt) })
 
 	resp := &Response{Rerank: RerankStatus{Status: "off", Reason: "startup runs no search"}}
 	st, err := p.conversation(ctx, req)
@@ -62,11 +54,7 @@ func (p *Pipeline) startup(ctx context.Context, req *Request) (*Response, error)
 		in.turnID = ids.New(req.Now)
 	}
 	resp.TurnID = in.turnID
-	for _, group := range [][]*models.Memory{anchors, crystals, summaries, turns} {
-		for _, m := range group {
-			resp.Results = append(resp.Results, Result{Memory: m, Content: m.Content, Score: 1, Reasons: []string{"startup"}})
-		}
-	}
+	resp.Results = packStartup(req, [][]*models.Memory{anchors, crystals, summaries}, turns)
 	nodes, edges, err := p.store.GraphStats(ctx, ns)
 	if err != nil {
 		return nil, err
@@ -84,4 +72,52 @@ func (p *Pipeline) startup(ctx context.Context, req *Request) (*Response, error)
 	}
 	resp.Context = Format(resp.Results, req.Now)
 	return resp, nil
+}
+
+// coveringSummary is the newest of the package's summaries (newest first) that summarizes
+// the turns the package would show: one of the conversation asked about, or one tied to no
+// conversation, which summarizes everything before it. A summary of another conversation
+// covers none of this one's turns. Without a conversation id, the newest summary.
+func coveringSummary(summaries []*models.Memory, conversationID string) *models.Memory {
+	for _, s := range summaries {
+		if conversationID == "" || s.Source.ConversationID == "" || s.Source.ConversationID == conversationID {
+			return s
+		}
+	}
+	return nil
+}
+
+// packStartup chooses the package under the request's limit and token budget. The distilled
+// kinds come first, in the order given (anchors, crystals, summaries): one that does not fit
+// the budget is skipped, as a shorter one may. Then the turns, newest first (as given),
+// until the limit or one that does not fit: the turns shown are always the latest stretch,
+// without gaps. They are shown oldest first, as the conversation ran.
+func packStartup(req *Request, distilled [][]*models.Memory, turnsNewestFirst []*models.Memory) []Result {
+	budget := newTokenBudget(req.TokenBudget, req.Now)
+	result := func(m *models.Memory) Result {
+		return Result{Memory: m, Content: m.Content, Score: 1, Reasons: []string{"startup"}}
+	}
+	var out []Result
+	for _, group := range distilled {
+		for _, m := range group {
+			if len(out) >= req.Limit {
+				return out
+			}
+			if r := result(m); budget.take(r) {
+				out = append(out, r)
+			}
+		}
+	}
+	var turns []Result
+	for _, m := range turnsNewestFirst {
+		r := result(m)
+		if len(out)+len(turns) >= req.Limit || !budget.take(r) {
+			break
+		}
+		turns = append(turns, r)
+	}
+	for i := len(turns) - 1; i >= 0; i-- {
+		out = append(out, turns[i])
+	}
+	return out
 }

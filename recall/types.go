@@ -24,8 +24,8 @@ type Request struct {
 	Entities         []string
 	ConversationType string
 	FocalEntity      string
-	Limit            int           // default 10, at most 100
-	TokenBudget      int           // 0 = no budget
+	Limit            int           // default 10 (startup: 100), at most 100
+	TokenBudget      int           // bounds the context block (Format), estimated by nlp.EstimateTokens; 0 = no budget
 	LatencyBudget    time.Duration // default 300 ms
 	Rerank           string        // "auto" (default), "off", "on"
 	Kinds            []models.Kind
