@@ -20,9 +20,10 @@ type RecallRequest struct {
 	ConversationType string `json:"conversation_type,omitempty"`
 	// FocalEntity turns on the graph-proximity feature of the score.
 	FocalEntity string `json:"focal_entity,omitempty"`
-	// Limit is 1..100; 0 means 10.
+	// Limit is 1..100; 0 means 10 (startup: 100).
 	Limit int `json:"limit,omitempty"`
-	// TokenBudget caps the returned content (≈ 4 characters a token); 0 means no budget.
+	// TokenBudget caps the context block, each result's whole line and the header
+	// (≈ 4 characters a token); 0 means no budget.
 	TokenBudget int `json:"token_budget,omitempty"`
 	// LatencyBudgetMS bounds optional stages such as reranking; 0 means 300.
 	LatencyBudgetMS int `json:"latency_budget_ms,omitempty"`
@@ -72,7 +73,8 @@ type RecallResponse struct {
 type RecallResult struct {
 	// ID is the memory's id (the parent's id for a fragment).
 	ID string `json:"id"`
-	// SurfacingID identifies this showing of the memory in engagement reports.
+	// SurfacingID identifies this showing of the memory in engagement reports; startup
+	// results have none (the startup package is not engagement-tracked).
 	SurfacingID string `json:"surfacing_id,omitempty"`
 	Kind        string `json:"kind"`
 	// Content is what is shown: the memory's content, or one chunk of it (see Fragment).
