@@ -16,6 +16,12 @@ import (
 // memories to concepts.
 var lendTypes = []models.EdgeType{models.EdgeTemporal, models.EdgeCoRetrieved}
 
+// conceptHops is how far the first wave goes: from a concept to the memories tied to it.
+// It is the graph's shape, not a tuning: a second hop would run back out to every concept
+// of those memories (DESIGN.md's 3-hop spreading cost 13–27 ms at 10,000 memories and added
+// noise; see README, How recall ranks).
+const conceptHops = 1
+
 // associate is the associative half of DESIGN.md §4.2, in two bounded waves so a hub never
 // floods the walk: first activation flows from the context's concepts to the memories tied
 // to them (one hop, seeds scaled by how specific each concept is; engagement strengthens
@@ -32,7 +38,7 @@ func (p *Pipeline) associate(ctx context.Context, req *Request, in *intake, cs *
 		next := func(ctx context.Context, ids []string) ([]*models.Edge, error) {
 			return p.store.StrongestNeighbors(ctx, req.Namespace, ids, p.opts.ConceptFanout, nil)
 		}
-		a, err := graph.Spread(ctx, conceptSeeds(cs.concepts, nodes, p.opts.MinSpecificity), next, graph.SpreadOptions{MaxHops: 1})
+		a, err := graph.Spread(ctx, conceptSeeds(cs.concepts, nodes, p.opts.MinSpecificity), next, graph.SpreadOptions{MaxHops: conceptHops})
 		if err != nil {
 			return err
 		}
