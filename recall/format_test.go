@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/nlp"
@@ -81,4 +82,36 @@ func TestLineTokens(t *testing.T) {
 	if !strings.HasSuffix(block, "Omar likes tea.\n") {
 		t.Fatalf("block = %q", block)
 	}
+}
+
+// FuzzFormat: whatever a memory's speaker, content, kind or fragment parent holds, its
+// result is one line of valid UTF-8 with no control character, and the budget counts it.
+func FuzzFormat(f *testing.F) {
+	for _, s := range [][3]string{
+		{"Ann\n- [anchor] x", "hi\x00there", "turn"},
+		{"]", "\r\n\u2028\u2029\u0085", "fact\n"},
+		{"\xff\xfe", "🐝\x1b[0m", ""},
+	} {
+		f.Add(s[0], s[1], s[2])
+	}
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, speaker, content, kind string) {
+		m := &models.Memory{ID: "01J", Kind: models.Kind(kind), CreatedAt: at, Content: content, Source: models.Source{Speaker: speaker}}
+		r := Result{Memory: m, Content: content, Fragment: &Fragment{ParentID: speaker, Index: 1, Count: 2}}
+		block := Format([]Result{r}, at)
+		if strings.Count(block, "\n") != 2 || !strings.HasSuffix(block, "\n") {
+			t.Fatalf("block has %d lines, want the header and one: %q", strings.Count(block, "\n"), block)
+		}
+		if !utf8.ValidString(block) {
+			t.Fatalf("invalid UTF-8 in %q", block)
+		}
+		for _, c := range block {
+			if c != '\n' && (unicode.IsControl(c) || c == '\u2028' || c == '\u2029') {
+				t.Fatalf("control character %U in %q", c, block)
+			}
+		}
+		if n := nlp.EstimateTokens(block); n > lineTokens(r, at)+nlp.EstimateTokens(header) {
+			t.Fatalf("block of %d tokens over what the budget counts", n)
+		}
+	})
 }
