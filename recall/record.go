@@ -33,19 +33,16 @@ func (p *Pipeline) record(ctx context.Context, req *Request, in *intake, resp *R
 	}
 	state := in.state
 	if state != nil {
-		ids := make([]string, len(results))
+		shown := make([]string, len(results))
 		for i := range results {
-			ids[i] = results[i].Memory.ID
+			shown[i] = results[i].Memory.ID
 		}
-		advance(state, in, ids, p.opts.RecentTurns, now)
+		advance(state, in, shown, p.opts.RecentTurns, now)
 	}
 	if len(ss) == 0 && state == nil {
 		return nil
 	}
-	if err := p.store.RecordSurfacings(ctx, ss, state); err != nil {
-		return err
-	}
-	return nil
+	return p.store.RecordSurfacings(ctx, ss, state)
 }
 
 // surfacing is the record of one result shown at rank.
