@@ -132,7 +132,7 @@ func TestViolationsCatchesAnUpwardImport(t *testing.T) {
 		{ImportPath: "server", Imports: []string{"recall", "models"}},
 		{ImportPath: "recall", Imports: []string{"models"}},
 		{ImportPath: "models", Imports: []string{"recall"}}, // up
-		{ImportPath: "extra"},                                // unlisted
+		{ImportPath: "extra"}, // unlisted
 	}
 	got := violations(order, pkgs)
 	want := []string{
