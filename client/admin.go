@@ -1,0 +1,74 @@
+package client
+
+import (
+	"context"
+	"time"
+
+	"github.com/salience-ai/salience/api"
+)
+
+// Health returns nil when the server answers its liveness probe.
+func (c *Client) Health(ctx context.Context) error {
+	return c.do(ctx, call{route: routeHealth, idempotent: true}, nil)
+}
+
+// Ready returns nil when the server has loaded its indexes and serves the API; while it
+// loads, an *Error with CodeUnavailable.
+func (c *Client) Ready(ctx context.Context) error {
+	return c.do(ctx, call{route: routeReady}, nil)
+}
+
+// WaitReady polls Ready every interval until the server is ready or ctx is done, for a bot
+// started together with its server.
+func (c *Client) WaitReady(ctx context.Context, interval time.Duration) error {
+	for {
+		err := c.Ready(ctx)
+		if err == nil {
+			return nil
+		}
+		if serr := sleepCtx(ctx, interval); serr != nil {
+			return err
+		}
+	}
+}
+
+// The admin calls need an admin key (CodeForbidden otherwise).
+
+// Namespaces lists every namespace that holds a memory.
+func (c *Client) Namespaces(ctx context.Context) ([]string, error) {
+	var out api.NamespacesResponse
+	if err := c.do(ctx, call{route: routeNamespaces, idempotent: true}, &out); err != nil {
+		return nil, err
+	}
+	return out.Namespaces, nil
+}
+
+// Jobs lists the scheduled jobs with their schedule and latest run.
+func (c *Client) Jobs(ctx context.Context) ([]api.Job, error) {
+	var out api.JobsResponse
+	if err := c.do(ctx, call{route: routeJobs, idempotent: true}, &out); err != nil {
+		return nil, err
+	}
+	return out.Jobs, nil
+}
+
+// JobRuns returns a job's runs, newest first; limit is 1..1000, 0 means the server's
+// default (20). An unknown job is CodeNotFound.
+func (c *Client) JobRuns(ctx context.Context, job string, limit int) ([]api.JobRun, error) {
+	var out api.JobRunsResponse
+	if err := c.do(ctx, call{route: routeJobRuns, params: []string{job}, query: limitQuery(limit), idempotent: true}, &out); err != nil {
+		return nil, err
+	}
+	return out.Runs, nil
+}
+
+// RunJob starts a manual run of a job and returns the run as it started; JobRuns shows how
+// it ended. CodeConflict when the job is already running. Not retried: a repeat would
+// start a second run.
+func (c *Client) RunJob(ctx context.Context, job string) (*api.JobRun, error) {
+	var out api.JobRunResponse
+	if err := c.do(ctx, call{route: routeJobRun, params: []string{job}}, &out); err != nil {
+		return nil, err
+	}
+	return &out.Run, nil
+}

@@ -1,0 +1,116 @@
+// Package testserver runs the real Salience stack — the server's router over an embedded
+// SQLite store, the local embedder, ingest, recall, engagement and the maintenance jobs —
+// on an httptest server, for the tests of the clients (package client, the MCP tools, the
+// example bot). It is wired as cmd/salience wires `serve`, with the scheduler not ticking
+// (jobs run when a test triggers them).
+package testserver
+
+import (
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+
+	"github.com/salience-ai/salience/decay"
+	"github.com/salience-ai/salience/embed"
+	"github.com/salience-ai/salience/engagement"
+	"github.com/salience-ai/salience/ingest"
+	"github.com/salience-ai/salience/jobs"
+	"github.com/salience-ai/salience/maintenance"
+	"github.com/salience-ai/salience/recall"
+	"github.com/salience-ai/salience/server"
+	"github.com/salience-ai/salience/store/sqlite"
+)
+
+// Keys of the keys file Options.WithKeys installs.
+const (
+	KeyA     = "sk-tenant-a-000000000001" // namespace "a"
+	KeyB     = "sk-tenant-b-000000000002" // namespace "b"
+	KeyAdmin = "sk-admin-00000000000003"  // admin, no namespace
+	KeyAll   = "sk-every-ns-000000000004" // every namespace, not admin
+)
+
+const keysFile = `{"keys":[
+	{"key":"` + KeyA + `","name":"tenant-a","namespaces":["a"]},
+	{"key":"` + KeyB + `","name":"tenant-b","namespaces":["b"]},
+	{"key":"` + KeyAdmin + `","name":"ops","admin":true},
+	{"key":"` + KeyAll + `","name":"all","namespaces":["*"]}]}`
+
+// Options of Start.
+type Options struct {
+	// WithKeys configures the four keys above; without it every request is allowed.
+	WithKeys bool
+	// Logger receives the server's log; nil discards it.
+	Logger *slog.Logger
+}
+
+// Server is a running stack.
+type Server struct {
+	*httptest.Server
+	API   *server.Server
+	Store *sqlite.Store
+}
+
+// Start runs the stack on a new temporary database and stops it when the test ends.
+func Start(t testing.TB, opts Options) *Server {
+	t.Helper()
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "salience.db"), sqlite.Options{Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Rebuild(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	emb := embed.NewLocal(0)
+	policies, err := maintenance.NewPolicies("", decay.Params{}, st, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := maintenance.New(st, maintenance.Options{Policy: policies.For, Logger: logger})
+	var js []jobs.Job
+	for _, task := range svc.Tasks() {
+		js = append(js, jobs.Job{Name: task.Name, Spec: "@daily", Run: func(ctx context.Context, r *jobs.Run) (int, error) {
+			return task.Run(ctx, r)
+		}})
+	}
+	sched, err := jobs.New(jobs.Options{Store: st, Logger: logger}, js...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := engagement.NewService(st, engagement.ServiceOptions{Policy: policies.For})
+	var keys *server.Keyring
+	if opts.WithKeys {
+		if keys, err = server.ParseKeys([]byte(keysFile)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	api := server.New(server.Config{
+		Ingester:   ingest.New(st, emb),
+		Recaller:   recall.New(st, emb, recall.Options{}),
+		Memories:   st,
+		Namespaces: st,
+		Ready:      st.Ready,
+		Jobs:       sched,
+		Queue:      st,
+		Engagement: eng,
+		Reports:    eng,
+		Keys:       keys,
+		Logger:     logger,
+	})
+	hs := httptest.NewServer(api.Handler())
+	t.Cleanup(func() {
+		hs.Close()
+		if err := sched.Stop(context.Background()); err != nil {
+			t.Errorf("stopping the jobs: %v", err)
+		}
+		if err := st.Close(); err != nil {
+			t.Errorf("closing the store: %v", err)
+		}
+	})
+	return &Server{Server: hs, API: api, Store: st}
+}
