@@ -11,7 +11,8 @@ import (
 //
 //   - open: health, readiness, metrics and the API description, for probes and scrapers;
 //   - namespace: any key granted the :ns of the path;
-//   - admin: admin keys only.
+//   - admin: admin keys only;
+//   - mcp: the MCP tools of :ns, for any key granted it.
 func (s *Server) routes() *gin.Engine {
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
@@ -50,6 +51,9 @@ func (s *Server) routes() *gin.Engine {
 	admin.GET("/jobs", s.listJobs)
 	admin.GET("/jobs/:name/runs", s.jobRuns)
 	admin.POST("/jobs/:name/run", s.runJob)
+
+	// MCP tools over streamable HTTP: the same keys and namespace grants (mcp.go).
+	r.POST("/mcp/:ns", s.authenticate, s.limitBody, s.authorizeNamespace, s.requireReady, s.serveMCP())
 
 	return r
 }

@@ -1,0 +1,212 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/salience-ai/salience/api"
+	"github.com/salience-ai/salience/client"
+	"github.com/salience-ai/salience/internal/mcptest"
+	"github.com/salience-ai/salience/internal/testserver"
+	salmcp "github.com/salience-ai/salience/mcp"
+)
+
+// withKey adds a bearer key to every request.
+type withKey struct {
+	key  string
+	next http.RoundTripper
+}
+
+func (k withKey) RoundTrip(r *http.Request) (*http.Response, error) {
+	if k.key != "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+k.key)
+	}
+	return k.next.RoundTrip(r)
+}
+
+// connectHTTP opens an MCP session on /mcp/{ns} of srv with key, through the OpenAPI
+// validator.
+func connectHTTP(t *testing.T, srv *testserver.Server, v *testserver.Validator, ns, key string) (*mcp.ClientSession, error) {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "salience-test", Version: "v0"}, nil)
+	tr := &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/" + ns, MaxRetries: -1, DisableStandaloneSSE: true,
+		HTTPClient: &http.Client{Transport: withKey{key, v}}}
+	s, err := c.Connect(context.Background(), tr, nil)
+	if err == nil {
+		t.Cleanup(func() { s.Close() })
+	}
+	return s, err
+}
+
+// TestToolsOverStreamableHTTP runs every tool through /mcp/{ns} of the real server.
+func TestToolsOverStreamableHTTP(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{})
+	v := testserver.NewValidator(t, nil)
+	s, err := connectHTTP(t, srv, v, "agent", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcptest.Exercise(t, s)
+	if seen := strings.Join(v.Seen(), ","); seen != "POST /mcp/{ns}" {
+		t.Errorf("the client sent %s, want only POST /mcp/{ns}", seen)
+	}
+	// What the tools stored is in the namespace of the URL, seen through the REST API.
+	c, _ := client.New(srv.URL)
+	page, err := c.Namespace("agent").List(context.Background(), client.ListOptions{})
+	if err != nil || page.Total != 2 {
+		t.Errorf("namespace agent holds %v memories (%v), want the 2 remembered", page, err)
+	}
+}
+
+// TestNamespaceGrantsHoldThroughMCP: a key reaches only the namespaces it is granted, as on
+// the REST routes.
+func TestNamespaceGrantsHoldThroughMCP(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{WithKeys: true})
+	v := testserver.NewValidator(t, nil)
+	ctx := context.Background()
+
+	// A memory of namespace b.
+	cb, _ := client.New(srv.URL, client.WithKey(testserver.KeyB))
+	secret, err := cb.Namespace("b").Store(ctx, api.MemoryInput{Kind: "fact", Content: "Tenant b's launch code name is Bluebird."})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Key A cannot open b's endpoint, nor open any without a key.
+	if _, err := connectHTTP(t, srv, v, "b", testserver.KeyA); err == nil || !strings.Contains(err.Error(), "Forbidden") {
+		t.Errorf("key A on /mcp/b: %v, want a 403 refusal", err)
+	}
+	if _, err := connectHTTP(t, srv, v, "a", ""); err == nil || !strings.Contains(err.Error(), "Unauthorized") {
+		t.Errorf("no key on /mcp/a: %v, want a 401 refusal", err)
+	}
+	if _, err := connectHTTP(t, srv, v, "a", testserver.KeyAdmin); err == nil || !strings.Contains(err.Error(), "Forbidden") {
+		t.Errorf("the admin key (no namespace) on /mcp/a: %v, want a 403 refusal", err)
+	}
+
+	// The refusal is the API's own, with its error shape.
+	req, _ := http.NewRequest("POST", srv.URL+"/mcp/b", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+testserver.KeyA)
+	res, err := (&http.Client{Transport: v}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body api.ErrorResponse
+	if err := json.NewDecoder(res.Body).Decode(&body); err != nil || res.StatusCode != 403 || body.Error.Code != "forbidden" {
+		t.Errorf("key A on /mcp/b = %d %+v (%v), want 403 forbidden", res.StatusCode, body, err)
+	}
+	res.Body.Close()
+
+	// On its own endpoint, key A finds nothing of b's, even by id.
+	sa, err := connectHTTP(t, srv, v, "a", testserver.KeyA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcptest.Fails(t, sa, "read_full_memory", map[string]any{"id": secret.ID}, "not_found")
+	var found mcptest.Recall
+	mcptest.OK(t, sa, "search_memories", map[string]any{"query": "Bluebird launch code"}, &found)
+	if len(found.Memories) != 0 {
+		t.Errorf("key A's search found %+v in namespace a", found.Memories)
+	}
+	mcptest.OK(t, sa, "remember", map[string]any{"content": "Tenant a prefers tea."}, nil)
+
+	// Key B, granted b, reads its memory through MCP; and a's memory stayed in a.
+	sb, err := connectHTTP(t, srv, v, "b", testserver.KeyB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var whole struct{ Content string }
+	mcptest.OK(t, sb, "read_full_memory", map[string]any{"id": secret.ID}, &whole)
+	if whole.Content != secret.Content {
+		t.Errorf("key B read %q", whole.Content)
+	}
+	if page, err := cb.Namespace("b").List(ctx, client.ListOptions{}); err != nil || page.Total != 1 {
+		t.Errorf("namespace b = %v, %v; want only its own memory", page, err)
+	}
+}
+
+// stub is a Backend that fails or panics on demand.
+type stub struct {
+	err   error
+	panic bool
+	got   []api.EngagementEvent
+}
+
+func (s *stub) Recall(context.Context, api.RecallRequest) (*api.RecallResponse, error) {
+	if s.panic {
+		panic("boom")
+	}
+	return nil, s.err
+}
+func (s *stub) Store(context.Context, api.MemoryInput) (*api.Memory, error) { return nil, s.err }
+func (s *stub) Get(context.Context, string) (*api.Memory, error)            { return nil, s.err }
+func (s *stub) Report(_ context.Context, evs ...api.EngagementEvent) (*api.EngagementResponse, error) {
+	s.got = append(s.got, evs...)
+	if s.err != nil {
+		return nil, s.err
+	}
+	return &api.EngagementResponse{Applied: len(evs), Results: make([]api.EngagementResult, len(evs))}, nil
+}
+
+func connectInMemory(t *testing.T, b salmcp.Backend) *mcp.ClientSession {
+	t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := salmcp.NewServer(b, salmcp.Options{Version: "test"}).Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func TestFailuresAreToolErrors(t *testing.T) {
+	b := &stub{panic: true}
+	s := connectInMemory(t, b)
+	mcptest.Fails(t, s, "ambient_recall", map[string]any{"message": "hi"}, "internal error in ambient_recall")
+	// The session survives the panic.
+	b.panic = false
+	b.err = &client.Error{Status: 503, Code: "unavailable", Message: "the server is loading its indexes; retry shortly"}
+	mcptest.Fails(t, s, "search_memories", map[string]any{"query": "x"}, "unavailable: the server is loading its indexes; retry shortly")
+	b.err = &client.Error{Status: 400, Code: "invalid", Message: "content is empty", Field: "content"}
+	mcptest.Fails(t, s, "remember", map[string]any{"content": "x"}, "invalid: content is empty (field content)")
+	b.err = errors.New("dial tcp 127.0.0.1:7700: connection refused")
+	mcptest.Fails(t, s, "read_full_memory", map[string]any{"id": "m1"}, "could not be reached")
+	b.err = context.DeadlineExceeded
+	mcptest.Fails(t, s, "read_full_memory", map[string]any{"id": "m1"}, "did not answer in time")
+	mcptest.Fails(t, s, "ambient_recall", map[string]any{"message": 42}, "message")
+}
+
+// TestEngagementEventIDs: a model repeating a report sends the same event ids, so the server
+// counts it once; a different type or surfacing is a different event.
+func TestEngagementEventIDs(t *testing.T) {
+	b := &stub{}
+	s := connectInMemory(t, b)
+	ev := func(sid, typ string) map[string]any { return map[string]any{"surfacing_id": sid, "type": typ} }
+	mcptest.OK(t, s, "report_engagement", map[string]any{"events": []any{ev("s1", "used"), ev("s1", "ignored"), ev("s2", "used")}}, nil)
+	mcptest.OK(t, s, "report_engagement", map[string]any{"events": []any{ev("s1", "used")}}, nil)
+	ids := make([]string, len(b.got))
+	for i, e := range b.got {
+		ids[i] = e.ID
+	}
+	if ids[0] != ids[3] || ids[0] == ids[1] || ids[0] == ids[2] || !strings.HasPrefix(ids[0], "mcp-") || len(ids[0]) != 36 {
+		t.Errorf("event ids = %q: want the repeat equal to the first and the others distinct", ids)
+	}
+	// A literal value (sha256 of "s1\x00\x00\x00used", first 16 bytes), so a change of the
+	// scheme, which would count again reports repeated across an upgrade, is deliberate.
+	if want := "mcp-74adeca088f408745fc804c3ef94523d"; ids[0] != want {
+		t.Errorf("id = %q, want %q", ids[0], want)
+	}
+}
