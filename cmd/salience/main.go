@@ -123,6 +123,7 @@ commands:
   eval      run a retrieval evaluation (salience eval locomo --help)
   bench     run a benchmark (salience bench recall --help, salience bench engagement --help)
   metrics   print a namespace's engagement metrics (salience metrics --ns NS [--data DIR])
+  mcp       serve a namespace's MCP tools over stdio, through a running server (salience mcp --ns NS)
   version   print the version
 
 Run "salience serve -h" for the server's flags; each flag can also be set with the
@@ -140,7 +141,7 @@ func (m *Main) ParseFlags(ctx context.Context, args []string) error {
 	}
 	switch m.Command {
 	case "serve":
-	case "eval", "bench", "metrics":
+	case "eval", "bench", "metrics", "mcp":
 		m.Args = args
 		return nil
 	case "version":
@@ -201,6 +202,8 @@ func (m *Main) Run(ctx context.Context) error {
 		return runBench(ctx, m.Args, m.Stdout, m.Stderr)
 	case "metrics":
 		return runMetrics(ctx, m.Args, m.Stdout, m.Stderr)
+	case "mcp":
+		return runMCP(ctx, m.Args, os.Stdin, nopCloser{m.Stdout}, m.Stderr, m.Getenv)
 	case "version":
 		fmt.Fprintf(m.Stdout, "salience %s (%s, %s/%s)\n", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return nil
