@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -98,5 +101,34 @@ func TestMCPFlags(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("salience mcp %q = %v, want an error containing %q", c.args, err, c.want)
 		}
+	}
+}
+
+// TestMCPBinary runs the built binary as a desktop agent does: a subprocess speaking MCP on
+// its stdin and stdout.
+func TestMCPBinary(t *testing.T) {
+	bin := binary(t)
+	srv := startServer(t, "")
+	cmd := exec.Command(bin, "mcp", "--ns", "bin")
+	cmd.Env = append(os.Environ(), "SALIENCE_URL="+srv.base, "SALIENCE_API_KEY=")
+	cmd.Stderr = &syncBuffer{}
+	c := mcp.NewClient(&mcp.Implementation{Name: "desktop-agent", Version: "v0"}, nil)
+	s, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("starting salience mcp: %v\n%s", err, cmd.Stderr)
+	}
+	defer s.Close()
+	var mem struct{ ID string }
+	mcptest.OK(t, s, "remember", map[string]any{"content": "The build server is called Hopper."}, &mem)
+	var amb mcptest.Recall
+	mcptest.OK(t, s, "ambient_recall", map[string]any{"message": "what is the build server called?", "conversation_id": "c1"}, &amb)
+	if len(amb.Memories) == 0 || amb.Memories[0].MemoryID != mem.ID {
+		t.Errorf("ambient_recall = %+v, want %s", amb, mem.ID)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("closing: %v\n%s", err, cmd.Stderr)
+	}
+	if !strings.Contains(fmt.Sprint(cmd.Stderr), `namespace "bin"`) {
+		t.Errorf("stderr = %q, want the bridge's banner", cmd.Stderr)
 	}
 }
