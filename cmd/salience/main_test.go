@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/salience-ai/salience/api"
+	"github.com/salience-ai/salience/internal/testserver"
 )
 
 // The end-to-end tests run the same Main the binary runs, on a temporary data directory and
@@ -45,6 +46,8 @@ type testServer struct {
 	dir  string
 	base string
 	logs *syncBuffer
+
+	validator *testserver.Validator
 }
 
 // startServer runs `salience serve` on dir (a new temporary directory when empty) with the
@@ -92,6 +95,16 @@ func startServer(t *testing.T, dir string, flags ...string) *testServer {
 	return s
 }
 
+// http returns the client of the test's requests: every exchange is validated against
+// openapi.yaml (testserver.Validator), so the document is held to what the server does.
+func (s *testServer) http() *http.Client {
+	s.t.Helper()
+	if s.validator == nil {
+		s.validator = testserver.NewValidator(s.t, nil)
+	}
+	return &http.Client{Transport: s.validator}
+}
+
 // do sends a request with an optional bearer key and returns the status and body. Any 5xx
 // fails the test: bad input must never be a server error.
 func (s *testServer) do(method, path, body, key string) (int, []byte) {
@@ -110,7 +123,7 @@ func (s *testServer) do(method, path, body, key string) (int, []byte) {
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := s.http().Do(req)
 	if err != nil {
 		s.t.Fatalf("%s %s: %v", method, path, err)
 	}
