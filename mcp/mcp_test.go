@@ -36,7 +36,7 @@ func (k withKey) RoundTrip(r *http.Request) (*http.Response, error) {
 func connectHTTP(t *testing.T, srv *testserver.Server, v *testserver.Validator, ns, key string) (*mcp.ClientSession, error) {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "salience-test", Version: "v0"}, nil)
-	tr := &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/" + ns, MaxRetries: -1, DisableStandaloneSSE: true,
+	tr := &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/" + ns, MaxRetries: -1,
 		HTTPClient: &http.Client{Transport: withKey{key, v}}}
 	s, err := c.Connect(context.Background(), tr, nil)
 	if err == nil {
