@@ -149,7 +149,8 @@ func (c *Client) do(ctx context.Context, cl call, out any) error {
 	}
 	var (
 		err       error
-		uncertain bool // an earlier attempt may have taken effect
+		prev      error // the previous attempt's failure
+		uncertain bool  // an earlier attempt may have taken effect
 	)
 	for attempt := 0; attempt < attempts; attempt++ {
 		var wait time.Duration
@@ -163,9 +164,14 @@ func (c *Client) do(ctx context.Context, cl call, out any) error {
 		if uncertain && cl.route.method == http.MethodDelete && ErrorCode(err) == CodeNotFound {
 			return nil
 		}
+		// A retry cut short by the deadline says so, and what the server answered before.
+		if prev != nil && ctx.Err() != nil {
+			err = fmt.Errorf("%w; the attempt before: %w", err, prev)
+		}
 		if !retry || attempt == attempts-1 || ctx.Err() != nil {
 			break
 		}
+		prev = err
 		uncertain = true
 		if serr := c.sleep(ctx, backoff(attempt, c.backoff, wait, c.rand())); serr != nil {
 			break // the deadline came first: report the last failure, not the wait
