@@ -33,6 +33,11 @@ type Backend interface {
 type Options struct {
 	// Version is reported to clients as the server's version; empty means "dev".
 	Version string
+	// AnyHost turns off the HTTP handler's DNS-rebinding protection, which refuses a request
+	// that reached a loopback address under another host name. A server with API keys sets
+	// it: a rebinding web page does not hold a key, and a reverse proxy on the same machine
+	// forwards under the public name.
+	AnyHost bool
 }
 
 // instructions tell the model how the tools fit together; clients show them to the model
@@ -93,5 +98,5 @@ func NewHTTPHandler(backend func(*http.Request) Backend, opts Options) http.Hand
 			return nil
 		}
 		return NewServer(b, opts)
-	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: opts.AnyHost})
 }

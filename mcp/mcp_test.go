@@ -210,3 +210,30 @@ func TestEngagementEventIDs(t *testing.T) {
 		t.Errorf("id = %q, want %q", ids[0], want)
 	}
 }
+
+// TestHostCheck: without keys the server is loopback-only, and a request that reached it under
+// another host name (a web page after DNS rebinding) is refused; with keys it needs the
+// bearer secret anyway, and a reverse proxy may forward under the public name.
+func TestHostCheck(t *testing.T) {
+	post := func(srv *testserver.Server, key string) int {
+		req, _ := http.NewRequest("POST", srv.URL+"/mcp/a", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Host = "salience.example.com"
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if got := post(testserver.Start(t, testserver.Options{}), ""); got != http.StatusForbidden {
+		t.Errorf("no keys, foreign host = %d, want 403", got)
+	}
+	if got := post(testserver.Start(t, testserver.Options{WithKeys: true}), testserver.KeyA); got != http.StatusOK {
+		t.Errorf("keys, foreign host = %d, want 200", got)
+	}
+}

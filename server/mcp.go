@@ -34,7 +34,7 @@ func (s *Server) serveMCP() gin.HandlerFunc {
 			return nil // cannot happen: the base URL is a constant
 		}
 		return c.Namespace(ns)
-	}, mcp.Options{})
+	}, mcp.Options{AnyHost: s.keys != nil})
 	return func(c *gin.Context) {
 		ctx := context.WithValue(c.Request.Context(), mcpNamespace{}, c.Param("ns"))
 		h.ServeHTTP(c.Writer, c.Request.WithContext(ctx))
