@@ -246,7 +246,10 @@ func retryAfter(h string) time.Duration {
 	if _, err := fmt.Sscanf(h, "%d", &s); err != nil || s < 0 {
 		return 0
 	}
-	return min(time.Duration(s)*time.Second, maxBackoff)
+	if s > int(maxBackoff/time.Second) {
+		return maxBackoff // before multiplying: a huge value would overflow into a negative wait
+	}
+	return time.Duration(s) * time.Second
 }
 
 // backoff is the wait before attempt+1: base·2^attempt scaled by a jitter in [0.5, 1.5)
