@@ -66,7 +66,13 @@ func WithKey(key string) Option { return func(c *Client) { c.key = key } }
 
 // WithHTTPClient uses hc for requests (its Transport, proxies, TLS configuration). Its
 // Timeout, when set, applies to each attempt; the context's deadline to the whole call.
-func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc } }
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *Client) {
+		if hc != nil {
+			c.hc = hc
+		}
+	}
+}
 
 // WithTimeout bounds each call whose context has no deadline (DefaultTimeout when not
 // given); 0 leaves such calls unbounded.

@@ -12,6 +12,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"runtime/debug"
@@ -57,46 +58,61 @@ const instructions = `Salience is your long-term memory for this user or project
 
 // NewServer returns an MCP server whose tools act on b.
 func NewServer(b Backend, opts Options) *mcp.Server {
+	return newServer(func(*mcp.CallToolRequest) Backend { return b }, opts)
+}
+
+// newServer returns an MCP server whose tools act on the Backend backend returns for each
+// call (nil: the call fails as a tool error).
+func newServer(backend func(*mcp.CallToolRequest) Backend, opts Options) *mcp.Server {
 	v := opts.Version
 	if v == "" {
 		v = "dev"
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "salience", Title: "Salience memory", Version: v},
 		&mcp.ServerOptions{Instructions: instructions, SchemaCache: schemaCache})
-	t := &tools{b: b}
-	addTool(s, ambientRecallTool, t.ambientRecall)
-	addTool(s, searchMemoriesTool, t.searchMemories)
-	addTool(s, readFullMemoryTool, t.readFullMemory)
-	addTool(s, rememberTool, t.remember)
-	addTool(s, reportEngagementTool, t.reportEngagement)
+	addTool(s, backend, ambientRecallTool, (*tools).ambientRecall)
+	addTool(s, backend, searchMemoriesTool, (*tools).searchMemories)
+	addTool(s, backend, readFullMemoryTool, (*tools).readFullMemory)
+	addTool(s, backend, rememberTool, (*tools).remember)
+	addTool(s, backend, reportEngagementTool, (*tools).reportEngagement)
 	return s
 }
 
-// schemaCache keeps the tools' schemas across the servers NewHTTPHandler builds per request.
+// schemaCache keeps the tools' schemas across servers (one per `salience mcp` session, one
+// per HTTP handler): the SDK resolves a schema once.
 var schemaCache = mcp.NewSchemaCache()
 
-// addTool adds a tool whose handler cannot crash the server: a panic becomes a tool error.
-func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, h func(context.Context, In) (*mcp.CallToolResult, Out, error)) {
-	mcp.AddTool(s, t, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
+// addTool adds a tool whose handler runs on the call's backend and cannot crash the server:
+// a panic becomes a tool error.
+func addTool[In, Out any](s *mcp.Server, backend func(*mcp.CallToolRequest) Backend, t *mcp.Tool,
+	h func(*tools, context.Context, In) (*mcp.CallToolResult, Out, error)) {
+	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
 		defer func() {
 			if v := recover(); v != nil {
 				res, err = nil, fmt.Errorf("internal error in %s: %v\n%s", t.Name, v, debug.Stack())
 			}
 		}()
-		return h(ctx, in)
+		b := backend(req)
+		if b == nil {
+			return nil, out, errors.New("this MCP endpoint has no namespace to act on")
+		}
+		return h(&tools{b: b}, ctx, in)
 	})
 }
 
-// NewHTTPHandler serves the tools over streamable HTTP. backend returns the namespace a
-// request acts on (nil answers 400); the handler is stateless — every POST carries what it
+// NewHTTPHandler serves the tools over streamable HTTP. backend returns the namespace a tool
+// call acts on from the headers of the HTTP request that carries it (nil fails the call);
+// the caller's middleware sets them — the key and the authorized namespace — so one MCP
+// server serves every request. The handler is stateless — every POST carries what it
 // needs, so any replica can answer it and no session outlives a request — and answers in
 // JSON rather than an event stream.
-func NewHTTPHandler(backend func(*http.Request) Backend, opts Options) http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		b := backend(r)
-		if b == nil {
+func NewHTTPHandler(backend func(http.Header) Backend, opts Options) http.Handler {
+	s := newServer(func(req *mcp.CallToolRequest) Backend {
+		if req.Extra == nil || req.Extra.Header == nil {
 			return nil
 		}
-		return NewServer(b, opts)
-	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: opts.AnyHost})
+		return backend(req.Extra.Header)
+	}, opts)
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: opts.AnyHost})
 }

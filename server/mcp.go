@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"strings"
@@ -13,8 +12,9 @@ import (
 	"github.com/salience-ai/salience/mcp"
 )
 
-// mcpNamespace is the context key of the namespace an /mcp/:ns request acts on.
-type mcpNamespace struct{}
+// headerMCPNamespace carries the namespace of an /mcp/:ns request from the route to the
+// tools. serveMCP sets it after authorization, over anything the caller sent.
+const headerMCPNamespace = "X-Salience-Mcp-Namespace"
 
 // inProcessBase is the base URL of the client the MCP tools call the API with; the requests
 // never leave the process, so the host is only a label.
@@ -26,25 +26,24 @@ const inProcessBase = "http://salience.in-process"
 // and a key granted namespace a reaches only a through MCP too.
 func (s *Server) serveMCP() gin.HandlerFunc {
 	hc := &http.Client{Transport: inProcess{s}}
-	h := mcp.NewHTTPHandler(func(r *http.Request) mcp.Backend {
-		ns, _ := r.Context().Value(mcpNamespace{}).(string)
-		c, err := client.New(inProcessBase, client.WithHTTPClient(hc), client.WithKey(bearerToken(r)),
+	h := mcp.NewHTTPHandler(func(h http.Header) mcp.Backend {
+		c, err := client.New(inProcessBase, client.WithHTTPClient(hc), client.WithKey(bearerToken(h)),
 			client.WithRetries(0, 0), client.WithTimeout(0), client.WithUserAgent("salience-mcp"))
 		if err != nil {
 			return nil // cannot happen: the base URL is a constant
 		}
-		return c.Namespace(ns)
+		return c.Namespace(h.Get(headerMCPNamespace))
 	}, mcp.Options{AnyHost: s.keys != nil})
 	return func(c *gin.Context) {
-		ctx := context.WithValue(c.Request.Context(), mcpNamespace{}, c.Param("ns"))
-		h.ServeHTTP(c.Writer, c.Request.WithContext(ctx))
+		c.Request.Header.Set(headerMCPNamespace, c.Param("ns"))
+		h.ServeHTTP(c.Writer, c.Request)
 	}
 }
 
 // bearerToken returns the key of an Authorization header authenticate accepted ("" when the
 // server runs without keys and none was sent).
-func bearerToken(r *http.Request) string {
-	_, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+func bearerToken(h http.Header) string {
+	_, token, _ := strings.Cut(h.Get("Authorization"), " ")
 	return strings.TrimSpace(token)
 }
 
