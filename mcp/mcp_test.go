@@ -31,6 +31,18 @@ func (k withKey) RoundTrip(r *http.Request) (*http.Response, error) {
 	return k.next.RoundTrip(r)
 }
 
+// withHeader sets a header on every request.
+type withHeader struct {
+	name, value string
+	next        http.RoundTripper
+}
+
+func (h withHeader) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(h.name, h.value)
+	return h.next.RoundTrip(r)
+}
+
 // connectHTTP opens an MCP session on /mcp/{ns} of srv with key, through the OpenAPI
 // validator.
 func connectHTTP(t *testing.T, srv *testserver.Server, v *testserver.Validator, ns, key string) (*mcp.ClientSession, error) {
@@ -117,6 +129,16 @@ func TestNamespaceGrantsHoldThroughMCP(t *testing.T) {
 		t.Errorf("key A's search found %+v in namespace a", found.Memories)
 	}
 	mcptest.OK(t, sa, "remember", map[string]any{"content": "Tenant a prefers tea."}, nil)
+
+	// Nor by naming b in the header the route uses to hand the namespace to the tools.
+	mc := mcp.NewClient(&mcp.Implementation{Name: "sneaky", Version: "v0"}, nil)
+	sneaky, err := mc.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/a",
+		HTTPClient: &http.Client{Transport: withHeader{"X-Salience-Mcp-Namespace", "b", withKey{testserver.KeyA, v}}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sneaky.Close()
+	mcptest.Fails(t, sneaky, "read_full_memory", map[string]any{"id": secret.ID}, "not_found")
 
 	// Key B, granted b, reads its memory through MCP; and a's memory stayed in a.
 	sb, err := connectHTTP(t, srv, v, "b", testserver.KeyB)
