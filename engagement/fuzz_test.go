@@ -18,6 +18,7 @@ func FuzzCheck(f *testing.F) {
 	f.Add("", "s1", "", "", "used", int64(0), "")
 	f.Add("e3", "", "m1", "", "helpful", int64(301), "x")
 	f.Add("e4", "s", "", "", "liked", int64(0), " ")
+	f.Add("implicit:s1", "s1", "", "", "used", int64(0), "")
 	f.Add(strings.Repeat("x", 201), "s", "", "", "ignored", int64(-1e10), "\xff")
 	now := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	s := NewService(nil, ServiceOptions{Now: func() time.Time { return now }})
@@ -41,8 +42,12 @@ func FuzzCheck(f *testing.F) {
 			t.Fatalf("accepted %+v", got)
 		case got.SurfacingID == "" && (got.MemoryID == "" || got.ConversationID == ""):
 			t.Fatalf("accepted an event tied to nothing: %+v", got)
-		case got.At.After(now.Add(DefaultMaxSkew)) || got.At.Before(minEventTime) || got.At.Location() != time.UTC:
+		case !got.At.IsZero() && (got.At.After(now.Add(DefaultMaxSkew)) || got.At.Before(minEventTime) || got.At.Location() != time.UTC):
 			t.Fatalf("accepted time %v", got.At)
+		case got.At.IsZero() != (offset == 0): // a zero time stays zero: apply dates it
+			t.Fatalf("time %v for offset %d", got.At, offset)
+		case strings.HasPrefix(got.ID, ImplicitPrefix) || got.Implicit:
+			t.Fatalf("accepted an implicit event from a reporter: %+v", got)
 		case len(got.Concepts) > models.MaxListItems:
 			t.Fatalf("accepted %d concepts", len(got.Concepts))
 		}

@@ -52,11 +52,24 @@ func TestGroupFailureIsolatesRequests(t *testing.T) {
 	if err := st.CreateMemories(ctx, ws); err != nil {
 		t.Fatal(err)
 	}
+	// Each event reports on a surfacing of its own, in conversation "c" (one outcome per
+	// surfacing): event id e is about surfacing "s-"+e, which the memory+conversation form
+	// finds as m1's latest in c at or before the event's time.
+	var ss []*models.Surfacing
+	for i, id := range []string{"e1", "e2", "e3", "poison"} {
+		for _, ns := range []string{"a", "b"} {
+			ss = append(ss, &models.Surfacing{ID: "s-" + id, Namespace: ns, ConversationID: "c", TurnID: "t-" + id, MemoryID: "m1",
+				Mode: models.ModeAmbient, At: now.Add(time.Duration(i-10) * time.Minute)})
+		}
+	}
+	if err := st.RecordSurfacings(ctx, ss, nil); err != nil {
+		t.Fatal(err)
+	}
 	s := NewService(poisonStore{st}, ServiceOptions{Now: func() time.Time { return now }})
 	req := func(ns string, ids ...string) *request {
-		r := &request{ctx: ctx, ns: ns, policy: s.policy(ns), done: make(chan struct{}), lead: make(chan struct{}, 1)}
+		r := &request{ctx: ctx, ns: ns, now: now, policy: s.policy(ns), done: make(chan struct{}), lead: make(chan struct{}, 1)}
 		for _, id := range ids {
-			ev, err := s.check(ns, &models.Event{ID: id, MemoryID: "m1", ConversationID: "c", Type: models.EventUsed}, now)
+			ev, err := s.check(ns, &models.Event{ID: id, SurfacingID: "s-" + id, Type: models.EventUsed}, now)
 			if err != nil {
 				t.Fatal(err)
 			}

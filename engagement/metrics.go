@@ -3,10 +3,12 @@ package engagement
 import (
 	"cmp"
 	"context"
-	"math"
 	"slices"
 	"time"
 
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/salience-ai/salience/api"
 	"github.com/salience-ai/salience/graph"
 	"github.com/salience-ai/salience/models"
 )
@@ -18,24 +20,46 @@ type MetricsStore interface {
 	ScanEdges(ctx context.Context, ns string, after models.EdgeKey, limit int) ([]*models.Edge, error)
 }
 
-// Counts are the outcomes of a set of surfacings. Each surfacing counts once, by its
-// outcome (the latest event reported on it); Pending ones have none yet (the
-// implicit-ignore job will record them as ignored).
-type Counts struct {
-	Surfaced  int `json:"surfaced"`
-	Used      int `json:"used"`
-	Helpful   int `json:"helpful"`
-	Ignored   int `json:"ignored"`
-	Dismissed int `json:"dismissed"`
-	Pending   int `json:"pending"`
-	// Precision is (Used + Helpful) / Surfaced; the rates are Dismissed / Surfaced and
-	// Ignored / Surfaced. All are 0 when nothing was surfaced.
-	Precision     float64 `json:"precision"`
-	DismissalRate float64 `json:"dismissal_rate"`
-	IgnoreRate    float64 `json:"ignore_rate"`
-}
+// The report is the API's type, api.MetricsResponse, defined once there (the wire types
+// package, which imports nothing); the definitions of its parts are here, next to the code
+// that computes them:
+//
+//   - Overall, ByConversationType, ByMode (api.OutcomeCounts): the outcomes of a set of
+//     surfacings. Each surfacing counts once, by its outcome (its first report, or the
+//     implicit-ignore job's ignored); Pending ones have none yet (the job will record them
+//     as ignored). Precision is (Used + Helpful) / Surfaced; the rates are Dismissed /
+//     Surfaced and Ignored / Surfaced; all are 0 when nothing was surfaced. The maps split
+//     Overall by the surfacing's conversation type ("unknown" when none was recorded) and
+//     mode.
+//   - Events (api.EventCounts): the engagement log's events in the window, by type;
+//     Implicit counts those the implicit-ignore job wrote.
+//   - ProactiveRecall: how often the memory an explicit search was for had already been
+//     volunteered. An explicit search for a memory is a search-mode surfacing whose outcome
+//     is used or helpful (the result the caller took); it was Anticipated when the same
+//     memory had been volunteered (ambient, predict or resurface mode) in an earlier turn of
+//     the same conversation. Recall = Anticipated / Searches, 0 when there are none.
+//   - LeadTime: how far ahead volunteered memories were shown. A use is a surfacing with
+//     outcome used or helpful, in turn u of its conversation; it counts when the same memory
+//     was volunteered in an earlier turn of that conversation, and its lead is u − v for the
+//     latest such turn v. Uses counts the distinct (conversation, memory, turn) uses that
+//     qualify; AvgTurns is their mean lead, 0 when there are none. Turns are numbered per
+//     conversation from the surfacing log: the distinct turn ids of the window's
+//     surfacings, ordered by their first surfacing's time (then id). A recall call that
+//     surfaced nothing leaves no trace there and is not counted.
+//   - Latency (api.LatencyPercentiles): the server-side retrieval latency of the recall
+//     calls (turns) that surfaced something in the window, from the latency each surfacing
+//     records; turns recorded without a latency are skipped. Percentiles are nearest-rank.
+//   - Graph (api.GraphHealth): graph.Health over all of the namespace's edges.
+//   - Calibration: the Pearson correlation between a memory's confidence when it was
+//     surfaced (the score's confidence component) and whether it proved useful (1 for used
+//     or helpful, 0 for ignored or dismissed), over the surfacings with an outcome. N is
+//     how many; the correlation is 0 when N < 2 or either side does not vary. A calibrated
+//     confidence correlates positively.
+//   - DecayEffectiveness: the share of resurfaced memories (mode resurface) that were used
+//     or helpful: whether spaced repetition brings back memories worth bringing back.
 
-func (c *Counts) add(sf *models.Surfacing) {
+// addOutcome counts sf in c.
+func addOutcome(c *api.OutcomeCounts, sf *models.Surfacing) {
 	c.Surfaced++
 	switch sf.Outcome {
 	case models.EventUsed:
@@ -51,10 +75,12 @@ func (c *Counts) add(sf *models.Surfacing) {
 	}
 }
 
-func (c *Counts) finish() {
+// withRates returns c with its precision and rates computed from its counts.
+func withRates(c api.OutcomeCounts) api.OutcomeCounts {
 	c.Precision = ratio(c.Used+c.Helpful, c.Surfaced)
 	c.DismissalRate = ratio(c.Dismissed, c.Surfaced)
 	c.IgnoreRate = ratio(c.Ignored, c.Surfaced)
+	return c
 }
 
 func ratio(a, b int) float64 {
@@ -64,97 +90,11 @@ func ratio(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
-// EventCounts count the engagement log's events in the window, by type; Implicit counts
-// those the implicit-ignore job wrote.
-type EventCounts struct {
-	Total     int `json:"total"`
-	Used      int `json:"used"`
-	Helpful   int `json:"helpful"`
-	Ignored   int `json:"ignored"`
-	Dismissed int `json:"dismissed"`
-	Implicit  int `json:"implicit"`
-}
-
-// ProactiveRecall measures how often the memory an explicit search was for had already
-// been volunteered. An explicit search for a memory is a search-mode surfacing whose outcome
-// is used or helpful (the result the caller took); it was Anticipated when the same memory
-// had been volunteered (ambient, predict or resurface mode) in an earlier turn of the same
-// conversation. Recall = Anticipated / Searches, 0 when there are none.
-type ProactiveRecall struct {
-	Searches    int     `json:"searches"`
-	Anticipated int     `json:"anticipated"`
-	Recall      float64 `json:"recall"`
-}
-
-// LeadTime measures how far ahead volunteered memories were shown. A use is a surfacing with
-// outcome used or helpful, in turn u of its conversation; it counts when the same memory was
-// volunteered (ambient, predict or resurface mode) in an earlier turn of that conversation,
-// and its lead is u − v for the latest such turn v. Uses counts the distinct (conversation,
-// memory, turn) uses that qualify; AvgTurns is their mean lead, 0 when there are none.
-//
-// Turns are numbered per conversation from the surfacing log: the distinct turn ids of the
-// window's surfacings, ordered by their first surfacing's time (then id). A recall call that
-// surfaced nothing leaves no trace there and is not counted.
-type LeadTime struct {
-	Uses     int     `json:"uses"`
-	AvgTurns float64 `json:"avg_turns"`
-}
-
-// Latency is the server-side retrieval latency of the recall calls (turns) that surfaced
-// something in the window, from the latency each surfacing records; turns recorded without a
-// latency are skipped. Percentiles are nearest-rank.
-type Latency struct {
-	Calls int     `json:"calls"`
-	P50MS float64 `json:"p50_ms"`
-	P95MS float64 `json:"p95_ms"`
-}
-
-// Calibration is the Pearson correlation between a memory's confidence when it was surfaced
-// (the score's confidence component) and whether it proved useful (1 for used or helpful, 0
-// for ignored or dismissed), over the surfacings with an outcome. N is how many; the
-// correlation is 0 when N < 2 or either side does not vary. A calibrated confidence
-// correlates positively.
-type Calibration struct {
-	N           int     `json:"n"`
-	Correlation float64 `json:"correlation"`
-}
-
-// DecayEffectiveness is the share of resurfaced memories (mode resurface) that were used or
-// helpful: whether spaced repetition brings back memories worth bringing back.
-type DecayEffectiveness struct {
-	Resurfaced int     `json:"resurfaced"`
-	Useful     int     `json:"useful"`
-	Rate       float64 `json:"rate"`
-}
-
-// Report is the engagement metrics of one namespace over the surfacings and events whose
-// time lies in [Since, Until) (zero bounds are open).
-type Report struct {
-	Namespace     string    `json:"namespace"`
-	Since         time.Time `json:"since,omitzero"`
-	Until         time.Time `json:"until,omitzero"`
-	Conversations int       `json:"conversations"`
-	Turns         int       `json:"turns"`
-
-	Overall Counts `json:"overall"`
-	// ByConversationType and ByMode split Overall by the surfacing's conversation type
-	// ("unknown" when none was recorded) and mode.
-	ByConversationType map[string]*Counts `json:"by_conversation_type"`
-	ByMode             map[string]*Counts `json:"by_mode"`
-	Events             EventCounts        `json:"events"`
-
-	ProactiveRecall    ProactiveRecall    `json:"proactive_recall"`
-	LeadTime           LeadTime           `json:"lead_time"`
-	Latency            Latency            `json:"latency"`
-	Graph              graph.HealthStats  `json:"graph"`
-	Calibration        Calibration        `json:"calibration"`
-	DecayEffectiveness DecayEffectiveness `json:"decay_effectiveness"`
-}
-
-// Metrics computes the Report of namespace ns from the surfacing log, the event log and the
-// graph (all of the namespace's edges, whatever the window). since and until bound the
-// times of surfacings and events; zero means open. EINVALID when until is not after since.
-func Metrics(ctx context.Context, st MetricsStore, ns string, since, until time.Time) (*Report, error) {
+// Metrics computes the engagement metrics of namespace ns (defined above) from the
+// surfacing log, the event log and the graph (all of the namespace's edges, whatever the
+// window). since and until bound the times of surfacings and events; zero means open.
+// EINVALID when until is not after since.
+func Metrics(ctx context.Context, st MetricsStore, ns string, since, until time.Time) (*api.MetricsResponse, error) {
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
@@ -175,12 +115,13 @@ func Metrics(ctx context.Context, st MetricsStore, ns string, since, until time.
 	}
 	r := report(ss, evs)
 	r.Namespace, r.Since, r.Until = ns, since, until
-	r.Graph = graph.Health(edges)
+	r.Graph = api.GraphHealth(graph.Health(edges))
 	return r, nil
 }
 
-// Metrics computes the Report of namespace ns over the service's store (see Metrics).
-func (s *Service) Metrics(ctx context.Context, ns string, since, until time.Time) (*Report, error) {
+// Metrics computes the engagement metrics of namespace ns over the service's store (see
+// Metrics).
+func (s *Service) Metrics(ctx context.Context, ns string, since, until time.Time) (*api.MetricsResponse, error) {
 	return Metrics(ctx, s.store, ns, since, until)
 }
 
@@ -249,16 +190,17 @@ func volunteered(m models.Mode) bool {
 }
 
 // report computes everything but the graph from the window's surfacings and events.
-func report(ss []*models.Surfacing, evs []*models.Event) *Report {
-	r := &Report{ByConversationType: map[string]*Counts{}, ByMode: map[string]*Counts{}}
+func report(ss []*models.Surfacing, evs []*models.Event) *api.MetricsResponse {
+	r := &api.MetricsResponse{}
+	byType, byMode := map[string]*api.OutcomeCounts{}, map[string]*api.OutcomeCounts{}
 	for _, sf := range ss {
-		r.Overall.add(sf)
+		addOutcome(&r.Overall, sf)
 		ct := sf.ConvType
 		if ct == "" {
 			ct = "unknown"
 		}
-		counts(r.ByConversationType, ct).add(sf)
-		counts(r.ByMode, string(sf.Mode)).add(sf)
+		addOutcome(counts(byType, ct), sf)
+		addOutcome(counts(byMode, string(sf.Mode)), sf)
 		if sf.Mode == models.ModeResurface {
 			r.DecayEffectiveness.Resurfaced++
 			if sf.Outcome.Positive() {
@@ -266,13 +208,8 @@ func report(ss []*models.Surfacing, evs []*models.Event) *Report {
 			}
 		}
 	}
-	r.Overall.finish()
-	for _, c := range r.ByConversationType {
-		c.finish()
-	}
-	for _, c := range r.ByMode {
-		c.finish()
-	}
+	r.Overall = withRates(r.Overall)
+	r.ByConversationType, r.ByMode = withRatesAll(byType), withRatesAll(byMode)
 	r.DecayEffectiveness.Rate = ratio(r.DecayEffectiveness.Useful, r.DecayEffectiveness.Resurfaced)
 
 	for _, e := range evs {
@@ -298,20 +235,28 @@ func report(ss []*models.Surfacing, evs []*models.Event) *Report {
 	return r
 }
 
-func counts(m map[string]*Counts, k string) *Counts {
+func counts(m map[string]*api.OutcomeCounts, k string) *api.OutcomeCounts {
 	c := m[k]
 	if c == nil {
-		c = &Counts{}
+		c = &api.OutcomeCounts{}
 		m[k] = c
 	}
 	return c
+}
+
+func withRatesAll(m map[string]*api.OutcomeCounts) map[string]api.OutcomeCounts {
+	out := make(map[string]api.OutcomeCounts, len(m))
+	for k, c := range m {
+		out[k] = withRates(*c)
+	}
+	return out
 }
 
 // turnKey identifies a turn; turn ids are only meaningful within a conversation.
 type turnKey struct{ conv, turn string }
 
 // turnLatency counts the turns and takes the latency percentiles over them.
-func turnLatency(ss []*models.Surfacing) (int, Latency) {
+func turnLatency(ss []*models.Surfacing) (int, api.LatencyPercentiles) {
 	seen := map[turnKey]bool{}
 	var lat []float64
 	for _, sf := range ss {
@@ -325,30 +270,30 @@ func turnLatency(ss []*models.Surfacing) (int, Latency) {
 		}
 	}
 	slices.Sort(lat)
-	return len(seen), Latency{Calls: len(lat), P50MS: nearestRank(lat, 0.50), P95MS: nearestRank(lat, 0.95)}
+	return len(seen), api.LatencyPercentiles{Calls: len(lat), P50MS: nearestRank(lat, 0.50), P95MS: nearestRank(lat, 0.95)}
 }
 
 // nearestRank is the p-quantile of sorted values by the nearest-rank method: the smallest
-// value with at least p of the values at or below it; 0 for none.
+// value with at least p of the values at or below it (gonum's Empirical quantile: the first
+// value whose cumulative count reaches p·n); 0 for none.
 func nearestRank(sorted []float64, p float64) float64 {
 	if len(sorted) == 0 {
 		return 0
 	}
-	i := int(math.Ceil(p*float64(len(sorted)))) - 1
-	return sorted[min(max(i, 0), len(sorted)-1)]
+	return stat.Quantile(p, stat.Empirical, sorted, nil)
 }
 
 // anticipation numbers each conversation's turns and computes proactive recall and lead time
 // (see ProactiveRecall and LeadTime for the definitions).
-func anticipation(ss []*models.Surfacing) (int, ProactiveRecall, LeadTime) {
+func anticipation(ss []*models.Surfacing) (int, api.ProactiveRecall, api.LeadTime) {
 	byConv := map[string][]*models.Surfacing{}
 	for _, sf := range ss {
 		if sf.ConversationID != "" {
 			byConv[sf.ConversationID] = append(byConv[sf.ConversationID], sf)
 		}
 	}
-	var pr ProactiveRecall
-	var lt LeadTime
+	var pr api.ProactiveRecall
+	var lt api.LeadTime
 	leadSum := 0
 	for _, conv := range byConv {
 		// Number the turns by their first surfacing's time, then id.
@@ -427,7 +372,7 @@ func anticipation(ss []*models.Surfacing) (int, ProactiveRecall, LeadTime) {
 }
 
 // calibration correlates confidence at surfacing with usefulness (Pearson's r).
-func calibration(ss []*models.Surfacing) Calibration {
+func calibration(ss []*models.Surfacing) api.Calibration {
 	var xs, ys []float64
 	for _, sf := range ss {
 		if sf.Outcome == "" {
@@ -440,31 +385,15 @@ func calibration(ss []*models.Surfacing) Calibration {
 		xs = append(xs, sf.Components.Confidence)
 		ys = append(ys, y)
 	}
-	return Calibration{N: len(xs), Correlation: pearson(xs, ys)}
+	return api.Calibration{N: len(xs), Correlation: pearson(xs, ys)}
 }
 
-// pearson returns the correlation of xs and ys, 0 when it is undefined.
+// pearson returns the correlation of xs and ys, 0 when it is undefined: fewer than two
+// pairs, or a side that does not vary (tested exactly: a mean computed in floating point
+// could leave a constant side a tiny spread).
 func pearson(xs, ys []float64) float64 {
-	n := float64(len(xs))
-	if len(xs) < 2 {
+	if len(xs) < 2 || slices.Min(xs) == slices.Max(xs) || slices.Min(ys) == slices.Max(ys) {
 		return 0
 	}
-	var mx, my float64
-	for i := range xs {
-		mx += xs[i]
-		my += ys[i]
-	}
-	mx /= n
-	my /= n
-	var sxy, sxx, syy float64
-	for i := range xs {
-		dx, dy := xs[i]-mx, ys[i]-my
-		sxy += dx * dy
-		sxx += dx * dx
-		syy += dy * dy
-	}
-	if sxx == 0 || syy == 0 {
-		return 0
-	}
-	return sxy / math.Sqrt(sxx*syy)
+	return stat.Correlation(xs, ys, nil)
 }

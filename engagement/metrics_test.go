@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/salience-ai/salience/api"
 	"github.com/salience-ai/salience/engagement"
-	"github.com/salience-ai/salience/graph"
 	"github.com/salience-ai/salience/models"
 )
 
@@ -57,13 +57,17 @@ func seedScenario(t *testing.T) (models.Store, *engagement.Service) {
 		{"sG", "c2", "casual", "c2t3", "G", models.ModeResurface, 7, 0.3, 70, models.EventDismissed, false},
 	}
 	var evs []*models.Event
+	var ignored []*models.Surfacing
 	for i := len(rows) - 1; i >= 0; i-- { // out of order on purpose
 		r := rows[i]
 		sf := surfacing("ns", r.id, r.conv, r.turn, r.mem, r.mode, minute(r.at))
 		sf.ConvType, sf.LatencyMS, sf.Components.Confidence = r.convType, r.latency, r.conf
 		must(t, st.RecordSurfacings(ctx, []*models.Surfacing{sf}, nil))
-		if r.outcome != "" {
-			evs = append(evs, &models.Event{ID: "e" + r.id, SurfacingID: r.id, Type: r.outcome, At: minute(r.at + 0.5), Implicit: r.implicit})
+		switch {
+		case r.implicit:
+			ignored = append(ignored, sf)
+		case r.outcome != "":
+			evs = append(evs, &models.Event{ID: "e" + r.id, SurfacingID: r.id, Type: r.outcome, At: minute(r.at + 0.5)})
 		}
 	}
 	svc := engagement.NewService(st, engagement.ServiceOptions{Now: func() time.Time { return minute(60) }})
@@ -72,6 +76,11 @@ func seedScenario(t *testing.T) (models.Store, *engagement.Service) {
 	if res.Applied != len(evs) {
 		t.Fatalf("seeding: %+v", res.Results)
 	}
+	res, err = svc.ApplyImplicit(ctx, "ns", ignored)
+	must(t, err)
+	if res.Applied != len(ignored) {
+		t.Fatalf("seeding the implicit ignores: %+v", res.Results)
+	}
 	return st, svc
 }
 
@@ -79,38 +88,34 @@ func TestMetricsOnASeededScenario(t *testing.T) {
 	st, svc := seedScenario(t)
 	got, err := svc.Metrics(ctx, "ns", time.Time{}, time.Time{})
 	must(t, err)
-	counts := func(surfaced, used, helpful, ignored, dismissed, pending int) *engagement.Counts {
-		c := &engagement.Counts{Surfaced: surfaced, Used: used, Helpful: helpful, Ignored: ignored, Dismissed: dismissed, Pending: pending}
-		c.Precision = float64(used+helpful) / float64(surfaced)
-		c.DismissalRate = float64(dismissed) / float64(surfaced)
-		c.IgnoreRate = float64(ignored) / float64(surfaced)
-		return c
-	}
-	want := &engagement.Report{
+	// Rates hand-computed from the counts: precision (used + helpful) / surfaced, then
+	// dismissed / surfaced and ignored / surfaced.
+	want := &api.MetricsResponse{
 		Namespace: "ns", Conversations: 2, Turns: 7,
-		Overall: *counts(10, 4, 2, 1, 2, 1),
-		ByConversationType: map[string]*engagement.Counts{
-			"debugging": counts(7, 3, 2, 1, 1, 0),
-			"casual":    counts(3, 1, 0, 0, 1, 1),
+		Overall: api.OutcomeCounts{Surfaced: 10, Used: 4, Helpful: 2, Ignored: 1, Dismissed: 2, Pending: 1,
+			Precision: 0.6, DismissalRate: 0.2, IgnoreRate: 0.1},
+		ByConversationType: map[string]api.OutcomeCounts{
+			"debugging": {Surfaced: 7, Used: 3, Helpful: 2, Ignored: 1, Dismissed: 1, Precision: 5.0 / 7, DismissalRate: 1.0 / 7, IgnoreRate: 1.0 / 7},
+			"casual":    {Surfaced: 3, Used: 1, Dismissed: 1, Pending: 1, Precision: 1.0 / 3, DismissalRate: 1.0 / 3},
 		},
-		ByMode: map[string]*engagement.Counts{
-			"ambient":   counts(5, 2, 0, 1, 1, 1),
-			"search":    counts(3, 2, 1, 0, 0, 0),
-			"resurface": counts(2, 0, 1, 0, 1, 0),
+		ByMode: map[string]api.OutcomeCounts{
+			"ambient":   {Surfaced: 5, Used: 2, Ignored: 1, Dismissed: 1, Pending: 1, Precision: 0.4, DismissalRate: 0.2, IgnoreRate: 0.2},
+			"search":    {Surfaced: 3, Used: 2, Helpful: 1, Precision: 1},
+			"resurface": {Surfaced: 2, Helpful: 1, Dismissed: 1, Precision: 0.5, DismissalRate: 0.5},
 		},
-		Events: engagement.EventCounts{Total: 9, Used: 4, Helpful: 2, Ignored: 1, Dismissed: 2, Implicit: 1},
+		Events: api.EventCounts{Total: 9, Used: 4, Helpful: 2, Ignored: 1, Dismissed: 2, Implicit: 1},
 		// Searches that found a used memory: sB3, sD, sF2; B and F had been volunteered before.
-		ProactiveRecall: engagement.ProactiveRecall{Searches: 3, Anticipated: 2, Recall: 2.0 / 3},
+		ProactiveRecall: api.ProactiveRecall{Searches: 3, Anticipated: 2, Recall: 2.0 / 3},
 		// Uses after a volunteered showing: B (turn 1 → 3), C (2 → 4), F (1 → 2).
-		LeadTime: engagement.LeadTime{Uses: 3, AvgTurns: 5.0 / 3},
+		LeadTime: api.LeadTime{Uses: 3, AvgTurns: 5.0 / 3},
 		// Seven turns at 10…70 ms: nearest rank ⌈0.5·7⌉ = 4th, ⌈0.95·7⌉ = 7th.
-		Latency: engagement.Latency{Calls: 7, P50MS: 40, P95MS: 70},
+		Latency: api.LatencyPercentiles{Calls: 7, P50MS: 40, P95MS: 70},
 		// Two co_retrieved edges (B–D in turn 3, C–E in turn 4); no concepts in this scenario.
-		Graph: graph.HealthStats{Nodes: 4, Edges: 2, AvgDegree: 1, Communities: 2, Modularity: 0.5},
+		Graph: api.GraphHealth{Nodes: 4, Edges: 2, AvgDegree: 1, Communities: 2, Modularity: 0.5},
 		// Pearson r of confidence (0.9 0.4 0.7 0.4 0.6 0.5 0.7 0.8 0.3) with usefulness
-		// (1 0 0 1 1 1 1 1 0), computed independently.
-		Calibration:        engagement.Calibration{N: 9, Correlation: 0.4520972150897326},
-		DecayEffectiveness: engagement.DecayEffectiveness{Resurfaced: 2, Useful: 1, Rate: 0.5},
+		// (1 0 0 1 1 1 1 1 0), computed independently (Python's statistics.correlation).
+		Calibration:        api.Calibration{N: 9, Correlation: 0.4520972150897326},
+		DecayEffectiveness: api.DecayEffectiveness{Resurfaced: 2, Useful: 1, Rate: 0.5},
 	}
 	if math.Abs(got.Calibration.Correlation-want.Calibration.Correlation) < 1e-12 {
 		got.Calibration.Correlation = want.Calibration.Correlation
@@ -125,24 +130,24 @@ func TestMetricsOnASeededScenario(t *testing.T) {
 	// A window: until minute 5 keeps conversation c1 and its events only.
 	got, err = engagement.Metrics(ctx, st, "ns", time.Time{}, minute(5))
 	must(t, err)
-	if got.Overall != *counts(7, 3, 2, 1, 1, 0) || got.Events.Total != 7 || got.Conversations != 1 || got.Latency.P95MS != 40 || !got.Until.Equal(minute(5)) {
+	if got.Overall != want.ByConversationType["debugging"] || got.Events.Total != 7 || got.Conversations != 1 || got.Latency.P95MS != 40 || !got.Until.Equal(minute(5)) {
 		t.Errorf("windowed report:\n%s", show(got))
 	}
 	// Since minute 3.5 drops turns 1–3 of c1: C's use in turn 4 has no earlier showing left.
 	got, err = engagement.Metrics(ctx, st, "ns", minute(3.5), time.Time{})
 	must(t, err)
-	if got.Overall.Surfaced != 5 || got.LeadTime != (engagement.LeadTime{Uses: 1, AvgTurns: 1}) || got.ProactiveRecall.Searches != 1 {
+	if got.Overall.Surfaced != 5 || got.LeadTime != (api.LeadTime{Uses: 1, AvgTurns: 1}) || got.ProactiveRecall.Searches != 1 {
 		t.Errorf("report since 3.5:\n%s", show(got))
 	}
 }
 
-func show(r *engagement.Report) string {
+func show(r *api.MetricsResponse) string {
 	s := fmt.Sprintf("%+v\n", *r)
 	for k, c := range r.ByConversationType {
-		s += fmt.Sprintf("  type %s: %+v\n", k, *c)
+		s += fmt.Sprintf("  type %s: %+v\n", k, c)
 	}
 	for k, c := range r.ByMode {
-		s += fmt.Sprintf("  mode %s: %+v\n", k, *c)
+		s += fmt.Sprintf("  mode %s: %+v\n", k, c)
 	}
 	return s
 }
@@ -151,7 +156,7 @@ func TestMetricsOfAnEmptyNamespace(t *testing.T) {
 	st := openStore(t)
 	got, err := engagement.Metrics(ctx, st, "empty", time.Time{}, time.Time{})
 	must(t, err)
-	want := &engagement.Report{Namespace: "empty", ByConversationType: map[string]*engagement.Counts{}, ByMode: map[string]*engagement.Counts{}}
+	want := &api.MetricsResponse{Namespace: "empty", ByConversationType: map[string]api.OutcomeCounts{}, ByMode: map[string]api.OutcomeCounts{}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %s, want zeros", show(got))
 	}

@@ -55,15 +55,16 @@ func TestRecallSeesEngagement(t *testing.T) {
 	if r := find(ask("who sells honey"), tomas); r != nil {
 		t.Fatalf("before feedback the honey question found Tomas: %+v", r.Reasons)
 	}
-	// The bot used the Tomas memory three times while honey was discussed.
-	resp := ask("who repairs bicycles")
-	r := find(resp, tomas)
-	if r == nil {
-		t.Fatal("the bicycle question did not find Tomas")
-	}
-	before := r.Components.Confidence
+	// The bot was shown the Tomas memory three times and used it each time while honey was
+	// discussed (one outcome per surfacing: three uses need three surfacings).
+	var before float64
 	var evs []*models.Event
 	for i := range 3 {
+		r := find(ask("who repairs bicycles"), tomas)
+		if r == nil {
+			t.Fatal("the bicycle question did not find Tomas")
+		}
+		before = r.Components.Confidence
 		evs = append(evs, &models.Event{ID: fmt.Sprintf("e%d", i), SurfacingID: r.SurfacingID, Type: models.EventUsed, Concepts: []string{"honey"}})
 	}
 	res, err := svc.Apply(ctx, "ns", evs)
@@ -84,7 +85,7 @@ func TestRecallSeesEngagement(t *testing.T) {
 		t.Fatalf("learned edge = %+v, want mentions at 0.5 after 3 co-occurrences", learned)
 	}
 	// Recall now reaches Tomas from honey by association, with the raised confidence.
-	r = find(ask("who sells honey"), tomas)
+	r := find(ask("who sells honey"), tomas)
 	if r == nil || !slices.Contains(r.Reasons, "association") || r.Components.Activation <= 0 {
 		t.Fatalf("after feedback the honey question did not reach Tomas by association: %+v", r)
 	}

@@ -7,10 +7,6 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-// ImplicitPrefix starts the id of every event the implicit-ignore job writes: the event of
-// surfacing S is "implicit:S", so a rerun finds it logged and changes nothing.
-const ImplicitPrefix = "implicit:"
-
 // ignoreCursor is implicit-ignore's checkpoint: the last surfacing handled, in (At, ID)
 // order, so orphans (surfacings whose memory was deleted) are not read again on every run.
 type ignoreCursor struct {
@@ -20,18 +16,12 @@ type ignoreCursor struct {
 
 // ImplicitIgnore is the implicit-ignore job: every surfacing, in any namespace, shown more
 // than IgnoreAfter before the run's now and still without an outcome becomes an `ignored`
-// event (Implicit, id "implicit:<surfacing id>", at the surfacing's time: the turn in which
-// the bot passed it over). Applying it is what engagement does for an ignored event: the
-// memory's confidence and RecentDismissals move by the engagement rules, its schedule by
-// the namespace's decay policy (FSRS grade Hard), and the surfacing's outcome becomes
-// ignored — in one transaction per batch, re-checking that no report arrived meanwhile. A
-// surfacing whose memory was deleted still gets its event and outcome. Items is the number
-// of events written.
-//
-// The job applies the rules itself rather than through engagement.Service.Apply: that call
-// rejects an event whose memory is gone, which would leave such surfacings without an
-// outcome, to be retried forever; ignored events strengthen no edges, so nothing else of
-// the service's work applies.
+// event, applied by engagement.Service.ApplyImplicit — the same function that applies the
+// bots' reports (the memory's confidence and counters by the engagement rules, its schedule
+// by the namespace's decay policy, the surfacing's outcome), one transaction per namespace
+// and batch, re-checking that no report arrived meanwhile. A surfacing whose memory was
+// deleted still gets its event and outcome. A report that arrives later replaces the
+// outcome (engagement.Service.Apply). Items is the number of events written.
 func (s *Service) ImplicitIgnore(ctx context.Context, run Run) (int, error) {
 	cutoff := run.Now().UTC().Add(-s.ignoreAfter)
 	var cur ignoreCursor
@@ -77,8 +67,8 @@ func (s *Service) ImplicitIgnore(ctx context.Context, run Run) (int, error) {
 	}
 }
 
-// ignore writes the implicit events of the surfacings, grouped by namespace, one
-// transaction per namespace, and returns how many events were written.
+// ignore writes the implicit events of the surfacings, one ApplyImplicit call per
+// namespace, and returns how many events were written.
 func (s *Service) ignore(ctx context.Context, ss []*models.Surfacing) (int, error) {
 	byNS := map[string][]*models.Surfacing{}
 	var order []string
@@ -90,54 +80,11 @@ func (s *Service) ignore(ctx context.Context, ss []*models.Surfacing) (int, erro
 	}
 	total := 0
 	for _, ns := range order {
-		pol := s.policy(ns)
-		var n int
-		err := s.store.Update(ctx, func(tx models.Tx) error {
-			n = 0
-			for _, seen := range byNS[ns] {
-				sf, err := tx.GetSurfacing(ns, seen.ID)
-				switch {
-				case models.ErrorCode(err) == models.ENOTFOUND:
-					continue
-				case err != nil:
-					return err
-				}
-				if sf.Outcome != "" {
-					continue // a report arrived after we listed it
-				}
-				at := sf.At
-				ev := &models.Event{ID: ImplicitPrefix + sf.ID, Namespace: ns, SurfacingID: sf.ID, MemoryID: sf.MemoryID,
-					ConversationID: sf.ConversationID, Type: models.EventIgnored, At: at, Concepts: sf.Concepts, Implicit: true}
-				switch err := tx.InsertEvent(ev); {
-				case models.ErrorCode(err) == models.EDUPLICATE:
-					continue // logged by an earlier run whose outcome write was lost; nothing to redo
-				case err != nil:
-					return err
-				}
-				m, err := tx.GetMemory(ns, sf.MemoryID)
-				switch {
-				case models.ErrorCode(err) == models.ENOTFOUND:
-				case err != nil:
-					return err
-				default:
-					s.rules.ApplyToMemory(m, models.EventIgnored, sf.Concepts, at)
-					pol.OnEvent(m, models.EventIgnored, at)
-					if err := tx.PutMemory(m); err != nil {
-						return err
-					}
-				}
-				sf.Outcome, sf.OutcomeAt = models.EventIgnored, at
-				if err := tx.PutSurfacing(sf); err != nil {
-					return err
-				}
-				n++
-			}
-			return nil
-		})
+		res, err := s.engagement.ApplyImplicit(ctx, ns, byNS[ns])
 		if err != nil {
 			return total, err
 		}
-		total += n
+		total += res.Applied
 	}
 	return total, nil
 }

@@ -27,6 +27,7 @@ type Store interface {
 	FindMemories(ctx context.Context, f models.MemoryFilter) ([]*models.Memory, int, error)
 	ScanEdges(ctx context.Context, ns string, after models.EdgeKey, limit int) ([]*models.Edge, error)
 	FindSurfacings(ctx context.Context, f models.SurfacingFilter) ([]*models.Surfacing, error)
+	FindEvents(ctx context.Context, f models.EventFilter) ([]*models.Event, error) // engagement.Store's
 	Update(ctx context.Context, fn func(tx models.Tx) error) error
 	Enqueue(ctx context.Context, items []*models.ResurfaceItem) error
 	Queue(ctx context.Context, ns string, limit int) ([]*models.ResurfaceItem, error)
@@ -88,6 +89,8 @@ type Service struct {
 	batch       int
 	ignoreAfter time.Duration
 	log         *slog.Logger
+	// engagement applies implicit-ignore's events, as it applies the bots' reports.
+	engagement *engagement.Service
 }
 
 // New returns the maintenance jobs over store.
@@ -116,6 +119,7 @@ func New(store Store, opts Options) *Service {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.engagement = engagement.NewService(store, engagement.ServiceOptions{Rules: s.rules, Policy: s.policy})
 	return s
 }
 

@@ -57,7 +57,11 @@ type Surfacing struct {
 	// for the retrieval-latency metric (all surfacings of a turn carry the same value).
 	LatencyMS float64   `json:"latency_ms,omitempty"`
 	At        time.Time `json:"at"`
-	Outcome   EventType `json:"outcome,omitempty"` // the latest event, once known
+	// Outcome is what became of the surfacing, once known: the first report on it, or
+	// ignored by the implicit-ignore job (which a later report replaces). OutcomeAt is the
+	// deciding report's time; it is zero for the job's outcome, whose event is dated at the
+	// surfacing in the log.
+	Outcome   EventType `json:"outcome,omitempty"`
 	OutcomeAt time.Time `json:"outcome_at,omitzero"`
 }
 

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/url"
 	"path/filepath"
@@ -21,7 +22,7 @@ func TestDecodeEngagement(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	ok := `{"events":[{"id":"e1","surfacing_id":"s1","type":"used","at":"2026-01-02T03:04:05Z","concepts":["Berlin"]},` +
 		`{"id":"e2","memory_id":"m","conversation_id":"c","type":"shrugged"}]}`
-	evs, err := decodeEngagement([]byte(ok))
+	evs, badAt, err := decodeEngagement([]byte(ok))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,8 +31,18 @@ func TestDecodeEngagement(t *testing.T) {
 		// An unknown type decodes; the service rejects that event alone.
 		{ID: "e2", MemoryID: "m", ConversationID: "c", Type: "shrugged"},
 	}
-	if !reflect.DeepEqual(evs, want) {
-		t.Errorf("decoded %+v %+v, want %+v %+v", *evs[0], *evs[1], *want[0], *want[1])
+	if !reflect.DeepEqual(evs, want) || badAt != nil {
+		t.Errorf("decoded %+v %+v (%v), want %+v %+v", *evs[0], *evs[1], badAt, *want[0], *want[1])
+	}
+	// An at that is not a time rejects its event alone: nil in evs, its result in badAt.
+	evs, badAt, err = decodeEngagement([]byte(`{"events":[{"id":"e1","type":"used","at":"2026-01-02T03:04:05Z"},{"id":"e2","at":"yesterday"},{"id":"e3","at":{}}]}`))
+	if err != nil || len(evs) != 3 || evs[0] == nil || !evs[0].At.Equal(at) || evs[1] != nil || evs[2] != nil || len(badAt) != 3 || badAt[0] != nil {
+		t.Fatalf("decoded %v, %v, %v", evs, badAt, err)
+	}
+	for i, id := range map[int]string{1: "e2", 2: "e3"} {
+		if r := badAt[i]; r.ID != id || r.Status != engagement.StatusRejected || r.Err.Code != models.EINVALID || r.Err.Field != fmt.Sprintf("events[%d].at", i) {
+			t.Errorf("event %d: %+v (%v)", i, r, r.Err)
+		}
 	}
 
 	tooMany := `{"events":[` + strings.Repeat(`{"id":"x","type":"used"},`, models.MaxBatch) + `{"id":"x","type":"used"}]}`
@@ -48,13 +59,14 @@ func TestDecodeEngagement(t *testing.T) {
 		{"unknown top-level field", `{"events":[],"evnts":[]}`, "evnts"},
 		{"unknown event field", `{"events":[{"id":"e","tpye":"used"}]}`, "events[0].tpye"},
 		{"wrong type", `{"events":[{"id":"e","type":"used"},{"id":7}]}`, "events[1].id"},
-		{"bad time", `{"events":[{"id":"e","at":"yesterday"}]}`, "events[0].at"},
+		{"bad time and a bad id", `{"events":[{"id":5,"at":"yesterday"}]}`, "events[0].id"},
+		{"bad time, then unknown field", `{"events":[{"at":"yesterday"}],"evnts":1}`, "evnts"},
 		{"concepts not a list", `{"events":[{"id":"e","concepts":"x"}]}`, "events[0].concepts"},
 		{"too many", tooMany, "events"},
 		{"trailing data", `{"events":[{"id":"e"}]} {}`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := decodeEngagement([]byte(c.body))
+			_, _, err := decodeEngagement([]byte(c.body))
 			if models.ErrorCode(err) != models.EINVALID || models.ErrorField(err) != c.field {
 				t.Errorf("err = %v, want EINVALID naming %q", err, c.field)
 			}
@@ -239,17 +251,22 @@ func FuzzDecodeEngagement(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		evs, err := decodeEngagement(body)
+		evs, badAt, err := decodeEngagement(body)
 		checkClientError(t, err)
 		if err != nil {
 			return
 		}
-		if len(evs) < 1 || len(evs) > models.MaxBatch {
-			t.Fatalf("decoded %d events", len(evs))
+		if len(evs) < 1 || len(evs) > models.MaxBatch || (badAt != nil && len(badAt) != len(evs)) {
+			t.Fatalf("decoded %d events, %d results", len(evs), len(badAt))
 		}
 		for i, e := range evs {
-			if e == nil {
-				t.Fatalf("event %d is nil", i)
+			switch {
+			case badAt == nil || badAt[i] == nil:
+				if e == nil {
+					t.Fatalf("event %d is nil", i)
+				}
+			case e != nil || badAt[i].Status != engagement.StatusRejected || badAt[i].Err.Field != fmt.Sprintf("events[%d].at", i):
+				t.Fatalf("event %d: %+v with result %+v", i, e, badAt[i])
 			}
 		}
 	})

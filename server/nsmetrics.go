@@ -9,14 +9,13 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/salience-ai/salience/api"
-	"github.com/salience-ai/salience/engagement"
 	"github.com/salience-ai/salience/models"
 )
 
-// MetricsReporter computes a namespace's engagement metrics (engagement.Service). Bad
-// bounds are EINVALID naming "until".
+// MetricsReporter computes a namespace's engagement metrics (engagement.Service) in their
+// wire form. Bad bounds are EINVALID naming "until".
 type MetricsReporter interface {
-	Metrics(ctx context.Context, ns string, since, until time.Time) (*engagement.Report, error)
+	Metrics(ctx context.Context, ns string, since, until time.Time) (*api.MetricsResponse, error)
 }
 
 // errNoMetrics answers the metrics route of a server built without a reporter.
@@ -42,7 +41,7 @@ func (s *Server) namespaceMetrics(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, metricsToAPI(r))
+	c.JSON(http.StatusOK, r)
 }
 
 // parseMetricsQuery reads since and until; unknown or repeated parameters are EINVALID.
@@ -68,34 +67,4 @@ func parseMetricsQuery(q url.Values) (since, until time.Time, err error) {
 		return since, until, models.Invalid("until", "until must be after since")
 	}
 	return since, until, nil
-}
-
-// MetricsToAPI converts a report to its wire form (also what `salience metrics --json` prints).
-func MetricsToAPI(r *engagement.Report) api.MetricsResponse { return metricsToAPI(r) }
-
-func metricsToAPI(r *engagement.Report) api.MetricsResponse {
-	split := func(m map[string]*engagement.Counts) map[string]api.OutcomeCounts {
-		out := make(map[string]api.OutcomeCounts, len(m))
-		for k, c := range m {
-			out[k] = api.OutcomeCounts(*c)
-		}
-		return out
-	}
-	return api.MetricsResponse{
-		Namespace:          r.Namespace,
-		Since:              r.Since,
-		Until:              r.Until,
-		Conversations:      r.Conversations,
-		Turns:              r.Turns,
-		Overall:            api.OutcomeCounts(r.Overall),
-		ByConversationType: split(r.ByConversationType),
-		ByMode:             split(r.ByMode),
-		Events:             api.EventCounts(r.Events),
-		ProactiveRecall:    api.ProactiveRecall(r.ProactiveRecall),
-		LeadTime:           api.LeadTime(r.LeadTime),
-		Latency:            api.LatencyPercentiles(r.Latency),
-		Graph:              api.GraphHealth(r.Graph),
-		Calibration:        api.Calibration(r.Calibration),
-		DecayEffectiveness: api.DecayEffectiveness(r.DecayEffectiveness),
-	}
 }

@@ -16,7 +16,6 @@ import (
 
 	"github.com/salience-ai/salience/api"
 	"github.com/salience-ai/salience/engagement"
-	"github.com/salience-ai/salience/server"
 	"github.com/salience-ai/salience/store/sqlite"
 )
 
@@ -73,13 +72,12 @@ func runMetrics(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	out := server.MetricsToAPI(r)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return enc.Encode(r)
 	}
-	return printMetrics(stdout, &out)
+	return printMetrics(stdout, r)
 }
 
 // printMetrics renders a report as a small table for people.

@@ -1,0 +1,150 @@
+package engagement
+
+import "github.com/salience-ai/salience/models"
+
+// maxTurnSurfacings bounds the surfacings read to find a turn's used memories; recall
+// returns at most 100 per call, so one turn never holds more unless a client reuses turn ids.
+const maxTurnSurfacings = 1000
+
+// batch caches the memories, edges and surfacings one transaction reads and changes, so
+// what several events of a batch touch is read and written once: bots report a turn's
+// surfacings together, and every event of a turn needs the turn. Everything the batch
+// changes is written by flush; until then the batch's copies are the truth.
+type batch struct {
+	tx    models.Tx
+	ns    string
+	mems  map[string]*models.Memory
+	edges map[models.EdgeKey]*models.Edge
+	surfs map[string]*models.Surfacing
+	turns map[[2]string][]*models.Surfacing // (conversation, turn) → every surfacing of the turn
+	// What changed, in the order it first changed, so writes are deterministic.
+	memOrder  []string
+	memDirty  map[string]bool
+	edgeOrder []models.EdgeKey
+	edgeDirty map[models.EdgeKey]bool
+	surfOrder []string
+	surfDirty map[string]bool
+}
+
+func newBatch(tx models.Tx, ns string) *batch {
+	return &batch{tx: tx, ns: ns, mems: map[string]*models.Memory{}, edges: map[models.EdgeKey]*models.Edge{},
+		surfs: map[string]*models.Surfacing{}, turns: map[[2]string][]*models.Surfacing{},
+		memDirty: map[string]bool{}, edgeDirty: map[models.EdgeKey]bool{}, surfDirty: map[string]bool{}}
+}
+
+// surfacing returns the batch's copy of a surfacing; ENOTFOUND when missing.
+func (b *batch) surfacing(id string) (*models.Surfacing, error) {
+	if sf, ok := b.surfs[id]; ok {
+		return sf, nil
+	}
+	sf, err := b.tx.GetSurfacing(b.ns, id)
+	if err != nil {
+		return nil, err
+	}
+	b.surfs[id] = sf
+	return sf, nil
+}
+
+// keepSurfacing returns the batch's copy of a surfacing just read, adopting sf when the
+// batch has none (a copy it already has may carry an outcome not yet written).
+func (b *batch) keepSurfacing(sf *models.Surfacing) *models.Surfacing {
+	if have, ok := b.surfs[sf.ID]; ok {
+		return have
+	}
+	b.surfs[sf.ID] = sf
+	return sf
+}
+
+// turn returns the batch's copies of every surfacing of a turn.
+func (b *batch) turn(conv, turn string) ([]*models.Surfacing, error) {
+	k := [2]string{conv, turn}
+	if ss, ok := b.turns[k]; ok {
+		return ss, nil
+	}
+	ss, err := b.tx.FindSurfacings(models.SurfacingFilter{Namespace: b.ns, ConversationID: conv, TurnID: turn, Limit: maxTurnSurfacings})
+	if err != nil {
+		return nil, err
+	}
+	for i, sf := range ss {
+		ss[i] = b.keepSurfacing(sf)
+	}
+	b.turns[k] = ss
+	return ss, nil
+}
+
+// touchSurfacing marks a surfacing returned by the batch as changed.
+func (b *batch) touchSurfacing(sf *models.Surfacing) {
+	if !b.surfDirty[sf.ID] {
+		b.surfDirty[sf.ID] = true
+		b.surfOrder = append(b.surfOrder, sf.ID)
+	}
+}
+
+// memory returns the batch's copy of a memory; ENOTFOUND when missing.
+func (b *batch) memory(id string) (*models.Memory, error) {
+	if m, ok := b.mems[id]; ok {
+		return m, nil
+	}
+	m, err := b.tx.GetMemory(b.ns, id)
+	if err != nil {
+		return nil, err
+	}
+	m.Embedding = nil // never written back here; no need to keep it
+	b.mems[id] = m
+	return m, nil
+}
+
+// touchMemory marks a memory returned by memory as changed.
+func (b *batch) touchMemory(m *models.Memory) {
+	if !b.memDirty[m.ID] {
+		b.memDirty[m.ID] = true
+		b.memOrder = append(b.memOrder, m.ID)
+	}
+}
+
+// edge returns the batch's view of an edge: the edge and true, or an edge carrying only its
+// identity and false when it does not exist yet.
+func (b *batch) edge(k models.EdgeKey) (*models.Edge, bool, error) {
+	if e, ok := b.edges[k]; ok {
+		return e, true, nil
+	}
+	e, err := b.tx.GetEdge(b.ns, k)
+	switch {
+	case models.ErrorCode(err) == models.ENOTFOUND:
+		return &models.Edge{Namespace: b.ns, From: k.From, To: k.To, Type: k.Type}, false, nil
+	case err != nil:
+		return nil, false, err
+	}
+	b.edges[k] = e
+	return e, true, nil
+}
+
+func (b *batch) putEdge(e *models.Edge) {
+	k := e.Key()
+	if !b.edgeDirty[k] {
+		b.edgeDirty[k] = true
+		b.edgeOrder = append(b.edgeOrder, k)
+	}
+	b.edges[k] = e
+}
+
+// flush writes the changed memories, edges and surfacings, in the order they were first
+// changed.
+func (b *batch) flush() error {
+	for _, id := range b.memOrder {
+		if err := b.tx.PutMemory(b.mems[id]); err != nil {
+			return err
+		}
+	}
+	for _, k := range b.edgeOrder {
+		if err := b.tx.PutEdge(b.edges[k]); err != nil {
+			return err
+		}
+	}
+	for _, id := range b.surfOrder {
+		if err := b.tx.PutSurfacing(b.surfs[id]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
