@@ -15,14 +15,16 @@ type EngagementEvent struct {
 	ID string `json:"id"`
 	// SurfacingID is the surfacing_id recall returned with the memory. Without it, give
 	// MemoryID and ConversationID; the event is then tied to the memory's latest surfacing in
-	// that conversation, if any.
+	// that conversation at or before At (and rejected when there is none). One surfacing has
+	// one outcome: the first report on it decides; later ones are duplicates.
 	SurfacingID    string `json:"surfacing_id,omitempty"`
 	MemoryID       string `json:"memory_id,omitempty"`
 	ConversationID string `json:"conversation_id,omitempty"`
 	// Type is used, helpful, ignored or dismissed.
 	Type string `json:"type"`
-	// At is when it happened; absent means now. More than 5 minutes ahead of the server's
-	// clock is rejected.
+	// At is when it happened; absent means now. Before the surfacing, or more than 5 minutes
+	// ahead of the server's clock, is rejected (that event only, as is a value that is not
+	// an RFC 3339 time).
 	At time.Time `json:"at,omitzero"`
 	// Concepts are the context the memory was (or was not) relevant to, at most 64; absent
 	// means the context recall recorded with the surfacing.
@@ -39,7 +41,7 @@ type EngagementResponse struct {
 }
 
 // EngagementResult is the outcome of one event: applied, duplicate (its id was already
-// recorded; nothing changed) or rejected (Error says why: code invalid or not_found, and
+// recorded, or its surfacing already has its outcome; nothing changed) or rejected (Error says why: code invalid or not_found, and
 // Field the culprit as "events[i].field").
 type EngagementResult struct {
 	ID     string `json:"id"`
@@ -48,14 +50,15 @@ type EngagementResult struct {
 }
 
 // MetricsResponse is the body of GET /v1/namespaces/{ns}/metrics: engagement metrics over
-// the surfacings and events of the window [since, until).
+// the surfacings and events of the window [since, until). package engagement computes it
+// and defines each figure in full.
 type MetricsResponse struct {
 	Namespace     string    `json:"namespace"`
 	Since         time.Time `json:"since,omitzero"`
 	Until         time.Time `json:"until,omitzero"`
 	Conversations int       `json:"conversations"`
 	Turns         int       `json:"turns"`
-	// Overall counts every surfacing once, by its latest event; the two maps split it by
+	// Overall counts every surfacing once, by its outcome; the two maps split it by
 	// conversation type ("unknown" when none) and by mode.
 	Overall            OutcomeCounts            `json:"overall"`
 	ByConversationType map[string]OutcomeCounts `json:"by_conversation_type"`
@@ -69,7 +72,7 @@ type MetricsResponse struct {
 	DecayEffectiveness DecayEffectiveness       `json:"decay_effectiveness"`
 }
 
-// OutcomeCounts are the outcomes of a set of surfacings; Pending ones have no event yet.
+// OutcomeCounts are the outcomes of a set of surfacings; Pending ones have no outcome yet.
 // Precision is (used + helpful) / surfaced; the rates are dismissed / surfaced and
 // ignored / surfaced; all 0 when nothing was surfaced.
 type OutcomeCounts struct {
