@@ -81,7 +81,7 @@ func TestInitial(t *testing.T) {
 		g    Grade
 		s, d float64
 	}{
-		{Again, 0.212, 6.4133}, // w4 − e^0 + 1
+		{Again, 0.212, 6.4133},   // w4 − e^0 + 1
 		{Hard, 1.2931, 5.112171}, // 6.4133 − e^0.8334 + 1
 		{Good, 2.3065, 2.118104},
 		{Easy, 8.2956, 1}, // w4 − e^(3·w5) + 1 < 1: clamped
