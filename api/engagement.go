@@ -41,8 +41,8 @@ type EngagementResponse struct {
 }
 
 // EngagementResult is the outcome of one event: applied, duplicate (its id was already
-// recorded, or its surfacing already has its outcome; nothing changed) or rejected (Error says why: code invalid or not_found, and
-// Field the culprit as "events[i].field").
+// recorded, or its surfacing already has its outcome; nothing changed) or rejected (Error
+// says why: code invalid or not_found, and Field the culprit as "events[i].field").
 type EngagementResult struct {
 	ID     string `json:"id"`
 	Status string `json:"status"`

@@ -27,7 +27,8 @@ func minute(n float64) time.Time { return t0.Add(time.Duration(n * float64(time.
 //	                turn 3 resurface G 0.3 dismissed              latency 70 ms
 //
 // (letters are memories, numbers their confidence at surfacing). Turn k of c1 is at minute
-// k, of c2 at minute 4+k; each event half a minute after its surfacing.
+// k, of c2 at minute 4+k; each report half a minute after its surfacing; the implicit ignore
+// is the job's (ApplyImplicit), dated at its surfacing.
 func seedScenario(t *testing.T) (models.Store, *engagement.Service) {
 	t.Helper()
 	st := openStore(t)

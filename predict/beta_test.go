@@ -9,8 +9,9 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// TestBetaDraw checks the sampler (gonum's, behind the shape guard) against gonum's Beta CDF with a
-// Kolmogorov–Smirnov statistic: for 4,000 draws the 1 % critical value is 1.63/√n ≈ 0.026.
+// TestBetaDraw checks the sampler (gonum's, behind the shape guard) against gonum's Beta
+// CDF with a Kolmogorov–Smirnov statistic: for 4,000 draws the 1 % critical value is
+// 1.63/√n ≈ 0.026.
 func TestBetaDraw(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, c := range []struct{ a, b float64 }{
