@@ -500,7 +500,7 @@ func TestPolicyPerNamespace(t *testing.T) {
 	}
 }
 
-// TestConcurrentWriters has 16 reporters send 1,000 events each, in batches, about shared
+// TestConcurrentWriters has 16 reporters send 300 events each, in batches, about shared
 // memories; any lost update shows in the exact counts.
 func TestConcurrentWriters(t *testing.T) {
 	st := openStore(t)
@@ -520,7 +520,7 @@ func TestConcurrentWriters(t *testing.T) {
 	must(t, st.RecordSurfacings(ctx, ss, nil))
 	svc := engagement.NewService(st, engagement.ServiceOptions{Now: func() time.Time { return t0 }})
 
-	const writers, perWriter, batchSize = 16, 1000, 50
+	const writers, perWriter, batchSize = 16, 300, 50
 	plans := make([][]*models.Event, writers)
 	for i := range turns {
 		a, b := i%writers, (i+1)%writers
