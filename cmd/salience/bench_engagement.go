@@ -26,7 +26,8 @@ import (
 // posts engagement batches from several concurrent clients and reports events/s and batch
 // latency. The last line is JSON: {"events_per_s":…,"p95_ms":…}.
 //
-// The events cycle over the surfacings the recall calls returned, with a fixed mix of
+// Each event is the first report on one of the surfacings the recall calls returned (one
+// outcome per surfacing: a second report would be a cheap duplicate), with a fixed mix of
 // 40 % used, 10 % helpful, 40 % ignored and 10 % dismissed, and no explicit concepts (each
 // event takes its surfacing's context, as most bots would report). The batches are encoded
 // before the clock starts, so the figure is the server's ingest rate, though client and
@@ -38,15 +39,15 @@ func benchEngagement(ctx context.Context, args []string, stdout, stderr io.Write
 	clients := fs.Int("clients", 8, "concurrent HTTP clients")
 	batch := fs.Int("batch", 100, "events per request (at most 1000)")
 	memories := fs.Int("memories", 2000, "memories to seed")
-	recalls := fs.Int("recalls", 1000, "recall calls that create the surfacings (ambient and search alternately)")
+	recalls := fs.Int("recalls", 0, "recall calls that create the surfacings (ambient and search alternately); 0 = as many as give one surfacing per event")
 	seed := fs.Uint64("seed", 1, "corpus, query and event-mix seed")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed part to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	switch {
-	case *events < 1, *clients < 1, *memories < 1, *recalls < 1:
-		return errors.New("bench engagement: --events, --clients, --memories and --recalls must be positive")
+	case *events < 1, *clients < 1, *memories < 1, *recalls < 0:
+		return errors.New("bench engagement: --events, --clients and --memories must be positive, --recalls not negative")
 	case *batch < 1 || *batch > 1000:
 		return errors.New("bench engagement: --batch must be from 1 to 1000")
 	}
@@ -87,39 +88,56 @@ func benchEngagement(ctx context.Context, args []string, stdout, stderr io.Write
 			return fmt.Errorf("seeding memories: %w", err)
 		}
 	}
-	queries := make([]api.RecallRequest, *recalls)
-	for i := range queries {
-		mode := "search"
-		if i%2 == 0 {
-			mode = "ambient"
-		}
-		queries[i] = api.RecallRequest{ConversationID: fmt.Sprintf("conv-%d", i%50), Mode: mode, Query: syn.Query(), Limit: 10, Rerank: "off"}
-	}
 	var (
-		mu   sync.Mutex
-		sids []string
+		mu    sync.Mutex
+		sids  []string
+		calls int
 	)
-	err = benchParallel(*clients, len(queries), func(i int) error {
-		var resp api.RecallResponse
-		if err := benchPostJSON(ctx, client, base+"/recall", queries[i], http.StatusOK, &resp); err != nil {
-			return fmt.Errorf("seeding surfacings: %w", err)
+	// Rounds of recall calls until there are --recalls calls or, by default, a surfacing per
+	// event; a bound on the rounds stops a corpus that surfaces too little.
+	for round := 0; round < 100; round++ {
+		n := 1000
+		switch {
+		case *recalls > 0:
+			n = *recalls - calls
+		case len(sids) >= *events:
+			n = 0
 		}
-		mu.Lock()
-		for _, r := range resp.Results {
-			sids = append(sids, r.SurfacingID)
+		if n <= 0 {
+			break
 		}
-		mu.Unlock()
-		return nil
-	})
-	if err != nil {
-		return err
+		queries := make([]api.RecallRequest, n)
+		for i := range queries {
+			mode := "search"
+			if (calls+i)%2 == 0 {
+				mode = "ambient"
+			}
+			queries[i] = api.RecallRequest{ConversationID: fmt.Sprintf("conv-%d", (calls+i)%50), Mode: mode, Query: syn.Query(), Limit: 10, Rerank: "off"}
+		}
+		err = benchParallel(*clients, len(queries), func(i int) error {
+			var resp api.RecallResponse
+			if err := benchPostJSON(ctx, client, base+"/recall", queries[i], http.StatusOK, &resp); err != nil {
+				return fmt.Errorf("seeding surfacings: %w", err)
+			}
+			mu.Lock()
+			for _, r := range resp.Results {
+				sids = append(sids, r.SurfacingID)
+			}
+			mu.Unlock()
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		calls += n
 	}
-	if len(sids) == 0 {
-		return errors.New("bench engagement: the recall calls surfaced nothing")
+	if len(sids) < *events {
+		return fmt.Errorf("bench engagement: %d recall calls surfaced %d memories, fewer than the %d events (one outcome per surfacing); raise --recalls or lower --events",
+			calls, len(sids), *events)
 	}
 	slices.Sort(sids) // the event plan does not depend on the order the calls finished in
 	fmt.Fprintf(stdout, "seeded %d memories and %d surfacings (%d recall calls) over HTTP in %.1fs\n",
-		*memories, len(sids), *recalls, time.Since(start).Seconds())
+		*memories, len(sids), calls, time.Since(start).Seconds())
 
 	// Encode every batch before the clock starts.
 	rng := rand.New(rand.NewPCG(*seed, 0xe4))
@@ -127,7 +145,7 @@ func benchEngagement(ctx context.Context, args []string, stdout, stderr io.Write
 	for i := 0; i < *events; {
 		var req api.EngagementRequest
 		for ; i < *events && len(req.Events) < *batch; i++ {
-			req.Events = append(req.Events, api.EngagementEvent{ID: fmt.Sprintf("ev-%d", i), SurfacingID: sids[i%len(sids)], Type: eventMix(rng)})
+			req.Events = append(req.Events, api.EngagementEvent{ID: fmt.Sprintf("ev-%d", i), SurfacingID: sids[i], Type: eventMix(rng)})
 		}
 		b, err := json.Marshal(req)
 		if err != nil {
@@ -166,8 +184,8 @@ func benchEngagement(ctx context.Context, args []string, stdout, stderr io.Write
 		"batch latency p50 %.2f ms, p95 %.2f ms, p99 %.2f ms; applied %d, duplicates %d, rejected %d\n",
 		*events, len(bodies), *batch, *clients, wall.Seconds(), perSec, pct(0.50), pct(0.95), pct(0.99),
 		applied.Load(), duplicates.Load(), rejected.Load())
-	if n := applied.Load() + duplicates.Load(); n != int64(*events) || rejected.Load() != 0 {
-		return fmt.Errorf("bench engagement: %d of %d events applied or duplicate, %d rejected", n, *events, rejected.Load())
+	if applied.Load() != int64(*events) {
+		return fmt.Errorf("bench engagement: %d of %d events applied, %d duplicates, %d rejected", applied.Load(), *events, duplicates.Load(), rejected.Load())
 	}
 
 	// The log holds every event: read it back through the metrics route.
