@@ -33,9 +33,10 @@ func Reward(ev models.EventType) float64 {
 }
 
 // TurnReward is the reward of one turn: the mean reward over the memories it surfaced.
-// events holds the outcome of each surfacing that has one (its first report, or the implicit ignore a report has not replaced); surfacings
-// without an outcome count as ignored, as the implicit-ignore job will record them. More
-// events than surfaced means surfaced was under-counted and the mean is over the events.
+// events holds the outcome of each surfacing that has one (its first report, or the
+// implicit-ignore job's ignored); surfacings without an outcome count as ignored, as the
+// job will record them. More events than surfaced means surfaced was under-counted and the
+// mean is over the events.
 // A turn that surfaced nothing earns EmptyTurnReward.
 func TurnReward(events []models.EventType, surfaced int) float64 {
 	n := max(surfaced, len(events))
