@@ -128,3 +128,118 @@ func TestEventMustLieBetweenSurfacingAndNow(t *testing.T) {
 		t.Errorf("m4 moved by a report on no surfacing: usage %d", m.UsageCount)
 	}
 }
+
+// TestApplyImplicit: the implicit-ignore job's events go through the same apply as reports.
+// A surfacing that has an outcome is left alone; one whose memory was deleted still gets its
+// event and outcome; a report then replaces the job's outcome, once.
+func TestApplyImplicit(t *testing.T) {
+	st, svc := fixture(t)
+	turn1 := t0.Add(-10 * time.Minute)
+	res, err := svc.Apply(ctx, "a", []*models.Event{{ID: "r1", SurfacingID: "s1", Type: models.EventUsed}})
+	must(t, err)
+	if res.Applied != 1 {
+		t.Fatalf("report on s1: %+v", res.Results)
+	}
+	must(t, st.DeleteMemory(ctx, "a", "m3"))
+	var ss []*models.Surfacing
+	for _, id := range []string{"s1", "s2", "s3"} {
+		sf, err := st.GetSurfacing(ctx, "a", id)
+		must(t, err)
+		ss = append(ss, sf)
+	}
+	res, err = svc.ApplyImplicit(ctx, "a", append(ss, &models.Surfacing{ID: "gone", Namespace: "a", MemoryID: "m1", At: turn1}))
+	must(t, err)
+	got := statuses(res)
+	wantRes := []want{
+		{engagement.StatusDuplicate, "", ""}, // s1 was reported
+		{engagement.StatusApplied, "", ""},
+		{engagement.StatusApplied, "", ""}, // m3 is gone; the surfacing still gets its outcome
+		{engagement.StatusRejected, models.ENOTFOUND, "events[3].surfacing_id"},
+	}
+	for i := range wantRes {
+		if got[i] != wantRes[i] {
+			t.Errorf("surfacing %d: %+v, want %+v", i, got[i], wantRes[i])
+		}
+	}
+	if res.Results[1].ID != "implicit:s2" || res.Applied != 2 {
+		t.Errorf("results %+v", res.Results)
+	}
+	// The job's rule is the ignored one: 0.5 − 0.02, one recent dismissal, a Hard review.
+	if m := getMemory(t, st, "a", "m2"); !near(m.Confidence, 0.48) || m.RecentDismissals != 1 || m.Schedule.Reps != 2 {
+		t.Errorf("m2: confidence %v, dismissals %v, reps %d; want 0.48, 1, 2", m.Confidence, m.RecentDismissals, m.Schedule.Reps)
+	}
+	// The event is dated at its surfacing; the outcome is ignored, with no time (the job's).
+	logged, err := st.FindEvents(ctx, models.EventFilter{Namespace: "a"})
+	must(t, err)
+	var implicit []string
+	for _, e := range logged {
+		if e.Implicit {
+			implicit = append(implicit, e.ID)
+			if !e.At.Equal(turn1) || e.Type != models.EventIgnored {
+				t.Errorf("implicit event %+v, want ignored at %v", e, turn1)
+			}
+		}
+	}
+	if len(implicit) != 2 || implicit[0] != "implicit:s2" || implicit[1] != "implicit:s3" {
+		t.Errorf("implicit events %v, want [implicit:s2 implicit:s3]", implicit)
+	}
+	for _, id := range []string{"s2", "s3"} {
+		sf, err := st.GetSurfacing(ctx, "a", id)
+		must(t, err)
+		if sf.Outcome != models.EventIgnored || !sf.OutcomeAt.IsZero() {
+			t.Errorf("%s outcome %q at %v, want ignored with no time", id, sf.Outcome, sf.OutcomeAt)
+		}
+	}
+
+	// A rerun changes nothing; a report replaces the job's outcome, a second one is a duplicate.
+	res, err = svc.ApplyImplicit(ctx, "a", ss[1:2])
+	must(t, err)
+	if res.Duplicates != 1 {
+		t.Errorf("rerun: %+v", res.Results)
+	}
+	res, err = svc.Apply(ctx, "a", []*models.Event{
+		{ID: "r2", SurfacingID: "s2", Type: models.EventHelpful},
+		{ID: "r3", SurfacingID: "s2", Type: models.EventDismissed},
+		{ID: "r4", SurfacingID: "s3", Type: models.EventUsed},
+	})
+	must(t, err)
+	got = statuses(res)
+	wantRes = []want{
+		{engagement.StatusApplied, "", ""},
+		{engagement.StatusDuplicate, "", ""},
+		{engagement.StatusRejected, models.ENOTFOUND, "events[2].surfacing_id"}, // its memory is gone
+	}
+	for i := range wantRes {
+		if got[i] != wantRes[i] {
+			t.Errorf("report %d: %+v, want %+v", i, got[i], wantRes[i])
+		}
+	}
+	if sf, err := st.GetSurfacing(ctx, "a", "s2"); err != nil || sf.Outcome != models.EventHelpful || !sf.OutcomeAt.Equal(t0) {
+		t.Errorf("s2 = %+v, %v; want helpful at %v", sf, err, t0)
+	}
+	if m := getMemory(t, st, "a", "m2"); !near(m.Confidence, 0.58) || m.UsageCount != 1 {
+		t.Errorf("m2: confidence %v, usage %d; want 0.58, 1", m.Confidence, m.UsageCount)
+	}
+}
+
+// TestImplicitIDsAreReserved: a bot cannot write the job's events, or claim its own are
+// implicit.
+func TestImplicitIDsAreReserved(t *testing.T) {
+	st, svc := fixture(t)
+	res, err := svc.Apply(ctx, "a", []*models.Event{
+		{ID: "implicit:s1", SurfacingID: "s1", Type: models.EventIgnored},
+		{ID: "mine", SurfacingID: "s2", Type: models.EventIgnored, Implicit: true},
+	})
+	must(t, err)
+	if got := statuses(res); got[0] != (want{engagement.StatusRejected, models.EINVALID, "events[0].id"}) || got[1].status != engagement.StatusApplied {
+		t.Errorf("results %+v", got)
+	}
+	logged, err := st.FindEvents(ctx, models.EventFilter{Namespace: "a"})
+	must(t, err)
+	if len(logged) != 1 || logged[0].Implicit {
+		t.Errorf("log %s, want one explicit event", dump(logged))
+	}
+	if sf, err := st.GetSurfacing(ctx, "a", "s2"); err != nil || sf.OutcomeAt.IsZero() {
+		t.Errorf("s2 = %+v, %v; want a report's outcome, with its time", sf, err)
+	}
+}
