@@ -40,6 +40,7 @@ import (
 // It returns the event's status, or a rejection (with StatusRejected), or an error that
 // must abort the transaction.
 func (s *Service) apply(b *batch, policy decay.Policy, ev *models.Event, now time.Time) (Status, *models.Error, error) {
+	// 1, 2. The surfacing by id, the memory, then the memory+conversation form's surfacing.
 	var sf *models.Surfacing
 	if ev.SurfacingID != "" {
 		got, err := b.surfacing(ev.SurfacingID)
@@ -78,12 +79,16 @@ func (s *Service) apply(b *batch, policy decay.Policy, ev *models.Event, now tim
 
 	if sf == nil {
 		got, rej, err := b.latestSurfacing(ev)
-		if rej != nil || err != nil {
-			return StatusRejected, rej, err
+		switch {
+		case err != nil:
+			return "", nil, err
+		case rej != nil:
+			return StatusRejected, rej, nil
 		}
 		sf = got
 		ev.SurfacingID = sf.ID
 	}
+	// 1. The event's time lies between its surfacing and now + skew (check saw the skew).
 	if ev.At.IsZero() {
 		ev.At = now
 		if ev.At.Before(sf.At) {
@@ -95,10 +100,12 @@ func (s *Service) apply(b *batch, policy decay.Policy, ev *models.Event, now tim
 			ev.At.Format(time.RFC3339Nano), sf.At.UTC().Format(time.RFC3339Nano)), nil
 	}
 
+	// 3. One outcome per surfacing.
 	if sf.Outcome != "" && (ev.Implicit || !implicitOutcome(sf)) {
 		return StatusDuplicate, nil, nil
 	}
 
+	// 4. The log.
 	switch err := b.tx.InsertEvent(ev); {
 	case models.ErrorCode(err) == models.EDUPLICATE:
 		return StatusDuplicate, nil, nil
@@ -106,6 +113,7 @@ func (s *Service) apply(b *batch, policy decay.Policy, ev *models.Event, now tim
 		return "", nil, err
 	}
 
+	// 5, 6. The memory, its schedule, the edges.
 	if m != nil {
 		concepts := ev.Concepts
 		if len(concepts) == 0 {
@@ -119,6 +127,7 @@ func (s *Service) apply(b *batch, policy decay.Policy, ev *models.Event, now tim
 		}
 	}
 
+	// 7. The outcome.
 	sf.Outcome, sf.OutcomeAt = ev.Type, ev.At
 	if ev.Implicit {
 		sf.OutcomeAt = time.Time{} // marks the outcome as the job's (implicitOutcome)
