@@ -121,6 +121,8 @@ type Options struct {
 	Threshold func(ns, convType string) float64
 	// Now is the clock for requests that carry none; nil = time.Now.
 	Now func() time.Time
+	// Reranker reorders the best candidates after diversity (rerank.go); nil = none configured.
+	Reranker Reranker
 }
 
 // DefaultOptions returns the defaults of every tuning constant.

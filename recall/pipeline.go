@@ -77,10 +77,6 @@ func (p *Pipeline) Recall(ctx context.Context, req *Request) (*Response, error) 
 		TurnID:           in.turnID,
 		ConversationType: in.convType,
 		Threshold:        p.opts.Threshold(req.Namespace, in.convType),
-		Rerank:           RerankStatus{Status: "off", Reason: "no reranker configured"},
-	}
-	if req.Rerank == "off" {
-		resp.Rerank.Reason = "rerank off in request"
 	}
 
 	cs, degraded, err := p.candidates(ctx, req, in)
@@ -107,6 +103,7 @@ func (p *Pipeline) Recall(ctx context.Context, req *Request) (*Response, error) 
 	if req.Mode == models.ModeAmbient {
 		list = diversify(list, p.opts.MMRLambda, req.Limit)
 	}
+	list, resp.Rerank = p.rerank(ctx, req, in, list, sw.start)
 	results := cut(req, list)
 	sw.lap("rank")
 

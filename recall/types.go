@@ -56,7 +56,7 @@ type Result struct {
 
 // RerankStatus says whether the LLM reranker ran and, if not, why.
 type RerankStatus struct {
-	Status string `json:"status"` // "off", "skipped", "ok", "timeout", "error", "circuit_open", "unconfigured"
+	Status string `json:"status"` // applied, skipped_budget, timeout, error, circuit_open, off, unconfigured (package rerank)
 	Reason string `json:"reason,omitempty"`
 }
 

@@ -1,0 +1,62 @@
+package recall
+
+import (
+	"context"
+	"time"
+
+	"github.com/salience-ai/salience/rerank"
+)
+
+// Reranker reorders the best candidates of a recall with a language model behind the
+// latency gate of DESIGN.md §4.9 (rerank.Reranker). It never fails: any outcome but
+// applied leaves the order as it was.
+type Reranker interface {
+	Rerank(ctx context.Context, req *rerank.Request) rerank.Outcome
+}
+
+// rerankStatus is the status of a recall that never reached the reranker: off in the
+// request, or no reranker configured.
+func (p *Pipeline) rerankStatus(req *Request) RerankStatus {
+	switch {
+	case req.Rerank == rerank.ModeOff:
+		return RerankStatus{Status: rerank.StatusOff, Reason: "rerank off in request"}
+	case p.opts.Reranker == nil:
+		return RerankStatus{Status: rerank.StatusUnconfigured, Reason: "no reranker configured"}
+	}
+	return RerankStatus{Status: rerank.StatusOff, Reason: "nothing to rerank"}
+}
+
+// rerank offers the ranked, diversified list to the reranker, after diversity and before
+// the budget cut, and returns the list to cut and what happened. Sensitive memories are
+// marked so they never leave the server; the reranker's order is applied only when it says
+// applied. start is when the request began: the gate counts what is left of the budget.
+func (p *Pipeline) rerank(ctx context.Context, req *Request, in *intake, list []*candidate, start time.Time) ([]*candidate, RerankStatus) {
+	if p.opts.Reranker == nil || req.Rerank == rerank.ModeOff || len(list) < 2 {
+		return list, p.rerankStatus(req)
+	}
+	cands := make([]rerank.Candidate, len(list))
+	for i, c := range list {
+		text := c.mem.Content
+		if u := c.unitMem; u != nil && u.IsChunk() {
+			text = u.Content
+		}
+		cands[i] = rerank.Candidate{ID: c.id, Text: text, Sensitive: c.mem.Sensitive}
+	}
+	out := p.opts.Reranker.Rerank(ctx, &rerank.Request{
+		Namespace:  req.Namespace,
+		Query:      in.text,
+		Candidates: cands,
+		Mode:       req.Rerank,
+		Elapsed:    time.Since(start),
+		Budget:     req.LatencyBudget,
+	})
+	status := RerankStatus{Status: out.Status, Reason: out.Reason}
+	if out.Status != rerank.StatusApplied || len(out.Order) != len(list) {
+		return list, status
+	}
+	reordered := make([]*candidate, len(list))
+	for i, j := range out.Order {
+		reordered[i] = list[j]
+	}
+	return reordered, status
+}

@@ -1,0 +1,287 @@
+// Package rerank reorders a recall's best candidates with a language model through any
+// OpenAI-compatible chat-completions endpoint (go-openai): by default Claude Haiku through
+// Anthropic's OpenAI-compatible API. A latency gate lets a call start only when the
+// request's budget allows it and bounds it by what is left; a circuit breaker stops calling
+// an endpoint that keeps failing (DESIGN.md §4.9). Whatever happens, the caller gets an
+// order it can use — the model's, or its own — and a status saying which and why.
+package rerank
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// Statuses of an Outcome, reported in every recall response.
+const (
+	StatusApplied       = "applied"        // the model's order is used
+	StatusSkippedBudget = "skipped_budget" // the gate saw no room in the latency budget
+	StatusTimeout       = "timeout"        // the call was cut off at its deadline
+	StatusError         = "error"          // the endpoint failed or its answer was unusable
+	StatusCircuitOpen   = "circuit_open"   // the breaker is open after repeated failures
+	StatusOff           = "off"            // off for this request or namespace, or nothing to rerank
+	StatusUnconfigured  = "unconfigured"   // no reranker is configured (set by the caller)
+)
+
+// Request modes (the recall request's "rerank" field).
+const (
+	ModeAuto = "auto" // rerank when the namespace's policy is on and the gate allows
+	ModeOn   = "on"   // as auto, but without the p95 test: the call still ends by the budget
+	ModeOff  = "off"  // never
+)
+
+// Defaults of Options.
+const (
+	DefaultBaseURL = "https://api.anthropic.com/v1/" // Anthropic's OpenAI-compatible API
+	DefaultModel   = "claude-haiku-4-5"
+	DefaultTopN    = 20
+	// DefaultMargin is kept back from the budget for what recall does after reranking
+	// (the budget cut, recording surfacings, formatting): about 1 ms on the embedded store,
+	// with room for a slow disk.
+	DefaultMargin           = 10 * time.Millisecond
+	DefaultFailureThreshold = 5
+	DefaultCooldown         = 30 * time.Second
+	DefaultWindow           = 64
+	DefaultSampleTTL        = 5 * time.Minute
+	DefaultSettingsTTL      = 10 * time.Second
+)
+
+// Options configure a Reranker; zero values take the defaults above.
+type Options struct {
+	BaseURL string // API root including its version, e.g. "http://localhost:11434/v1"
+	APIKey  string // sent as a bearer token; may be empty for a local server
+	Model   string
+	// TopN is how many of the best candidates are offered to the model; the rest keep
+	// their places after them.
+	TopN int
+	// TextBytes clips each candidate's text in the prompt; 0 means 600.
+	TextBytes int
+	// Margin is kept back from the budget for the rest of the pipeline.
+	Margin time.Duration
+	// FailureThreshold failures in a row open the breaker for Cooldown.
+	FailureThreshold int
+	Cooldown         time.Duration
+	// Window is how many recent call latencies the gate's p95 reads; SampleTTL is how long
+	// one counts.
+	Window    int
+	SampleTTL time.Duration
+	// Default is the policy of a namespace whose settings say nothing: PolicyOn or
+	// PolicyOff (the default: nothing leaves the server unless someone turned it on).
+	Default string
+	// Settings reads namespace settings (the store); nil means every namespace follows
+	// Default. SettingsTTL is how long a namespace's settings are cached.
+	Settings    SettingsReader
+	SettingsTTL time.Duration
+	// Now is the clock of the gate and the breaker; nil means time.Now.
+	Now func() time.Time
+}
+
+func (o Options) withDefaults() Options {
+	if o.BaseURL == "" {
+		o.BaseURL = DefaultBaseURL
+	}
+	if o.Model == "" {
+		o.Model = DefaultModel
+	}
+	if o.TopN <= 0 {
+		o.TopN = DefaultTopN
+	}
+	if o.TextBytes <= 0 {
+		o.TextBytes = defaultTextBytes
+	}
+	if o.Margin <= 0 {
+		o.Margin = DefaultMargin
+	}
+	if o.FailureThreshold <= 0 {
+		o.FailureThreshold = DefaultFailureThreshold
+	}
+	if o.Cooldown <= 0 {
+		o.Cooldown = DefaultCooldown
+	}
+	if o.Window <= 0 {
+		o.Window = DefaultWindow
+	}
+	if o.SampleTTL <= 0 {
+		o.SampleTTL = DefaultSampleTTL
+	}
+	if o.Default == "" {
+		o.Default = PolicyOff
+	}
+	if o.SettingsTTL <= 0 {
+		o.SettingsTTL = DefaultSettingsTTL
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// Candidate is one memory offered for reranking, in the pipeline's order.
+type Candidate struct {
+	ID   string
+	Text string // what the bot would be shown: the memory, or its best chunk
+	// Sensitive memories are never sent: they keep their places and the others are
+	// reordered around them.
+	Sensitive bool
+}
+
+// Request is one rerank of a recall's ranked list.
+type Request struct {
+	Namespace  string
+	Query      string // the turn: the query and/or the latest messages
+	Candidates []Candidate
+	Mode       string        // ModeAuto (""), ModeOn or ModeOff
+	Elapsed    time.Duration // what the recall has spent so far
+	Budget     time.Duration // the recall's latency budget
+}
+
+// Outcome says what happened. Order is the new order as indices into the request's
+// Candidates (a permutation of all of them); it is set only when Status is applied.
+type Outcome struct {
+	Status  string
+	Reason  string
+	Order   []int
+	Latency time.Duration // of the call to the endpoint, when one was made
+}
+
+// Reranker is safe for concurrent use.
+type Reranker struct {
+	client  *openai.Client
+	opts    Options
+	lat     *latencies
+	breaker *breaker
+	policy  *policy
+	metrics *metrics
+}
+
+// New returns a reranker for opts. It fails on a policy that is neither on nor off; it
+// makes no call.
+func New(opts Options) (*Reranker, error) {
+	opts = opts.withDefaults()
+	if opts.Default != PolicyOn && opts.Default != PolicyOff {
+		return nil, fmt.Errorf("rerank: default policy %q: want on or off", opts.Default)
+	}
+	oc := openai.DefaultConfig(opts.APIKey)
+	oc.BaseURL = strings.TrimRight(opts.BaseURL, "/")
+	return &Reranker{
+		client:  openai.NewClientWithConfig(oc),
+		opts:    opts,
+		lat:     newLatencies(opts.Window, opts.SampleTTL),
+		breaker: newBreaker(opts.FailureThreshold, opts.Cooldown),
+		policy:  &policy{def: opts.Default, settings: opts.Settings, ttl: opts.SettingsTTL},
+		metrics: newMetrics(),
+	}, nil
+}
+
+// Model returns the model asked.
+func (r *Reranker) Model() string { return r.opts.Model }
+
+// Rerank decides whether to call the model for req and, if it may, calls it under the
+// budget's deadline. It never fails: an outcome other than applied means "keep your order".
+func (r *Reranker) Rerank(ctx context.Context, req *Request) Outcome {
+	out := r.rerank(ctx, req)
+	r.metrics.outcomes.WithLabelValues(out.Status).Inc()
+	return out
+}
+
+func (r *Reranker) rerank(ctx context.Context, req *Request) Outcome {
+	if req.Mode == ModeOff {
+		return Outcome{Status: StatusOff, Reason: "rerank off in request"}
+	}
+	now := r.opts.Now()
+	if on, why := r.policy.resolve(ctx, req.Namespace, now); !on {
+		return Outcome{Status: StatusOff, Reason: why}
+	}
+	window := min(len(req.Candidates), r.opts.TopN)
+	slots := make([]int, 0, window) // positions of the candidates that may be sent
+	for i, c := range req.Candidates[:window] {
+		if !c.Sensitive {
+			slots = append(slots, i)
+		}
+	}
+	if len(slots) < 2 {
+		return Outcome{Status: StatusOff, Reason: "fewer than 2 candidates to rerank"}
+	}
+	// An open breaker answers first: it explains more than the budget would.
+	if r.breaker.state(now) == stateOpen {
+		_, _, why := r.breaker.acquire(now)
+		return Outcome{Status: StatusCircuitOpen, Reason: why}
+	}
+	p95, _ := r.lat.p95(now)
+	left, why := gate(req.Elapsed, p95, r.opts.Margin, req.Budget, req.Mode == ModeOn)
+	if why != "" {
+		return Outcome{Status: StatusSkippedBudget, Reason: why}
+	}
+	permit, ok, why := r.breaker.acquire(now)
+	if !ok {
+		return Outcome{Status: StatusCircuitOpen, Reason: why}
+	}
+
+	texts := make([]string, len(slots))
+	for k, i := range slots {
+		texts[k] = req.Candidates[i].Text
+	}
+	cctx, cancel := context.WithTimeout(ctx, left)
+	defer cancel()
+	start := r.opts.Now()
+	ranking, err := r.call(cctx, req.Query, texts)
+	end := r.opts.Now()
+	took := end.Sub(start)
+	r.lat.add(end, took)
+
+	out := Outcome{Latency: took}
+	result := callFailed
+	switch {
+	case err == nil:
+		out.Status, result = StatusApplied, callOK
+		out.Order = merge(len(req.Candidates), slots, ranking)
+	case ctx.Err() != nil: // the caller gave up; that says nothing about the endpoint
+		out.Status, out.Reason, result = StatusError, "request canceled", callNeutral
+	case errors.Is(err, context.DeadlineExceeded) || cctx.Err() != nil:
+		out.Status, out.Reason = StatusTimeout, fmt.Sprintf("no answer within the %s left of the budget", ms(left))
+	default:
+		out.Status, out.Reason = StatusError, models.Clip(err.Error(), 300)
+	}
+	r.breaker.done(end, permit, result)
+	r.metrics.latency.WithLabelValues(out.Status).Observe(took.Seconds())
+	return out
+}
+
+// call asks the model to rank texts and returns their indices in its order.
+func (r *Reranker) call(ctx context.Context, query string, texts []string) ([]int, error) {
+	resp, err := r.client.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
+		Model: r.opts.Model,
+		Messages: []openai.ChatCompletionMessage{
+			{Role: openai.ChatMessageRoleSystem, Content: systemPrompt},
+			{Role: openai.ChatMessageRoleUser, Content: userPrompt(query, texts, r.opts.TextBytes)},
+		},
+		MaxTokens: maxAnswerTokens(len(texts)),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(resp.Choices) == 0 {
+		return nil, fmt.Errorf("%w: no choices", errAnswer)
+	}
+	return parseRanking(resp.Choices[0].Message.Content, len(texts))
+}
+
+// merge builds the full order of n candidates: the sent ones (at slots, in the pipeline's
+// order) take those same slots in the model's order (ranking indexes slots); every other
+// candidate — sensitive ones, and those beyond the top N — keeps its own place.
+func merge(n int, slots, ranking []int) []int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	for k, r := range ranking {
+		order[slots[k]] = slots[r]
+	}
+	return order
+}
