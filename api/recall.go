@@ -123,8 +123,8 @@ type Components struct {
 	Volunteer float64 `json:"volunteer,omitempty"`
 }
 
-// RerankStatus says whether the LLM reranker ran and, if not, why: status is one of off,
-// skipped, ok, timeout, error, circuit_open, unconfigured.
+// RerankStatus says whether the LLM reranker ran and, if not, why: status is one of
+// applied, skipped_budget, timeout, error, circuit_open, off, unconfigured (docs/rerank.md).
 type RerankStatus struct {
 	Status string `json:"status"`
 	Reason string `json:"reason,omitempty"`

@@ -8,11 +8,11 @@ import (
 func TestGate(t *testing.T) {
 	const ms = time.Millisecond
 	for _, tc := range []struct {
-		name                          string
+		name                         string
 		elapsed, p95, margin, budget time.Duration
-		force                         bool
-		left                          time.Duration
-		reason                        string
+		force                        bool
+		left                         time.Duration
+		reason                       string
 	}{
 		{"room", 5 * ms, 80 * ms, 10 * ms, 100 * ms, false, 85 * ms, ""},
 		{"exactly fits", 10 * ms, 80 * ms, 10 * ms, 100 * ms, false, 80 * ms, ""},

@@ -38,7 +38,7 @@ func TestRecallResponseToAPI(t *testing.T) {
 			SurfacingID: "01S", Score: 0.8, Components: &models.Components{Relevance: 0.9}, Reasons: []string{"text"}, Volunteered: true,
 		}},
 		Context: "ctx", TurnID: "t1", ConversationType: "casual", Threshold: 0.9, Variant: "b",
-		Rerank: recall.RerankStatus{Status: "skipped", Reason: "budget"}, Degraded: []string{"embedder: timeout"},
+		Rerank: recall.RerankStatus{Status: "skipped_budget", Reason: "budget"}, Degraded: []string{"embedder: timeout"},
 		LatencyMS: 1.5, Stages: map[string]float64{"search": 0.5}, Startup: &recall.Startup{Now: at, Memories: 3},
 	})
 	r := resp.Results[0]
@@ -48,7 +48,7 @@ func TestRecallResponseToAPI(t *testing.T) {
 		t.Errorf("result %+v", r)
 	}
 	if resp.Context != "ctx" || resp.TurnID != "t1" || resp.ConversationType != "casual" || resp.Threshold != 0.9 || resp.Variant != "b" ||
-		resp.Rerank.Status != "skipped" || resp.Rerank.Reason != "budget" || resp.Degraded[0] != "embedder: timeout" ||
+		resp.Rerank.Status != "skipped_budget" || resp.Rerank.Reason != "budget" || resp.Degraded[0] != "embedder: timeout" ||
 		resp.LatencyMS != 1.5 || resp.Stages["search"] != 0.5 || resp.Startup.Memories != 3 {
 		t.Errorf("response %+v", resp)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Defaults of Config.
@@ -50,6 +51,8 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the server clock, stamped on recall requests; nil means time.Now.
 	Now func() time.Time
+	// Collectors are more Prometheus metrics to serve at /metrics (the reranker's).
+	Collectors []prometheus.Collector
 }
 
 // Server is the HTTP API. Build it with New and serve Handler().
@@ -95,7 +98,7 @@ func New(cfg Config) *Server {
 		maxBody:    cfg.MaxBodyBytes,
 		log:        cfg.Logger,
 		now:        cfg.Now,
-		metrics:    newMetrics(),
+		metrics:    newMetrics(cfg.Collectors...),
 	}
 	if s.ready == nil {
 		s.ready = func() bool { return true }

@@ -31,6 +31,7 @@ type Config struct {
 	LogFormat       string        // --log-format, SALIENCE_LOG_FORMAT: text or json
 	ShutdownTimeout time.Duration // --shutdown-timeout, SALIENCE_SHUTDOWN_TIMEOUT
 	Jobs            JobsConfig    // scheduled jobs and the decay policy (jobs.go)
+	Rerank          RerankConfig  // the LLM reranker (rerank.go)
 }
 
 // Defaults. `salience serve` with no configuration listens on loopback and keeps its data
@@ -58,6 +59,7 @@ func (c *Config) flagSet(fs *flag.FlagSet) {
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long shutdown waits for in-flight requests")
 	c.Jobs.flagSet(fs)
+	c.Rerank.flagSet(fs)
 }
 
 // DefaultConfig returns the configuration of `salience serve` with no flags or environment.
@@ -72,6 +74,7 @@ func DefaultConfig() Config {
 		LogFormat:       "text",
 		ShutdownTimeout: DefaultShutdownTimeout,
 		Jobs:            DefaultJobsConfig(),
+		Rerank:          DefaultRerankConfig(),
 	}
 }
 
@@ -81,7 +84,8 @@ func envName(flagName string) string {
 }
 
 // applyEnv sets every flag that was not given on the command line from its environment
-// variable, when that is set. --embed-key also falls back to OPENAI_API_KEY.
+// variable, when that is set. --embed-key also falls back to OPENAI_API_KEY, --rerank-key
+// to ANTHROPIC_API_KEY.
 func applyEnv(fs *flag.FlagSet, getenv func(string) string) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
@@ -94,6 +98,9 @@ func applyEnv(fs *flag.FlagSet, getenv func(string) string) error {
 		v := getenv(name)
 		if v == "" && f.Name == "embed-key" {
 			name, v = "OPENAI_API_KEY", getenv("OPENAI_API_KEY")
+		}
+		if v == "" && f.Name == "rerank-key" {
+			name, v = "ANTHROPIC_API_KEY", getenv("ANTHROPIC_API_KEY")
 		}
 		if v == "" {
 			return
@@ -142,6 +149,9 @@ func (c *Config) validate() error {
 	}
 	if c.ShutdownTimeout < 0 {
 		return fmt.Errorf("--shutdown-timeout must not be negative, got %v", c.ShutdownTimeout)
+	}
+	if err := c.Rerank.validate(); err != nil {
+		return err
 	}
 	return c.Jobs.validate()
 }

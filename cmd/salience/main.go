@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/salience-ai/salience/embed"
 	"github.com/salience-ai/salience/engagement"
 	"github.com/salience-ai/salience/ingest"
@@ -243,10 +245,18 @@ func (m *Main) serve(ctx context.Context) error {
 	// Engagement moves each memory's schedule with its namespace's decay policy, the one the
 	// decay jobs read.
 	eng := engagement.NewService(st, engagement.ServiceOptions{Policy: policies.For})
+	rr, err := newReranker(&c.Rerank, st, m.logger)
+	if err != nil {
+		return err
+	}
+	var metrics []prometheus.Collector
+	if rr != nil {
+		metrics = rr.Collectors()
+	}
 
 	m.api = server.New(server.Config{
 		Ingester:     ingest.New(st, emb, ingest.Options{MaxContentBytes: c.MaxContentBytes}),
-		Recaller:     recall.New(st, emb, recall.Options{}),
+		Recaller:     recall.New(st, emb, recall.Options{Reranker: recallReranker(rr)}),
 		Memories:     st,
 		Namespaces:   st,
 		Ready:        st.Ready,
@@ -257,6 +267,7 @@ func (m *Main) serve(ctx context.Context) error {
 		Keys:         m.keys,
 		MaxBodyBytes: c.MaxBodyBytes,
 		Logger:       m.logger,
+		Collectors:   metrics,
 	})
 
 	ln, err := net.Listen("tcp", c.Addr)
