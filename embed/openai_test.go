@@ -95,6 +95,7 @@ func newTestOpenAI(t *testing.T, srv *embeddingsServer, cfg OpenAIConfig) *OpenA
 	if err != nil {
 		t.Fatal(err)
 	}
+	recordWaits(o) // retries wait nothing in tests
 	return o
 }
 
@@ -260,7 +261,7 @@ func TestOpenAIDeadline(t *testing.T) {
 		}
 	})
 	t.Run("configured timeout", func(t *testing.T) {
-		o := newTestOpenAI(t, srv, OpenAIConfig{Timeout: 100 * time.Millisecond})
+		o := newTestOpenAI(t, srv, OpenAIConfig{Timeout: 100 * time.Millisecond, Retries: -1}) // retries: TestOpenAIRetriesTimeouts
 		start := time.Now()
 		_, err := o.Embed(context.Background(), []string{"slow"})
 		if elapsed := time.Since(start); elapsed >= time.Second {
