@@ -48,8 +48,12 @@ const (
 	DefaultFailureThreshold = 5
 	DefaultCooldown         = 30 * time.Second
 	DefaultWindow           = 64
-	DefaultSampleTTL        = 5 * time.Minute
-	DefaultSettingsTTL      = 10 * time.Second
+	// DefaultSampleTTL is how long a call's latency counts. It is also how often the gate
+	// tries again an endpoint it found too slow (once every sample has aged out, the next
+	// call goes out to measure it anew): a slow endpoint costs one call a minute, each one
+	// still inside its budget.
+	DefaultSampleTTL   = time.Minute
+	DefaultSettingsTTL = 10 * time.Second
 )
 
 // Options configure a Reranker; zero values take the defaults above.
@@ -285,3 +289,7 @@ func merge(n int, slots, ranking []int) []int {
 	}
 	return order
 }
+
+// P95 returns the gate's current estimate of a call's duration and how many recent calls
+// it rests on.
+func (r *Reranker) P95() (time.Duration, int) { return r.lat.p95(r.opts.Now()) }

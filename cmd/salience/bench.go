@@ -49,6 +49,8 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	seed := fs.Uint64("seed", 1, "corpus and query seed")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed recall calls to this file")
 	memprofile := fs.String("memprofile", "", "write an allocation profile after the timed recall calls to this file")
+	fakeLatency := fs.Duration("rerank-fake-latency", -1, "rerank every call through a built-in fake chat endpoint on loopback that answers after this long (e.g. 80ms); off when not given")
+	budget := fs.Duration("budget", 0, "the requests' latency budget (0 = the default, 300ms)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -113,7 +115,12 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	runtime.GC() // as serve does: collect the rebuild's garbage before serving
 	fmt.Fprintf(stdout, "reopened and rebuilt indexes in %.2fs\n", rebuild.Seconds())
 
-	p := recall.New(st, emb, recall.Options{})
+	rb, err := newBenchReranker(*fakeLatency)
+	if err != nil {
+		return err
+	}
+	defer rb.close()
+	p := recall.New(st, emb, recall.Options{Reranker: rb.reranker()})
 	qs := make([]string, *queries+50)
 	for i := range qs {
 		qs[i] = syn.Query()
@@ -122,12 +129,16 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		t := time.Now()
 		resp, err := p.Recall(ctx, &recall.Request{
 			Namespace: ns, ConversationID: fmt.Sprintf("bench-%d", i%100), Mode: models.Mode(*mode),
-			Query: qs[i], Now: now, Rerank: "off",
+			Query: qs[i], Now: now, Rerank: rb.mode(), LatencyBudget: *budget,
 		})
 		if err != nil {
 			return 0, 0, err
 		}
-		return time.Since(t), len(resp.Results), nil
+		d := time.Since(t)
+		if i < *queries {
+			rb.count(resp.Rerank)
+		}
+		return d, len(resp.Results), nil
 	}
 	for i := 0; i < 50; i++ { // warm-up
 		if _, _, err := ask(*queries + i); err != nil {
@@ -170,6 +181,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	qps := float64(*queries) / wall.Seconds()
 	fmt.Fprintf(stdout, "recall (%s, %d memories, %d queries, concurrency %d): p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, %.0f qps, %.1f results/query\n",
 		*mode, *n, *queries, *conc, pct(0.50), pct(0.95), pct(0.99), qps, float64(results.Load())/float64(*queries))
-	fmt.Fprintf(stdout, `{"p50_ms":%.3f,"p95_ms":%.3f,"p99_ms":%.3f,"qps":%.1f,"rebuild_s":%.3f}`+"\n", pct(0.50), pct(0.95), pct(0.99), qps, rebuild.Seconds())
+	extra := rb.report(stdout, *budget, *queries)
+	fmt.Fprintf(stdout, `{"p50_ms":%.3f,"p95_ms":%.3f,"p99_ms":%.3f,"qps":%.1f,"rebuild_s":%.3f%s}`+"\n", pct(0.50), pct(0.95), pct(0.99), qps, rebuild.Seconds(), extra)
 	return nil
 }
