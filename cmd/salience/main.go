@@ -105,6 +105,7 @@ type Main struct {
 	failed   chan error // a background failure that must end serve
 	closeErr error
 	closed   sync.Once
+	unlock   func() // releases the data directory's lock (reembed.go)
 }
 
 // NewMain returns a Main writing to the process's stdout and stderr.
@@ -126,6 +127,7 @@ commands:
   bench     run a benchmark (salience bench recall --help, salience bench engagement --help)
   metrics   print a namespace's engagement metrics (salience metrics --ns NS [--data DIR])
   mcp       serve a namespace's MCP tools over stdio, through a running server (salience mcp --ns NS)
+  reembed   re-embed a namespace with the configured embedder, server stopped (salience reembed --ns NS [--data DIR] [--embedder ...])
   version   print the version
 
 Run "salience serve -h" for the server's flags; each flag can also be set with the
@@ -143,7 +145,7 @@ func (m *Main) ParseFlags(ctx context.Context, args []string) error {
 	}
 	switch m.Command {
 	case "serve":
-	case "eval", "bench", "metrics", "mcp":
+	case "eval", "bench", "metrics", "mcp", "reembed":
 		m.Args = args
 		return nil
 	case "version":
@@ -206,6 +208,8 @@ func (m *Main) Run(ctx context.Context) error {
 		return runMetrics(ctx, m.Args, m.Stdout, m.Stderr)
 	case "mcp":
 		return runMCP(ctx, m.Args, os.Stdin, nopCloser{m.Stdout}, m.Stderr, m.Getenv)
+	case "reembed":
+		return runReembed(ctx, m.Args, m.Getenv, m.Stdout, m.Stderr)
 	case "version":
 		fmt.Fprintf(m.Stdout, "salience %s (%s, %s/%s)\n", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return nil
@@ -226,6 +230,15 @@ func (m *Main) serve(ctx context.Context) error {
 	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
 		return fmt.Errorf("data directory: %w", err)
 	}
+	// A shared lock: servers never block each other, but reembed (exclusive) cannot
+	// rewrite vectors under a running server, nor a server start in the middle of one.
+	unlock, err := lockData(c.DataDir, false)
+	if errors.Is(err, errDataLocked) {
+		return fmt.Errorf("%s is being re-embedded (salience reembed holds %s); start the server when it is done", c.DataDir, lockPath(c.DataDir))
+	} else if err != nil {
+		return err
+	}
+	m.unlock = unlock
 	dbPath := filepath.Join(c.DataDir, DatabaseFile)
 	st, err := sqlite.Open(dbPath, sqlite.Options{Logger: m.logger})
 	if err != nil {
@@ -234,6 +247,13 @@ func (m *Main) serve(ctx context.Context) error {
 	m.store = st
 	emb, err := newEmbedder(c)
 	if err != nil {
+		return err
+	}
+	dims, err := st.VectorDims(ctx)
+	if err != nil {
+		return err
+	}
+	if err := checkDims(dims, emb, c.DataDir); err != nil {
 		return err
 	}
 
@@ -390,6 +410,9 @@ func (m *Main) Close() error {
 			if err := m.store.Close(); err != nil {
 				errs = append(errs, fmt.Errorf("closing the store: %w", err))
 			}
+		}
+		if m.unlock != nil {
+			m.unlock()
 		}
 		m.closeErr = errors.Join(errs...)
 		if m.logger != nil && m.http != nil {

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/salience-ai/salience/api"
+)
+
+// runMain runs one command of the binary and returns its error and output.
+func runMain(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	m := NewMain()
+	m.Stdout, m.Stderr = &out, &out
+	m.Getenv = func(string) string { return "" }
+	if err := m.ParseFlags(context.Background(), args); err != nil {
+		return out.String(), err
+	}
+	err := m.Run(context.Background())
+	if cerr := m.Close(); err == nil {
+		err = cerr
+	}
+	return out.String(), err
+}
+
+func TestDimensionMismatchAtStartAndReembed(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, dir, "--embed-dims", "64")
+	s.ingest("bees", `{"kind":"fact","content":"Nadia keeps her bees on the roof of the old cannery."}`, "")
+	s.ingest("other", `{"kind":"fact","content":"The lighthouse lamp needs a new mantle."}`, "")
+
+	// While the server runs, reembed refuses: the server's vector index would go stale.
+	if _, err := runMain(t, "reembed", "--ns", "bees", "--data", dir); err == nil || !strings.Contains(err.Error(), "a server is running on "+dir) {
+		t.Fatalf("reembed beside a server: %v, want a refusal", err)
+	}
+	if err := s.m.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Started with another vector size, the server stops with an error naming both sizes
+	// and the command.
+	_, err := runMain(t, "serve", "--addr", "127.0.0.1:0", "--data", dir)
+	if err == nil {
+		t.Fatal("serve started over 64-dimension vectors with a 256-dimension embedder")
+	}
+	for _, want := range []string{
+		`namespace "bees" holds 64-dimension vectors but the embedder local-hash-v1-256 makes 256-dimension ones`,
+		"(and 1 more namespaces: other)",
+		"salience reembed --ns bees --data " + dir,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("start-up error %q lacks %q", err, want)
+		}
+	}
+
+	out, err := runMain(t, "reembed", "--ns", "bees, other", "--data", dir)
+	if err != nil {
+		t.Fatalf("reembed: %v\n%s", err, out)
+	}
+	for _, want := range []string{"re-embedded 1 memories of bees with local-hash-v1-256", "(64 dims → 256 dims)", "re-embedded 1 memories of other"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("reembed output %q lacks %q", out, want)
+		}
+	}
+
+	// Now the default embedder serves, and vector search finds the memory again.
+	s2 := startServer(t, dir)
+	resp := s2.recall("bees", api.RecallRequest{Mode: "search", Query: "where does Nadia keep her bees", Explain: true}, "")
+	if len(resp.Results) != 1 || resp.Results[0].Components == nil || resp.Results[0].Components.Vector <= 0 {
+		t.Fatalf("after reembed: %+v, want the memory found by its new vector", resp.Results)
+	}
+}
+
+func TestServeRefusesDuringReembed(t *testing.T) {
+	dir := t.TempDir()
+	unlock, err := lockData(dir, true) // what reembed holds while it runs
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	if _, err := runMain(t, "serve", "--addr", "127.0.0.1:0", "--data", dir); err == nil || !strings.Contains(err.Error(), "is being re-embedded") {
+		t.Errorf("serve during reembed: %v, want a refusal", err)
+	}
+}
+
+func TestReembedUsage(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"reembed", "--data", dir}, "--ns is required"},
+		{[]string{"reembed", "--ns", "a", "--data", dir}, "no database at"},
+		{[]string{"reembed", "--ns", "a", "--data", dir, "--embedder", "openai"}, "--embedder openai needs --embed-model"},
+		{[]string{"reembed", "--ns", "a", "--data", dir, "--batch", "0"}, "--batch must be positive"},
+	} {
+		if _, err := runMain(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,119 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/salience-ai/salience/index"
+	"github.com/salience-ai/salience/models"
+)
+
+// VectorDims returns the embedding size of every namespace that holds vectors. It reads the
+// database, not the indexes, so it works before Rebuild: serve checks the configured
+// embedder against it before loading anything.
+func (s *Store) VectorDims(ctx context.Context) (map[string]int, error) {
+	out := map[string]int{}
+	_, err := queryAll(ctx, s.rdb, "vector dims", `SELECT ns, dims FROM namespaces WHERE dims > 0 ORDER BY ns`, nil,
+		func(sc scanner) (struct{}, error) {
+			var ns string
+			var d int
+			err := sc.Scan(&ns, &d)
+			out[ns] = d
+			return struct{}{}, err
+		})
+	return out, err
+}
+
+// EmbedFunc embeds texts, one vector per text, in order (embed.Embedder.Embed).
+type EmbedFunc func(ctx context.Context, texts []string) ([][]float32, error)
+
+// Reembed replaces the vector of every indexed unit of ns — each memory that is not chunked,
+// and each chunk — with embed's, batch units at a time, and records dims as the
+// namespace's size once all are written. It returns how many units it re-embedded;
+// progress (may be nil) hears after each batch.
+//
+// It is an offline operation: it refuses a store whose indexes are loaded (a serving
+// store), whose vector index would go stale. Batches commit one by one, so an interrupted
+// run leaves some new vectors under the old size; Rebuild skips vectors of the wrong size
+// and the next run writes them all again.
+func (s *Store) Reembed(ctx context.Context, ns string, dims, batch int, embed EmbedFunc, progress func(done, total int)) (int, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return 0, err
+	}
+	if dims <= 0 || batch <= 0 {
+		return 0, models.Invalid("dims", "dims and batch must be positive")
+	}
+	if s.ready.Load() {
+		return 0, models.Errorf(models.ECONFLICT, "re-embedding needs a store that is not serving (indexes loaded)")
+	}
+	var total int
+	err := s.rdb.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE ns = ? AND (parent_id != '' OR chunk_count = 0)`, ns).Scan(&total)
+	if err != nil {
+		return 0, wrap(err, "reembed: count")
+	}
+	done, after := 0, ""
+	for {
+		type unit struct{ id, content string }
+		units, err := queryAll(ctx, s.rdb, "reembed: read",
+			`SELECT id, content FROM memories WHERE ns = ? AND (parent_id != '' OR chunk_count = 0) AND id > ? ORDER BY id LIMIT ?`,
+			[]any{ns, after, batch}, func(sc scanner) (unit, error) {
+				var u unit
+				err := sc.Scan(&u.id, &u.content)
+				return u, err
+			})
+		if err != nil {
+			return done, err
+		}
+		if len(units) == 0 {
+			break
+		}
+		texts := make([]string, len(units))
+		for i, u := range units {
+			texts[i] = u.content
+		}
+		vecs, err := embed(ctx, texts)
+		if err != nil {
+			return done, fmt.Errorf("reembed: %w", err)
+		}
+		if len(vecs) != len(units) {
+			return done, fmt.Errorf("reembed: the embedder returned %d vectors for %d texts", len(vecs), len(units))
+		}
+		for i, v := range vecs {
+			if len(v) != dims {
+				return done, fmt.Errorf("reembed: the embedder returned a %d-dimension vector for %s, want %d", len(v), units[i].id, dims)
+			}
+			n, err := index.Normalize(v) // stored normalized, as CreateMemories does
+			if err != nil {
+				return done, fmt.Errorf("reembed: the vector of %s: %w", units[i].id, err)
+			}
+			vecs[i] = n
+		}
+		err = s.write(ctx, "reembed: write", func(tx *sql.Tx) (func(), error) {
+			st, err := tx.PrepareContext(ctx, `UPDATE memories SET embedding = ? WHERE ns = ? AND id = ?`)
+			if err != nil {
+				return nil, err
+			}
+			defer st.Close()
+			for i, u := range units {
+				if _, err := st.ExecContext(ctx, encVector(vecs[i]), ns, u.id); err != nil {
+					return nil, err
+				}
+			}
+			return nil, nil
+		})
+		if err != nil {
+			return done, err
+		}
+		done += len(units)
+		after = units[len(units)-1].id
+		if progress != nil {
+			progress(done, total)
+		}
+	}
+	err = s.write(ctx, "reembed: dims", func(tx *sql.Tx) (func(), error) {
+		_, err := tx.ExecContext(ctx, `INSERT INTO namespaces (ns, dims) VALUES (?, ?) ON CONFLICT (ns) DO UPDATE SET dims = excluded.dims`, ns, dims)
+		return nil, err
+	})
+	return done, err
+}
