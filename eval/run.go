@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
 	"time"
 
 	"github.com/salience-ai/salience/ingest"
@@ -77,6 +78,13 @@ type Report struct {
 	Overall    *Scores
 	Memories   int
 	Elapsed    time.Duration
+	Rerank     map[string]int // questions by rerank status, when reranking was asked for
+}
+
+// Options tune a run; the zero value asks with reranking off, as the retrieval figures do.
+type Options struct {
+	Rerank        string        // the requests' rerank mode (auto, on); "" means off
+	LatencyBudget time.Duration // the requests' latency budget; 0 means recall's default
 }
 
 // Namespace is the namespace a conversation is ingested into.
@@ -115,9 +123,17 @@ func Ingest(ctx context.Context, svc *ingest.Service, c *Conversation) (map[stri
 // Ask runs one question through recall (mode search) at the conversation's clock and returns
 // the dia ids of the results, best first.
 func Ask(ctx context.Context, p *recall.Pipeline, c *Conversation, q QA, conv string, limit int, byID map[string]string) ([]string, *recall.Response, error) {
+	return askWith(ctx, p, c, q, conv, limit, byID, Options{})
+}
+
+func askWith(ctx context.Context, p *recall.Pipeline, c *Conversation, q QA, conv string, limit int, byID map[string]string, opts Options) ([]string, *recall.Response, error) {
+	mode := opts.Rerank
+	if mode == "" {
+		mode = "off"
+	}
 	resp, err := p.Recall(ctx, &recall.Request{
 		Namespace: Namespace(c), ConversationID: conv, Mode: models.ModeSearch,
-		Query: q.Question, Limit: limit, Now: c.Last(), Rerank: "off",
+		Query: q.Question, Limit: limit, Now: c.Last(), Rerank: mode, LatencyBudget: opts.LatencyBudget,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -135,6 +151,11 @@ func Evaluable(q QA) bool { return q.Category >= 1 && q.Category <= 4 && len(q.E
 
 // Run ingests every conversation into store and scores every evaluable question.
 func Run(ctx context.Context, ing *ingest.Service, p *recall.Pipeline, convs []*Conversation, log io.Writer) (*Report, error) {
+	return RunWith(ctx, ing, p, convs, log, Options{})
+}
+
+// RunWith is Run with options (reranking).
+func RunWith(ctx context.Context, ing *ingest.Service, p *recall.Pipeline, convs []*Conversation, log io.Writer, opts Options) (*Report, error) {
 	start := time.Now()
 	rep := &Report{ByCategory: map[int]*Scores{}, Overall: newScores()}
 	for _, c := range convs {
@@ -147,9 +168,15 @@ func Run(ctx context.Context, ing *ingest.Service, p *recall.Pipeline, convs []*
 			if !Evaluable(q) {
 				continue
 			}
-			ranked, _, err := Ask(ctx, p, c, q, fmt.Sprintf("eval-%s-%d", c.Name, i), 25, byID)
+			ranked, resp, err := askWith(ctx, p, c, q, fmt.Sprintf("eval-%s-%d", c.Name, i), 25, byID, opts)
 			if err != nil {
 				return nil, fmt.Errorf("%s question %d: %w", c.Name, i, err)
+			}
+			if opts.Rerank != "" {
+				if rep.Rerank == nil {
+					rep.Rerank = map[string]int{}
+				}
+				rep.Rerank[resp.Rerank.Status]++
 			}
 			cat := rep.ByCategory[q.Category]
 			if cat == nil {
@@ -181,5 +208,17 @@ func (r *Report) Print(w io.Writer) {
 	o := r.Overall
 	fmt.Fprintf(w, "%-10s %6d %9.3f %9.3f %9.3f %7.3f\n", "overall", o.N, o.Mean(5), o.Mean(10), o.Mean(25), o.HitRate())
 	fmt.Fprintf(w, "(%d memories, %.1fs)\n", r.Memories, r.Elapsed.Seconds())
+	if len(r.Rerank) > 0 {
+		statuses := make([]string, 0, len(r.Rerank))
+		for s := range r.Rerank {
+			statuses = append(statuses, s)
+		}
+		sort.Strings(statuses)
+		fmt.Fprint(w, "rerank:")
+		for _, s := range statuses {
+			fmt.Fprintf(w, " %s %d", s, r.Rerank[s])
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, `{"recall@5":%.4f,"recall@10":%.4f,"recall@25":%.4f,"hit@10":%.4f}`+"\n", o.Mean(5), o.Mean(10), o.Mean(25), o.HitRate())
 }

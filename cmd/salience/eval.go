@@ -22,17 +22,29 @@ import (
 // runEval runs `salience eval locomo [--data DIR]`: it ingests each conversation into a fresh
 // embedded store through the real ingest path, asks every question through the real recall
 // pipeline, and prints evidence recall@5/10/25 and hit@10 per category, the last line JSON.
-func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runEval(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "locomo" {
-		return errors.New("usage: salience eval locomo [--data DIR] [--dims N]")
+		return errors.New("usage: salience eval locomo [--data DIR] [--dims N] [--learn] [--rerank [--rerank-url URL] [--rerank-fake-latency D] [--budget D]]")
 	}
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", defaultLocomo(), "directory of LoCoMo-format conversation files (*.json)")
 	dims := fs.Int("dims", 0, "local embedder dimensions (0 = default)")
 	learn := fs.Bool("learn", false, "replay half the questions with engagement feedback and score the other half with and without it")
+	er := evalRerankFlags(fs)
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
+	}
+	if err := applyEnv(fs, getenv); err != nil {
+		return err
+	}
+	rr, stopRerank, err := er.start(stderr)
+	if err != nil {
+		return err
+	}
+	defer stopRerank()
+	if rr != nil && *learn {
+		return errors.New("eval locomo: --rerank measures retrieval; run it without --learn")
 	}
 	convs, err := eval.LoadDir(*data)
 	if err != nil {
@@ -55,7 +67,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		return eval.Engine{
 			Ingest:     ingest.New(st, emb),
-			Recall:     recall.New(st, emb, recall.Options{}),
+			Recall:     recall.New(st, emb, recall.Options{Reranker: recallReranker(rr)}),
 			Engagement: engagement.NewService(st, engagement.ServiceOptions{}),
 		}, func() { st.Close() }, nil
 	}
@@ -78,7 +90,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		rep.Print(stdout)
 		return nil
 	}
-	rep, err := eval.Run(ctx, a.Ingest, a.Recall, convs, stderr)
+	rep, err := eval.RunWith(ctx, a.Ingest, a.Recall, convs, stderr, er.options(rr))
 	if err != nil {
 		return err
 	}

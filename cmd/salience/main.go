@@ -201,7 +201,7 @@ func isFlag(s string) bool { return len(s) > 1 && s[0] == '-' }
 func (m *Main) Run(ctx context.Context) error {
 	switch m.Command {
 	case "eval":
-		return runEval(ctx, m.Args, m.Stdout, m.Stderr)
+		return runEval(ctx, m.Args, m.Getenv, m.Stdout, m.Stderr)
 	case "bench":
 		return runBench(ctx, m.Args, m.Stdout, m.Stderr)
 	case "metrics":
