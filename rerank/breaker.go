@@ -6,7 +6,10 @@ import (
 	"time"
 )
 
-// breaker is a circuit breaker over the endpoint. Closed, every call may go; after
+// breaker is a circuit breaker over the endpoint: it stops calls to an endpoint that is
+// broken, while the latency gate stops calls to one that is slow — a timeout says the
+// endpoint was slower than what was left of one budget, not that it is broken, so it
+// counts here as neither success nor failure. Closed, every call may go; after
 // threshold failures in a row it opens and no call goes until cooldown has passed; then it
 // is half-open and lets exactly one trial call through: a success closes it, a failure
 // opens it for another cooldown. Time comes from the caller, so tests move it by hand.
@@ -73,8 +76,8 @@ func (b *breaker) acquire(now time.Time) (permit, bool, string) {
 // Results of a call, for done.
 const (
 	callOK      = iota
-	callFailed  // an error, a timeout or an unusable answer
-	callNeutral // says nothing about the endpoint (the caller went away)
+	callFailed  // an error or an unusable answer
+	callNeutral // says nothing about whether the endpoint works: a timeout, a caller gone
 )
 
 // done records the result of a call acquire let through.

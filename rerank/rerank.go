@@ -237,7 +237,13 @@ func (r *Reranker) rerank(ctx context.Context, req *Request) Outcome {
 	ranking, err := r.call(cctx, req.Query, texts)
 	end := r.opts.Now()
 	took := end.Sub(start)
-	r.lat.add(end, took)
+	timedOut := err != nil && ctx.Err() == nil && (errors.Is(err, context.DeadlineExceeded) || cctx.Err() != nil)
+	if timedOut {
+		// A call cut off at its deadline would have taken at least what it was allowed.
+		r.lat.add(end, max(took, left))
+	} else {
+		r.lat.add(end, took)
+	}
 
 	out := Outcome{Latency: took}
 	result := callFailed
@@ -247,8 +253,10 @@ func (r *Reranker) rerank(ctx context.Context, req *Request) Outcome {
 		out.Order = merge(len(req.Candidates), slots, ranking)
 	case ctx.Err() != nil: // the caller gave up; that says nothing about the endpoint
 		out.Status, out.Reason, result = StatusError, "request canceled", callNeutral
-	case errors.Is(err, context.DeadlineExceeded) || cctx.Err() != nil:
-		out.Status, out.Reason = StatusTimeout, fmt.Sprintf("no answer within the %s left of the budget", ms(left))
+	case timedOut:
+		// Slow, not broken: the latency sample above keeps the gate from trying again
+		// while calls take this long; the breaker is left to errors.
+		out.Status, out.Reason, result = StatusTimeout, fmt.Sprintf("no answer within the %s left of the budget", ms(left)), callNeutral
 	default:
 		out.Status, out.Reason = StatusError, models.Clip(err.Error(), 300)
 	}
