@@ -80,8 +80,9 @@ const (
 	callNeutral // says nothing about whether the endpoint works: a timeout, a caller gone
 )
 
-// done records the result of a call acquire let through.
-func (b *breaker) done(now time.Time, p permit, result int) {
+// done records the result of a call acquire let through, and reports whether it opened
+// the circuit (from closed) or closed it.
+func (b *breaker) done(now time.Time, p permit, result int) (opened, closed bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if p.trial {
@@ -90,13 +91,15 @@ func (b *breaker) done(now time.Time, p permit, result int) {
 	switch {
 	case result == callNeutral:
 	case result == callOK:
+		closed = !b.openedAt.IsZero()
 		b.failures, b.openedAt = 0, time.Time{}
 	case p.trial:
 		b.openedAt = now // the trial failed: another cooldown
 	default:
 		b.failures++
 		if b.failures >= b.threshold && b.openedAt.IsZero() {
-			b.openedAt = now
+			b.openedAt, opened = now, true
 		}
 	}
+	return opened, closed
 }

@@ -10,6 +10,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net/http"
 	"strings"
 	"time"
 
@@ -84,6 +86,11 @@ type Options struct {
 	SettingsTTL time.Duration
 	// Now is the clock of the gate and the breaker; nil means time.Now.
 	Now func() time.Time
+	// Logger hears when the circuit opens and closes; nil discards.
+	Logger *slog.Logger
+	// HTTPClient makes the calls; nil means one that keeps up to 64 idle connections to
+	// the endpoint, so concurrent recalls do not pay a new TLS handshake each.
+	HTTPClient *http.Client
 }
 
 func (o Options) withDefaults() Options {
@@ -122,6 +129,14 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.HTTPClient == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = 64
+		o.HTTPClient = &http.Client{Transport: t}
 	}
 	return o
 }
@@ -173,6 +188,7 @@ func New(opts Options) (*Reranker, error) {
 	}
 	oc := openai.DefaultConfig(opts.APIKey)
 	oc.BaseURL = strings.TrimRight(opts.BaseURL, "/")
+	oc.HTTPClient = opts.HTTPClient
 	return &Reranker{
 		client:  openai.NewClientWithConfig(oc),
 		opts:    opts,
@@ -260,7 +276,13 @@ func (r *Reranker) rerank(ctx context.Context, req *Request) Outcome {
 	default:
 		out.Status, out.Reason = StatusError, models.Clip(err.Error(), 300)
 	}
-	r.breaker.done(end, permit, result)
+	switch opened, closed := r.breaker.done(end, permit, result); {
+	case opened:
+		r.opts.Logger.Warn("rerank: circuit open: no calls for the cool-down", "failures", r.opts.FailureThreshold,
+			"cooldown", r.opts.Cooldown.String(), "last_error", out.Reason)
+	case closed:
+		r.opts.Logger.Info("rerank: circuit closed: the endpoint answers again")
+	}
 	r.metrics.latency.WithLabelValues(out.Status).Observe(took.Seconds())
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -290,7 +291,9 @@ func TestRerankBreaker(t *testing.T) {
 		}
 		return `{"ranking": ["m2", "m1"]}`, true
 	}
-	r := newTestReranker(t, srv, clk, Options{FailureThreshold: 3, Cooldown: 30 * time.Second})
+	var logs syncBuffer
+	r := newTestReranker(t, srv, clk, Options{FailureThreshold: 3, Cooldown: 30 * time.Second,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	req := request(time.Second, candidates("a", "b"))
 	for i := 0; i < 3; i++ {
 		out := r.Rerank(context.Background(), req)
@@ -330,6 +333,57 @@ func TestRerankBreaker(t *testing.T) {
 	}
 	if srv.count() != 6 {
 		t.Errorf("%d calls, want 6", srv.count())
+	}
+	// The operator hears of it once each way (a failed trial re-opens without a new line).
+	if got := strings.Count(logs.String(), "circuit open"); got != 1 {
+		t.Errorf("%d 'circuit open' log lines, want 1:\n%s", got, logs.String())
+	}
+	if got := strings.Count(logs.String(), "circuit closed"); got != 1 {
+		t.Errorf("%d 'circuit closed' log lines, want 1:\n%s", got, logs.String())
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Concurrent recalls share the gate, the breaker and the metrics (run with -race).
+func TestRerankConcurrent(t *testing.T) {
+	clk := newClock()
+	srv := &chatServer{}
+	srv.answer = answering(clk, 0, `{"ranking": ["m2", "m1"]}`)
+	r := newTestReranker(t, srv, clk, Options{})
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 10; i++ {
+				if out := r.Rerank(context.Background(), request(time.Second, candidates("a", "b"))); out.Status != StatusApplied {
+					t.Errorf("outcome %+v", out)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if got := testutil.ToFloat64(r.metrics.outcomes.WithLabelValues(StatusApplied)); got != 80 {
+		t.Errorf("applied %v, want 80", got)
+	}
+	if _, n := r.P95(); n != DefaultWindow {
+		t.Errorf("%d samples, want the window's %d", n, DefaultWindow)
 	}
 }
 

@@ -55,7 +55,7 @@ func newReranker(r *RerankConfig, settings rerank.SettingsReader, log *slog.Logg
 	if r.URL == "" && r.Key == "" {
 		return nil, nil
 	}
-	rr, err := rerank.New(rerank.Options{BaseURL: r.URL, APIKey: r.Key, Model: r.Model, TopN: r.TopN, Default: r.Policy, Settings: settings})
+	rr, err := rerank.New(rerank.Options{BaseURL: r.URL, APIKey: r.Key, Model: r.Model, TopN: r.TopN, Default: r.Policy, Settings: settings, Logger: log})
 	if err != nil {
 		return nil, err
 	}
