@@ -84,3 +84,50 @@ func gate(elapsed, p95, margin, budget time.Duration, force bool) (left time.Dur
 func ms(d time.Duration) string {
 	return fmt.Sprintf("%.1fms", float64(d.Microseconds())/1000)
 }
+
+// prober lets one call through now and then when the p95 says no, so the gate keeps
+// measuring: without it a few slow calls would stop all calls, and so all new samples,
+// until they age out. A probe runs under the same deadline as any call, so it never
+// breaks a budget; it costs a call that may be cut off. The interval starts at min,
+// doubles after every probe that did not answer in time (up to max, so an endpoint that
+// stays slow costs one call per max) and is back to min after one that did.
+type prober struct {
+	min, max time.Duration
+
+	mu       sync.Mutex
+	interval time.Duration
+	last     time.Time // when the last call of any kind went out
+}
+
+func newProber(min, max time.Duration) *prober {
+	return &prober{min: min, max: max, interval: min}
+}
+
+// sent notes a call going out at now.
+func (p *prober) sent(now time.Time) {
+	p.mu.Lock()
+	p.last = now
+	p.mu.Unlock()
+}
+
+// due reports whether a probe may go at now (no call for an interval), and claims it.
+func (p *prober) due(now time.Time) (bool, time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if now.Sub(p.last) < p.interval {
+		return false, 0
+	}
+	p.last = now
+	return true, p.interval
+}
+
+// result adapts the interval to whether a probe answered in time.
+func (p *prober) result(inTime bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if inTime {
+		p.interval = p.min
+		return
+	}
+	p.interval = min(2*p.interval, p.max)
+}

@@ -103,6 +103,9 @@ func newTestReranker(t *testing.T, srv *chatServer, clk *clock, opts Options) *R
 	t.Cleanup(hs.Close)
 	opts.BaseURL = hs.URL + "/v1/"
 	opts.Now = clk.Now
+	if opts.Margin == 0 {
+		opts.Margin = 10 * time.Millisecond // the tests' arithmetic, whatever the default
+	}
 	if opts.Default == "" {
 		opts.Default = PolicyOn
 	}
@@ -505,5 +508,62 @@ func TestNewRejectsBadPolicy(t *testing.T) {
 	}
 	if len(r.Collectors()) != 2 {
 		t.Errorf("%d collectors", len(r.Collectors()))
+	}
+}
+
+func TestRerankProbesWhileSkipping(t *testing.T) {
+	clk := newClock()
+	srv := &chatServer{}
+	var mu sync.Mutex
+	took := 250 * time.Millisecond
+	hang := false
+	srv.answer = func(_ http.ResponseWriter, r *http.Request, _ chatRequest) (string, bool) {
+		mu.Lock()
+		d, h := took, hang
+		mu.Unlock()
+		if h {
+			<-r.Context().Done() // cut off by the deadline
+			return "", false
+		}
+		clk.Advance(d)
+		return `{"ranking": ["m2", "m1"]}`, true
+	}
+	set := func(d time.Duration, h bool) { mu.Lock(); took, hang = d, h; mu.Unlock() }
+	r := newTestReranker(t, srv, clk, Options{ProbeEvery: time.Second, SampleTTL: time.Hour})
+	req := request(100*time.Millisecond, candidates("a", "b"))
+	// One slow call (250 ms, with a 1 s budget) makes the gate say no at 100 ms.
+	if out := r.Rerank(context.Background(), request(time.Second, candidates("a", "b"))); out.Status != StatusApplied {
+		t.Fatalf("first call %+v", out)
+	}
+	if out := r.Rerank(context.Background(), req); out.Status != StatusSkippedBudget {
+		t.Fatalf("right after: %+v, want skipped_budget", out)
+	}
+	// A second without calls: one probe goes, under the 90 ms left; the endpoint got fast.
+	set(20*time.Millisecond, false)
+	clk.Advance(time.Second)
+	out := r.Rerank(context.Background(), req)
+	if out.Status != StatusApplied || !strings.HasPrefix(out.Reason, "a probe past the p95 (250.0ms > 90.0ms left)") {
+		t.Fatalf("probe: %+v, want applied as a probe", out)
+	}
+	if out := r.Rerank(context.Background(), req); out.Status != StatusSkippedBudget {
+		t.Fatalf("right after the probe: %+v, want skipped_budget (one probe per second)", out)
+	}
+	// A probe that is cut off doubles the wait before the next.
+	set(0, true)
+	clk.Advance(time.Second)
+	if out := r.Rerank(context.Background(), req); out.Status != StatusTimeout || !strings.Contains(out.Reason, "a probe past the p95") {
+		t.Fatalf("hanging probe: %+v, want timeout", out)
+	}
+	clk.Advance(time.Second)
+	if out := r.Rerank(context.Background(), req); out.Status != StatusSkippedBudget {
+		t.Fatalf("1 s after a failed probe: %+v, want skipped_budget (next probe after 2 s)", out)
+	}
+	set(20*time.Millisecond, false)
+	clk.Advance(time.Second)
+	if out := r.Rerank(context.Background(), req); out.Status != StatusApplied {
+		t.Fatalf("2 s after the failed probe: %+v, want a probe, applied", out)
+	}
+	if srv.count() != 4 {
+		t.Errorf("%d calls, want 4 (the first and three probes)", srv.count())
 	}
 }
