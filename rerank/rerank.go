@@ -221,12 +221,35 @@ func (r *Reranker) Rerank(ctx context.Context, req *Request) Outcome {
 }
 
 func (r *Reranker) rerank(ctx context.Context, req *Request) Outcome {
+	a, refused := r.admit(ctx, req)
+	if refused != nil {
+		return *refused
+	}
+	return r.run(ctx, req, a)
+}
+
+// admission is a call admit let through: the candidates to send (their positions in the
+// request), how long it may take, why it goes if the p95 said no, and the breaker's permit.
+type admission struct {
+	slots  []int
+	left   time.Duration
+	probe  string
+	permit permit
+}
+
+// admit applies, in order, the request's mode, the namespace's policy, the candidates
+// there are to send, the breaker and the latency gate (with its probes). It returns the
+// outcome of a refusal, or nil and the admission.
+func (r *Reranker) admit(ctx context.Context, req *Request) (admission, *Outcome) {
+	refuse := func(status, reason string) (admission, *Outcome) {
+		return admission{}, &Outcome{Status: status, Reason: reason}
+	}
 	if req.Mode == ModeOff {
-		return Outcome{Status: StatusOff, Reason: "rerank off in request"}
+		return refuse(StatusOff, "rerank off in request")
 	}
 	now := r.opts.Now()
 	if on, why := r.policy.resolve(ctx, req.Namespace, now); !on {
-		return Outcome{Status: StatusOff, Reason: why}
+		return refuse(StatusOff, why)
 	}
 	window := min(len(req.Candidates), r.opts.TopN)
 	slots := make([]int, 0, window) // positions of the candidates that may be sent
@@ -236,12 +259,12 @@ func (r *Reranker) rerank(ctx context.Context, req *Request) Outcome {
 		}
 	}
 	if len(slots) < 2 {
-		return Outcome{Status: StatusOff, Reason: "fewer than 2 candidates to rerank"}
+		return refuse(StatusOff, "fewer than 2 candidates to rerank")
 	}
 	// An open breaker answers first: it explains more than the budget would.
 	if r.breaker.state(now) == stateOpen {
 		_, _, why := r.breaker.acquire(now)
-		return Outcome{Status: StatusCircuitOpen, Reason: why}
+		return refuse(StatusCircuitOpen, why)
 	}
 	p95, _ := r.lat.p95(now)
 	left, why := gate(req.Elapsed, p95, r.opts.Margin, req.Budget, req.Mode == ModeOn)
@@ -251,21 +274,27 @@ func (r *Reranker) rerank(ctx context.Context, req *Request) Outcome {
 		// this one goes anyway, to measure again.
 		raw, noTime := gate(req.Elapsed, 0, r.opts.Margin, req.Budget, true)
 		if noTime != "" {
-			return Outcome{Status: StatusSkippedBudget, Reason: why}
+			return refuse(StatusSkippedBudget, why)
 		}
 		ok, every := r.prober.due(now)
 		if !ok {
-			return Outcome{Status: StatusSkippedBudget, Reason: why}
+			return refuse(StatusSkippedBudget, why)
 		}
 		left = raw
 		probe = fmt.Sprintf("a probe past the p95 (%s > %s left): one call per %s goes to measure again", ms(p95), ms(raw), every)
 	}
 	permit, ok, why := r.breaker.acquire(now)
 	if !ok {
-		return Outcome{Status: StatusCircuitOpen, Reason: why}
+		return refuse(StatusCircuitOpen, why)
 	}
 	r.prober.sent(now)
+	return admission{slots: slots, left: left, probe: probe, permit: permit}, nil
+}
 
+// run makes an admitted call under its deadline and records what it taught: a latency
+// sample, the breaker's verdict, the probe's result, the metrics.
+func (r *Reranker) run(ctx context.Context, req *Request, a admission) Outcome {
+	slots, left := a.slots, a.left
 	texts := make([]string, len(slots))
 	for k, i := range slots {
 		texts[k] = req.Candidates[i].Text
@@ -299,19 +328,19 @@ func (r *Reranker) rerank(ctx context.Context, req *Request) Outcome {
 	default:
 		out.Status, out.Reason = StatusError, models.Clip(err.Error(), 300)
 	}
-	switch opened, closed := r.breaker.done(end, permit, result); {
+	switch opened, closed := r.breaker.done(end, a.permit, result); {
 	case opened:
 		r.opts.Logger.Warn("rerank: circuit open: no calls for the cool-down", "failures", r.opts.FailureThreshold,
 			"cooldown", r.opts.Cooldown.String(), "last_error", out.Reason)
 	case closed:
 		r.opts.Logger.Info("rerank: circuit closed: the endpoint answers again")
 	}
-	if probe != "" {
+	if a.probe != "" {
 		r.prober.result(out.Status == StatusApplied)
 		if out.Reason == "" {
-			out.Reason = probe
+			out.Reason = a.probe
 		} else {
-			out.Reason = probe + "; " + out.Reason
+			out.Reason = a.probe + "; " + out.Reason
 		}
 	}
 	r.metrics.latency.WithLabelValues(out.Status).Observe(took.Seconds())
