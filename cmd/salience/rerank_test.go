@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -107,5 +109,27 @@ func TestRerankConfig(t *testing.T) {
 	// A local endpoint needs no key.
 	if _, err := parse(t, nil, "--rerank", "on", "--rerank-url", "http://127.0.0.1:11434/v1"); err != nil {
 		t.Errorf("local endpoint without key: %v", err)
+	}
+}
+
+// A reranker that never answers costs a recall its budget, not more, and the order is the
+// pipeline's own.
+func TestServeRerankTimeoutKeepsOrder(t *testing.T) {
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // read it all, so the server notices the client leave
+		<-r.Context().Done()
+	}))
+	defer hang.Close()
+	s := startServer(t, "", "--rerank", "on", "--rerank-url", hang.URL+"/v1")
+	s.ingest("r", rerankCorpus, "")
+	q := api.RecallRequest{Mode: "search", Query: "Nadia bees lake", LatencyBudgetMS: 80}
+	got := s.recall("r", q, "")
+	if got.Rerank.Status != "timeout" || !strings.HasPrefix(got.Rerank.Reason, "no answer within the ") {
+		t.Fatalf("rerank %+v, want timeout", got.Rerank)
+	}
+	q.Rerank = "off"
+	want := s.recall("r", q, "")
+	if g, w := resultIDs(got.Results), resultIDs(want.Results); len(g) < 2 || !slices.Equal(g, w) {
+		t.Errorf("order after a timeout %v, want the un-reranked %v", g, w)
 	}
 }
