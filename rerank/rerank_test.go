@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -66,6 +67,7 @@ func (s *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	_, _ = io.Copy(io.Discard, r.Body) // to EOF: only then does the server see a client leave
 	s.mu.Lock()
 	s.calls++
 	s.requests = append(s.requests, req)

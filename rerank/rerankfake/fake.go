@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"regexp"
@@ -40,6 +41,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
 		return
 	}
+	_, _ = io.Copy(io.Discard, r.Body) // to EOF: only then does the server see a client leave
 	t := time.NewTimer(h.Latency)
 	defer t.Stop()
 	select {
