@@ -103,7 +103,7 @@ func (p *Pipeline) Recall(ctx context.Context, req *Request) (*Response, error) 
 	if req.Mode == models.ModeAmbient {
 		list = diversify(list, p.opts.MMRLambda, req.Limit)
 	}
-	list, resp.Rerank = p.rerank(ctx, req, in, list, sw.start)
+	list, resp.Rerank = p.rerank(ctx, req, in, list, sw)
 	results := cut(req, list)
 	sw.lap("rank")
 

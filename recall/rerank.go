@@ -29,11 +29,14 @@ func (p *Pipeline) rerankStatus(req *Request) RerankStatus {
 // rerank offers the ranked, diversified list to the reranker, after diversity and before
 // the budget cut, and returns the list to cut and what happened. Sensitive memories are
 // marked so they never leave the server; the reranker's order is applied only when it says
-// applied. start is when the request began: the gate counts what is left of the budget.
-func (p *Pipeline) rerank(ctx context.Context, req *Request, in *intake, list []*candidate, start time.Time) ([]*candidate, RerankStatus) {
+// applied. The stopwatch says how much of the budget is spent; when the reranker is asked,
+// its time is a stage of its own, "rerank".
+func (p *Pipeline) rerank(ctx context.Context, req *Request, in *intake, list []*candidate, sw *stopwatch) ([]*candidate, RerankStatus) {
 	if p.opts.Reranker == nil || req.Rerank == rerank.ModeOff || len(list) < 2 {
 		return list, p.rerankStatus(req)
 	}
+	sw.lap("rank")
+	defer sw.lap("rerank")
 	cands := make([]rerank.Candidate, len(list))
 	for i, c := range list {
 		text := c.mem.Content
@@ -47,7 +50,7 @@ func (p *Pipeline) rerank(ctx context.Context, req *Request, in *intake, list []
 		Query:      in.text,
 		Candidates: cands,
 		Mode:       req.Rerank,
-		Elapsed:    time.Since(start),
+		Elapsed:    time.Since(sw.start),
 		Budget:     req.LatencyBudget,
 	})
 	status := RerankStatus{Status: out.Status, Reason: out.Reason}

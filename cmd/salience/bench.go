@@ -136,7 +136,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		d := time.Since(t)
 		if i < *queries {
-			rb.count(resp.Rerank)
+			rb.count(resp, d, *budget)
 		}
 		return d, len(resp.Results), nil
 	}

@@ -23,6 +23,14 @@ type benchReranker struct {
 	mu       sync.Mutex
 	statuses map[string]int
 	example  map[string]string // the last reason of each status
+	over     []overrun         // turns that took longer than the budget + 5 ms
+}
+
+// overrun is a turn over the budget, with where its time went.
+type overrun struct {
+	took   time.Duration
+	status string
+	stages map[string]float64
 }
 
 func newBenchReranker(latency time.Duration) (*benchReranker, error) {
@@ -56,13 +64,20 @@ func (b *benchReranker) mode() string {
 	return rerank.ModeAuto
 }
 
-func (b *benchReranker) count(st recall.RerankStatus) {
+func (b *benchReranker) count(resp *recall.Response, took, budget time.Duration) {
+	if budget == 0 {
+		budget = recall.DefaultLatencyBudget
+	}
+	st := resp.Rerank
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	b.statuses[st.Status]++
 	if st.Reason != "" {
 		b.example[st.Status] = st.Reason
 	}
-	b.mu.Unlock()
+	if took > budget+5*time.Millisecond {
+		b.over = append(b.over, overrun{took: took, status: st.Status, stages: resp.Stages})
+	}
 }
 
 // report prints the share of each status and returns the JSON fields to add to the
@@ -92,5 +107,21 @@ func (b *benchReranker) report(w io.Writer, budget time.Duration, queries int) s
 	share := float64(b.statuses[rerank.StatusApplied]) / float64(queries)
 	p95, n := b.rr.P95()
 	fmt.Fprintf(w, "rerank (budget %s, call p95 %s over the last %d calls): %s\n", budget, p95.Round(100*time.Microsecond), n, strings.Join(parts, ", "))
-	return fmt.Sprintf(`,"budget_ms":%d,"reranked_share":%.4f`, budget.Milliseconds(), share)
+	// Where the turns over budget + 5 ms spent their time, slowest first: a rerank stage
+	// within the budget and a slow stage around it is the machine, not the gate.
+	slices.SortFunc(b.over, func(x, y overrun) int { return int(y.took - x.took) })
+	fmt.Fprintf(w, "turns over budget + 5ms: %d\n", len(b.over))
+	for _, o := range b.over[:min(len(b.over), 5)] {
+		stages := make([]string, 0, len(o.stages))
+		for s := range o.stages {
+			stages = append(stages, s)
+		}
+		slices.Sort(stages)
+		var desc []string
+		for _, s := range stages {
+			desc = append(desc, fmt.Sprintf("%s %.1f", s, o.stages[s]))
+		}
+		fmt.Fprintf(w, "  %.1f ms (%s): %s ms\n", float64(o.took.Microseconds())/1000, o.status, strings.Join(desc, ", "))
+	}
+	return fmt.Sprintf(`,"budget_ms":%d,"reranked_share":%.4f,"over_budget":%d`, budget.Milliseconds(), share, len(b.over))
 }
