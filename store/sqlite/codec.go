@@ -75,10 +75,11 @@ func decJSON(s string, v any, column string) error {
 	if s == "" {
 		return nil
 	}
-	if err := json.Unmarshal([]byte(s), v); err != nil {
+	err := json.Unmarshal([]byte(s), v)
+	if err != nil && column != "" { // scan destinations leave the column's name to database/sql
 		return fmt.Errorf("decode column %s: %w", column, err)
 	}
-	return nil
+	return err
 }
 
 // decStrings decodes a JSON list of strings. Lists are written by encStrings, so a fast

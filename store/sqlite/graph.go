@@ -12,72 +12,43 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-const edgeColumns = `ns, src, dst, type, weight, co_occurrences, last_co_occurred, last_decayed, predicate, fact`
+// packedEdgeText are the edge columns the rebuild reads joined into one, by the unit
+// separator 0x1f: it reads every edge, and the driver's cost is per column and per allocated
+// string, so this halves both, and the rebuild of 100k memories with it. Namespaces, ends,
+// types and facts never contain the separator (validateEdge), and the predicate, free text,
+// comes last, so a separator inside it stays in it. The other columns are read as they are.
+var packedEdgeText = []string{"ns", "src", "dst", "type", "fact", "predicate"}
 
-func edgeArgs(e *models.Edge) []any {
-	return []any{e.Namespace, e.From, e.To, string(e.Type), e.Weight, e.CoOccurrences,
-		encTime(e.LastCoOccurred), encTime(e.LastDecayed), e.Predicate, e.Fact}
-}
+var (
+	packedEdgeFields  = edgeRows.pick(packedEdgeText)
+	packedEdgeRest    = edgeRows.pick(edgeRows.names(packedEdgeText...))
+	selectPackedEdges = `SELECT ` + strings.Join(packedEdgeText, " || char(31) || ") + `, ` +
+		strings.Join(edgeRows.names(packedEdgeText...), ", ") + ` FROM edges`
+)
 
-// packedEdgeColumns reads an edge in five columns instead of ten for the rebuild, which
-// reads every edge: the text columns come joined by the unit separator 0x1f. Namespaces,
-// ends, types and facts never contain it (validateEdge), and the predicate, free text,
-// comes last, so a separator inside it stays in it. The driver's cost is per column and per
-// allocated string; this halves both, and the rebuild of 100k memories with it.
-const packedEdgeColumns = `ns || char(31) || src || char(31) || dst || char(31) || type || char(31) || fact || char(31) || predicate,
-	weight, co_occurrences, last_co_occurred, last_decayed`
-
-// scanPackedEdge reads a row of packedEdgeColumns; the strings share the one row string.
+// scanPackedEdge reads a row of selectPackedEdges; the strings share the one row string.
 func scanPackedEdge(sc scanner) (*models.Edge, error) {
 	var e models.Edge
 	var text string
-	var co, dec int64
-	if err := sc.Scan(&text, &e.Weight, &e.CoOccurrences, &co, &dec); err != nil {
+	dest := make([]any, 1, 1+len(packedEdgeRest))
+	dest[0] = &text
+	for _, c := range packedEdgeRest {
+		dest = append(dest, c.dest(&e))
+	}
+	if err := sc.Scan(dest...); err != nil {
 		return nil, err
 	}
-	var parts [6]string
-	for i := 0; i < 5; i++ {
-		var ok bool
-		parts[i], text, ok = strings.Cut(text, "\x1f")
-		if !ok {
-			return nil, fmt.Errorf("packed edge row has %d fields, want 6", i+1)
+	for i, c := range packedEdgeFields {
+		part := text
+		if i < len(packedEdgeFields)-1 {
+			var ok bool
+			if part, text, ok = strings.Cut(text, "\x1f"); !ok {
+				return nil, fmt.Errorf("packed edge row has %d fields, want %d", i+1, len(packedEdgeFields))
+			}
 		}
+		*c.dest(&e).(*string) = part // every packed column is a textCol: its dest is the field
 	}
-	parts[5] = text
-	e.Namespace, e.From, e.To = parts[0], parts[1], parts[2]
-	e.Type, e.Fact, e.Predicate = models.EdgeType(parts[3]), parts[4], parts[5]
-	e.LastCoOccurred, e.LastDecayed = decTime(co), decTime(dec)
 	return &e, nil
-}
-
-func scanEdge(sc scanner) (*models.Edge, error) {
-	var e models.Edge
-	var typ string
-	var co, dec int64
-	if err := sc.Scan(&e.Namespace, &e.From, &e.To, &typ, &e.Weight, &e.CoOccurrences, &co, &dec, &e.Predicate, &e.Fact); err != nil {
-		return nil, err
-	}
-	e.Type = models.EdgeType(typ)
-	e.LastCoOccurred, e.LastDecayed = decTime(co), decTime(dec)
-	return &e, nil
-}
-
-const conceptColumns = `ns, name, kind, aliases, mentions, first_seen, last_seen`
-
-func scanConcept(sc scanner) (*models.Concept, error) {
-	var c models.Concept
-	var kind, aliases string
-	var first, last int64
-	if err := sc.Scan(&c.Namespace, &c.Name, &kind, &aliases, &c.Mentions, &first, &last); err != nil {
-		return nil, err
-	}
-	c.Kind = models.ConceptKind(kind)
-	c.FirstSeen, c.LastSeen = decTime(first), decTime(last)
-	var err error
-	if c.Aliases, err = decStrings(aliases, "aliases"); err != nil {
-		return nil, err
-	}
-	return &c, nil
 }
 
 func cloneConcept(c *models.Concept) *models.Concept {
@@ -86,39 +57,11 @@ func cloneConcept(c *models.Concept) *models.Concept {
 	return &n
 }
 
-// conceptUpserter merges written concepts into stored ones inside a write transaction.
-type conceptUpserter struct{ sel, ins, upd *sql.Stmt }
-
-func newConceptUpserter(ctx context.Context, tx *sql.Tx) (*conceptUpserter, error) {
-	var u conceptUpserter
-	var err error
-	if u.sel, err = tx.PrepareContext(ctx, `SELECT `+conceptColumns+` FROM concepts WHERE ns = ? AND name = ?`); err != nil {
-		return nil, err
-	}
-	if u.ins, err = tx.PrepareContext(ctx, `INSERT INTO concepts (`+conceptColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`); err != nil {
-		u.close()
-		return nil, err
-	}
-	if u.upd, err = tx.PrepareContext(ctx, `UPDATE concepts SET aliases = ?, mentions = ?, first_seen = ?, last_seen = ? WHERE ns = ? AND name = ?`); err != nil {
-		u.close()
-		return nil, err
-	}
-	return &u, nil
-}
-
-func (u *conceptUpserter) close() {
-	for _, s := range []*sql.Stmt{u.sel, u.ins, u.upd} {
-		if s != nil {
-			s.Close()
-		}
-	}
-}
-
-// upsert writes c (its name already normalized) and returns the stored result. A written
-// concept counts as c.Mentions mentions, at least one.
-func (u *conceptUpserter) upsert(ctx context.Context, c *models.Concept) (*models.Concept, error) {
+// upsertConcept writes c (its name already normalized) in tx and returns the stored result.
+// A written concept counts as c.Mentions mentions, at least one.
+func upsertConcept(ctx context.Context, tx *wtx, c *models.Concept) (*models.Concept, error) {
 	add := max(c.Mentions, 1)
-	old, err := scanConcept(u.sel.QueryRowContext(ctx, c.Namespace, c.Name))
+	old, err := scanConcept(tx.QueryRowContext(ctx, selectConcept, c.Namespace, c.Name))
 	if errors.Is(err, sql.ErrNoRows) {
 		n := cloneConcept(c)
 		n.Mentions = add
@@ -128,7 +71,7 @@ func (u *conceptUpserter) upsert(ctx context.Context, c *models.Concept) (*model
 		if n.LastSeen.IsZero() {
 			n.LastSeen = n.FirstSeen
 		}
-		_, err := u.ins.ExecContext(ctx, n.Namespace, n.Name, string(n.Kind), encStrings(n.Aliases), n.Mentions, encTime(n.FirstSeen), encTime(n.LastSeen))
+		_, err := tx.ExecContext(ctx, insertConcept.sql, insertConcept.bind(n)...)
 		return n, err
 	}
 	if err != nil {
@@ -147,7 +90,7 @@ func (u *conceptUpserter) upsert(ctx context.Context, c *models.Concept) (*model
 	if c.LastSeen.After(n.LastSeen) {
 		n.LastSeen = c.LastSeen
 	}
-	_, err = u.upd.ExecContext(ctx, encStrings(n.Aliases), n.Mentions, encTime(n.FirstSeen), encTime(n.LastSeen), n.Namespace, n.Name)
+	_, err = tx.ExecContext(ctx, updateConcept.sql, updateConcept.bind(n)...)
 	return n, err
 }
 
@@ -183,7 +126,7 @@ func (s *Store) GetConcepts(ctx context.Context, ns string, names []string) ([]*
 		}
 		return out, nil
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+conceptColumns+` FROM concepts WHERE ns = ? AND name IN (`+placeholders(len(norm))+`)`,
+	rows, err := s.rdb.QueryContext(ctx, conceptRows.sel+` WHERE ns = ? AND name IN (`+placeholders(len(norm))+`)`,
 		append([]any{ns}, anys(norm)...)...)
 	if err != nil {
 		return nil, wrap(err, "get concepts")
@@ -218,7 +161,7 @@ func (s *Store) ScanEdges(ctx context.Context, ns string, after models.EdgeKey, 
 	if limit < 1 {
 		return nil, models.Invalid("limit", "limit must be at least 1")
 	}
-	return queryAll(ctx, s.rdb, "scan edges", `SELECT `+edgeColumns+` FROM edges WHERE ns = ? AND (src, dst, type) > (?, ?, ?)
+	return queryAll(ctx, s.rdb, "scan edges", edgeRows.sel+` WHERE ns = ? AND (src, dst, type) > (?, ?, ?)
 		ORDER BY src, dst, type LIMIT ?`, []any{ns, after.From, after.To, string(after.Type), limit}, scanEdge)
 }
 

@@ -33,15 +33,9 @@ func (s *Store) Enqueue(ctx context.Context, items []*models.ResurfaceItem) erro
 	if len(items) == 0 {
 		return nil
 	}
-	return s.write(ctx, "enqueue", func(tx *sql.Tx) (func(), error) {
-		st, err := tx.PrepareContext(ctx, `INSERT INTO queue (ns, memory_id, due_at, score, queued_at) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (ns, memory_id) DO UPDATE SET due_at = excluded.due_at, score = excluded.score, queued_at = excluded.queued_at`)
-		if err != nil {
-			return nil, err
-		}
-		defer st.Close()
+	return s.write(ctx, "enqueue", func(tx *wtx) (func(), error) {
 		for _, it := range items {
-			if _, err := st.ExecContext(ctx, it.Namespace, it.MemoryID, encTime(it.DueAt), it.Score, encTime(it.QueuedAt)); err != nil {
+			if _, err := tx.ExecContext(ctx, upsertQueue.sql, upsertQueue.bind(it)...); err != nil {
 				return nil, err
 			}
 		}
@@ -61,16 +55,8 @@ func (s *Store) Queue(ctx context.Context, ns string, limit int) ([]*models.Resu
 	if limit == 0 {
 		limit = -1 // SQLite: no limit
 	}
-	return queryAll(ctx, s.rdb, "queue", `SELECT ns, memory_id, due_at, score, queued_at FROM queue WHERE ns = ?
-		ORDER BY score DESC, memory_id LIMIT ?`, []any{ns, limit}, func(sc scanner) (*models.ResurfaceItem, error) {
-		var it models.ResurfaceItem
-		var due, queued int64
-		if err := sc.Scan(&it.Namespace, &it.MemoryID, &due, &it.Score, &queued); err != nil {
-			return nil, err
-		}
-		it.DueAt, it.QueuedAt = decTime(due), decTime(queued)
-		return &it, nil
-	})
+	return queryAll(ctx, s.rdb, "queue", queueRows.sel+` WHERE ns = ? ORDER BY score DESC, memory_id LIMIT ?`,
+		[]any{ns, limit}, scanQueueItem)
 }
 
 // Dequeue removes these memories from the namespace's queue; missing ones are ignored.
@@ -81,14 +67,9 @@ func (s *Store) Dequeue(ctx context.Context, ns string, memoryIDs []string) erro
 	if len(memoryIDs) == 0 {
 		return nil
 	}
-	return s.write(ctx, "dequeue", func(tx *sql.Tx) (func(), error) {
-		st, err := tx.PrepareContext(ctx, `DELETE FROM queue WHERE ns = ? AND memory_id = ?`)
-		if err != nil {
-			return nil, err
-		}
-		defer st.Close()
+	return s.write(ctx, "dequeue", func(tx *wtx) (func(), error) {
 		for _, id := range memoryIDs {
-			if _, err := st.ExecContext(ctx, ns, id); err != nil {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM queue WHERE ns = ? AND memory_id = ?`, ns, id); err != nil {
 				return nil, err
 			}
 		}
@@ -115,7 +96,7 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.
 		return false, err
 	}
 	var ok bool
-	err := s.write(ctx, "acquire lease", func(tx *sql.Tx) (func(), error) {
+	err := s.write(ctx, "acquire lease", func(tx *wtx) (func(), error) {
 		var cur string
 		var expires int64
 		err := tx.QueryRowContext(ctx, `SELECT holder, expires_at FROM leases WHERE name = ?`, name).Scan(&cur, &expires)
@@ -139,7 +120,7 @@ func (s *Store) ReleaseLease(ctx context.Context, name, holder string) error {
 	if name == "" || holder == "" {
 		return models.Invalid("name", "lease name and holder are required")
 	}
-	return s.write(ctx, "release lease", func(tx *sql.Tx) (func(), error) {
+	return s.write(ctx, "release lease", func(tx *wtx) (func(), error) {
 		_, err := tx.ExecContext(ctx, `DELETE FROM leases WHERE name = ? AND holder = ?`, name, holder)
 		return nil, err
 	})
@@ -159,13 +140,8 @@ func (s *Store) RecordJobRun(ctx context.Context, run *models.JobRun) error {
 	if err := errors.Join(checkTime("start", run.Start), checkTime("end", run.End)); err != nil {
 		return err
 	}
-	return s.write(ctx, "record job run", func(tx *sql.Tx) (func(), error) {
-		_, err := tx.ExecContext(ctx, `INSERT INTO job_runs (id, job, holder, trigger_kind, started_at, ended_at, items, error, finished)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (id) DO UPDATE SET job = excluded.job, holder = excluded.holder, trigger_kind = excluded.trigger_kind,
-				started_at = excluded.started_at, ended_at = excluded.ended_at, items = excluded.items, error = excluded.error,
-				finished = excluded.finished`,
-			run.ID, run.Job, run.Holder, run.Trigger, encTime(run.Start), encTime(run.End), run.Items, run.Error, boolInt(run.Finished))
+	return s.write(ctx, "record job run", func(tx *wtx) (func(), error) {
+		_, err := tx.ExecContext(ctx, upsertJobRun.sql, upsertJobRun.bind(run)...)
 		return nil, err
 	})
 }
@@ -179,22 +155,12 @@ func (s *Store) FindJobRuns(ctx context.Context, job string, limit int) ([]*mode
 	if limit == 0 {
 		limit = -1
 	}
-	q := `SELECT id, job, holder, trigger_kind, started_at, ended_at, items, error, finished FROM job_runs`
+	q := jobRunRows.sel
 	args := []any{}
 	if job != "" {
 		q, args = q+` WHERE job = ?`, append(args, job)
 	}
-	return queryAll(ctx, s.rdb, "find job runs", q+` ORDER BY started_at DESC, id DESC LIMIT ?`, append(args, limit),
-		func(sc scanner) (*models.JobRun, error) {
-			var r models.JobRun
-			var start, end int64
-			var finished int
-			if err := sc.Scan(&r.ID, &r.Job, &r.Holder, &r.Trigger, &start, &end, &r.Items, &r.Error, &finished); err != nil {
-				return nil, err
-			}
-			r.Start, r.End, r.Finished = decTime(start), decTime(end), finished != 0
-			return &r, nil
-		})
+	return queryAll(ctx, s.rdb, "find job runs", q+` ORDER BY started_at DESC, id DESC LIMIT ?`, append(args, limit), scanJobRun)
 }
 
 // GetState returns the value of key, "" when missing.
@@ -215,7 +181,7 @@ func (s *Store) SetState(ctx context.Context, key, value string) error {
 	if key == "" {
 		return models.Invalid("key", "key is required")
 	}
-	return s.write(ctx, "set state", func(tx *sql.Tx) (func(), error) {
+	return s.write(ctx, "set state", func(tx *wtx) (func(), error) {
 		_, err := tx.ExecContext(ctx, `INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
 		return nil, err
 	})

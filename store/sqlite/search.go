@@ -341,7 +341,7 @@ type graphLoad struct {
 // loadGraph reads every edge and concept, by namespace.
 func (s *Store) loadGraph(ctx context.Context) (graphLoad, error) {
 	g := graphLoad{graphs: map[string]*index.Graph{}, concepts: map[string]map[string]*models.Concept{}}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+packedEdgeColumns+` FROM edges`)
+	rows, err := s.rdb.QueryContext(ctx, selectPackedEdges)
 	if err != nil {
 		return g, wrap(err, "rebuild: edges")
 	}
@@ -364,7 +364,7 @@ func (s *Store) loadGraph(ctx context.Context) (graphLoad, error) {
 		g.graphs[ns] = gr
 	}
 
-	rows, err = s.rdb.QueryContext(ctx, `SELECT `+conceptColumns+` FROM concepts`)
+	rows, err = s.rdb.QueryContext(ctx, conceptRows.sel)
 	if err != nil {
 		return g, wrap(err, "rebuild: concepts")
 	}
@@ -470,7 +470,7 @@ func (s *Store) loadMemories(ctx context.Context, spaces map[string]*space, get 
 
 	err := func() error {
 		defer close(read)
-		rows, err := s.rdb.QueryContext(ctx, `SELECT `+memoryColumns+` FROM memories`)
+		rows, err := s.rdb.QueryContext(ctx, memoryRows.sel)
 		if err != nil {
 			return err
 		}
@@ -480,8 +480,8 @@ func (s *Store) loadMemories(ctx context.Context, spaces map[string]*space, get 
 		for rows.Next() {
 			cur.rows = append(cur.rows, memoryRow{})
 			r := &cur.rows[len(cur.rows)-1]
-			dest := r.dest()
-			dest[len(dest)-1] = &raw // the embedding: copied once, below, not by database/sql
+			dest := memoryRows.dests(r)
+			dest[memoryEmbedding] = &raw // copied once, below, not by database/sql
 			if err := rows.Scan(dest...); err != nil {
 				return err
 			}

@@ -67,6 +67,10 @@ type Store struct {
 	checkpoints     sync.WaitGroup
 	closed          bool // guarded by wmu
 
+	// prepared holds the writer connection's prepared statements by SQL text (see wtx);
+	// guarded by wmu.
+	prepared map[string]*sql.Stmt
+
 	// convs caches conversation states, written through by RecordSurfacings: recall reads
 	// its conversation's state on every turn. Bounded by dropping it whole when full.
 	convMu sync.Mutex
@@ -138,7 +142,8 @@ func Open(path string, opts Options) (*Store, error) {
 	wdb.SetMaxIdleConns(1)
 	wdb.SetConnMaxLifetime(0)
 	wdb.SetConnMaxIdleTime(0)
-	s := &Store{path: path, wdb: wdb, now: opts.Now, log: opts.Logger, spaces: map[string]*space{}}
+	s := &Store{path: path, wdb: wdb, now: opts.Now, log: opts.Logger, spaces: map[string]*space{},
+		prepared: map[string]*sql.Stmt{}}
 	// The writer creates the file and switches it to WAL before any reader opens it.
 	if err := s.migrate(context.Background()); err != nil {
 		wdb.Close()
@@ -212,6 +217,9 @@ func (s *Store) Close() error {
 	s.ready.Store(false)
 	s.stopCheckpoints()
 	s.checkpoints.Wait()
+	for _, st := range s.prepared {
+		st.Close()
+	}
 	// A last full checkpoint leaves the data in the file and the WAL empty.
 	_, cerr := s.cdb.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
 	return errors.Join(cerr, s.cdb.Close(), s.rdb.Close(), s.wdb.Close())
@@ -282,30 +290,6 @@ func (s *Store) Migrations(ctx context.Context) ([]string, error) {
 		out = append(out, n)
 	}
 	return out, wrap(rows.Err(), "list migrations")
-}
-
-// write runs fn in one write transaction and commits it. fn returns an apply function (may
-// be nil) that updates the in-memory state; it runs after the commit, still under the write
-// mutex, so the indexes see changes in commit order and only committed changes.
-func (s *Store) write(ctx context.Context, what string, fn func(tx *sql.Tx) (func(), error)) error {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	tx, err := s.wdb.BeginTx(ctx, nil)
-	if err != nil {
-		return wrap(err, what)
-	}
-	defer tx.Rollback()
-	apply, err := fn(tx)
-	if err != nil {
-		return wrap(err, what)
-	}
-	if err := tx.Commit(); err != nil {
-		return wrap(err, what)
-	}
-	if apply != nil && s.ready.Load() {
-		apply()
-	}
-	return nil
 }
 
 // wrap translates a driver error into a models error by SQLite result code (never by message

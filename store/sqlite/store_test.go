@@ -529,7 +529,7 @@ func TestTxReadsFromCacheEqualSQL(t *testing.T) {
 		t.Helper()
 		for _, id := range []string{"m1", "m2", "m3", "missing"} {
 			cached, cerr := tx.GetMemory("ns", id)
-			stored, serr := scanMemory(tx.tx.QueryRowContext(ctx, `SELECT `+memoryColumns+` FROM memories WHERE ns = ? AND id = ?`, "ns", id))
+			stored, serr := scanMemory(tx.tx.QueryRowContext(ctx, selectMemory, "ns", id))
 			if (cerr == nil) != (serr == nil) {
 				t.Fatalf("%s: %s: cached error %v, SQL error %v", stage, id, cerr, serr)
 			}
@@ -539,7 +539,7 @@ func TestTxReadsFromCacheEqualSQL(t *testing.T) {
 		}
 		for _, k := range keys {
 			cached, cerr := tx.GetEdge("ns", k)
-			stored, serr := scanEdge(tx.tx.QueryRowContext(ctx, `SELECT `+edgeColumns+` FROM edges WHERE ns = ? AND src = ? AND dst = ? AND type = ?`,
+			stored, serr := scanEdge(tx.tx.QueryRowContext(ctx, selectEdge,
 				"ns", k.From, k.To, string(k.Type)))
 			if (cerr == nil) != (serr == nil) {
 				t.Fatalf("%s: %v: cached error %v, SQL error %v", stage, k, cerr, serr)

@@ -11,35 +11,6 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-const surfacingColumns = `ns, id, conversation_id, turn_id, memory_id, mode, rank, score, components,
-	conversation_type, threshold, arm_probability, variant, concepts, at, outcome, outcome_at, latency_ms`
-
-func surfacingArgs(s *models.Surfacing) []any {
-	return []any{s.Namespace, s.ID, s.ConversationID, s.TurnID, s.MemoryID, string(s.Mode), s.Rank, s.Score,
-		encJSON(s.Components, s.Components == (models.Components{})), s.ConvType, s.Threshold, s.ArmProb, s.Variant,
-		encStrings(s.Concepts), encTime(s.At), string(s.Outcome), encTime(s.OutcomeAt), s.LatencyMS}
-}
-
-func scanSurfacing(sc scanner) (*models.Surfacing, error) {
-	var s models.Surfacing
-	var mode, components, concepts, outcome string
-	var at, outcomeAt int64
-	if err := sc.Scan(&s.Namespace, &s.ID, &s.ConversationID, &s.TurnID, &s.MemoryID, &mode, &s.Rank, &s.Score, &components,
-		&s.ConvType, &s.Threshold, &s.ArmProb, &s.Variant, &concepts, &at, &outcome, &outcomeAt, &s.LatencyMS); err != nil {
-		return nil, err
-	}
-	s.Mode, s.Outcome = models.Mode(mode), models.EventType(outcome)
-	s.At, s.OutcomeAt = decTime(at), decTime(outcomeAt)
-	if err := decJSON(components, &s.Components, "components"); err != nil {
-		return nil, err
-	}
-	var err error
-	if s.Concepts, err = decStrings(concepts, "concepts"); err != nil {
-		return nil, err
-	}
-	return &s, nil
-}
-
 func validateSurfacing(s *models.Surfacing, field string) error {
 	if s == nil {
 		return models.Invalid(field, "surfacing is missing")
@@ -90,20 +61,18 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 	if len(ss) == 0 && state == nil {
 		return nil
 	}
-	return s.write(ctx, "record surfacings", func(tx *sql.Tx) (func(), error) {
+	return s.write(ctx, "record surfacings", func(tx *wtx) (func(), error) {
 		if len(ss) > 0 {
 			// One statement for the rows and one per (namespace, time, count) for the
 			// counters: a turn's surfacings cost three statements, not two per result.
-			// SQLite binds at most 32,766 variables a statement: 500 rows of 18 at a time.
+			// SQLite binds at most 32,766 variables a statement: 500 rows at a time.
 			const rowsPerInsert = 500
-			row := "(" + placeholders(18) + ")"
 			for part := range slices.Chunk(ss, rowsPerInsert) {
-				args := make([]any, 0, len(part)*18)
+				args := make([]any, 0, len(part)*len(surfacingRows.cols))
 				for _, sf := range part {
-					args = append(args, surfacingArgs(sf)...)
+					args = appendValues(args, surfacingRows.cols, sf)
 				}
-				q := `INSERT INTO surfacings (` + surfacingColumns + `) VALUES ` + strings.Repeat(row+", ", len(part)-1) + row
-				if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+				if _, err := tx.ExecContext(ctx, surfacingRows.insertRows(len(part)), args...); err != nil {
 					if isConstraintUnique(err) {
 						return nil, models.Errorf(models.ECONFLICT, "a surfacing of the batch exists")
 					}
@@ -140,14 +109,7 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 			}
 		}
 		if state != nil {
-			_, err := tx.ExecContext(ctx, `INSERT INTO conversations (ns, id, type, turns, recent_topics, message_times, participants, updated_at, recent_surfaced)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-				ON CONFLICT (ns, id) DO UPDATE SET type = excluded.type, turns = excluded.turns, recent_topics = excluded.recent_topics,
-					message_times = excluded.message_times, participants = excluded.participants, updated_at = excluded.updated_at,
-					recent_surfaced = excluded.recent_surfaced`,
-				state.Namespace, state.ConversationID, state.Type, state.Turns, encStrings(state.RecentTopics),
-				encJSON(state.MessageTimes, len(state.MessageTimes) == 0), encStrings(state.Participants), encTime(state.UpdatedAt),
-				encJSON(state.RecentSurfaced, len(state.RecentSurfaced) == 0))
+			_, err := tx.ExecContext(ctx, upsertConversation.sql, upsertConversation.bind(state)...)
 			if err != nil {
 				return nil, err
 			}
@@ -192,7 +154,7 @@ func getSurfacing(ctx context.Context, q interface {
 	if err := validateID(id, "id"); err != nil {
 		return nil, err
 	}
-	sf, err := scanSurfacing(q.QueryRowContext(ctx, `SELECT `+surfacingColumns+` FROM surfacings WHERE ns = ? AND id = ?`, ns, id))
+	sf, err := scanSurfacing(q.QueryRowContext(ctx, selectSurfacing, ns, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("surfacing %s not found", id)
 	}
@@ -208,11 +170,6 @@ func (s *Store) GetSurfacing(ctx context.Context, ns, id string) (*models.Surfac
 // An empty f.Namespace matches every namespace. Limit 0 means 1000; EINVALID when negative.
 func (s *Store) FindSurfacings(ctx context.Context, f models.SurfacingFilter) ([]*models.Surfacing, error) {
 	return findSurfacings(ctx, s.rdb, f)
-}
-
-// querier is what the read pool and a transaction have in common.
-type querier interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
 }
 
 func findSurfacings(ctx context.Context, q querier, f models.SurfacingFilter) ([]*models.Surfacing, error) {
@@ -253,7 +210,7 @@ func findSurfacings(ctx context.Context, q querier, f models.SurfacingFilter) ([
 	if f.Desc {
 		order = "at DESC, id DESC"
 	}
-	query := `SELECT ` + surfacingColumns + ` FROM surfacings`
+	query := surfacingRows.sel
 	if len(where) > 0 {
 		query += ` WHERE ` + strings.Join(where, " AND ")
 	}
@@ -271,52 +228,19 @@ func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.Con
 	if c := s.cachedConversation(ns, id); c != nil {
 		return c, nil
 	}
-	c := models.ConversationState{Namespace: ns, ConversationID: id}
-	var topics, times, participants, surfaced string
-	var updated int64
-	err := s.rdb.QueryRowContext(ctx, `SELECT type, turns, recent_topics, message_times, participants, updated_at, recent_surfaced
-		FROM conversations WHERE ns = ? AND id = ?`, ns, id).Scan(&c.Type, &c.Turns, &topics, &times, &participants, &updated, &surfaced)
+	c, err := scanConversation(s.rdb.QueryRowContext(ctx, selectConversation, ns, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("conversation %s not found", id)
 	}
 	if err != nil {
 		return nil, wrap(err, "get conversation")
 	}
-	c.UpdatedAt = decTime(updated)
-	if c.RecentTopics, err = decStrings(topics, "recent_topics"); err != nil {
-		return nil, wrap(err, "get conversation")
-	}
-	if c.Participants, err = decStrings(participants, "participants"); err != nil {
-		return nil, wrap(err, "get conversation")
-	}
-	if err := decJSON(times, &c.MessageTimes, "message_times"); err != nil {
-		return nil, wrap(err, "get conversation")
-	}
 	for i, t := range c.MessageTimes {
 		c.MessageTimes[i] = t.UTC()
 	}
-	if err := decJSON(surfaced, &c.RecentSurfaced, "recent_surfaced"); err != nil {
-		return nil, wrap(err, "get conversation")
-	}
 	// Not cached here: a write committed meanwhile may have cached a newer state, and the
 	// cache is only ever filled in commit order, by writes.
-	return &c, nil
-}
-
-const eventColumns = `ns, id, surfacing_id, memory_id, conversation_id, type, at, concepts, implicit`
-
-func scanEvent(sc scanner) (*models.Event, error) {
-	var e models.Event
-	var typ, concepts string
-	var at int64
-	var implicit int
-	if err := sc.Scan(&e.Namespace, &e.ID, &e.SurfacingID, &e.MemoryID, &e.ConversationID, &typ, &at, &concepts, &implicit); err != nil {
-		return nil, err
-	}
-	e.Type, e.At, e.Implicit = models.EventType(typ), decTime(at), implicit != 0
-	var err error
-	e.Concepts, err = decStrings(concepts, "concepts")
-	return &e, err
+	return c, nil
 }
 
 // FindEvents lists engagement events matching f, oldest first (by At, then id). An empty
@@ -339,7 +263,7 @@ func (s *Store) FindEvents(ctx context.Context, f models.EventFilter) ([]*models
 	if f.Limit < 0 {
 		return nil, models.Invalid("limit", "limit must not be negative")
 	}
-	q := `SELECT ` + eventColumns + ` FROM events`
+	q := eventRows.sel
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
 	}

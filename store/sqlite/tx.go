@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"slices"
 
 	"github.com/salience-ai/salience/models"
 )
@@ -16,8 +15,8 @@ import (
 // wait for its own lock) and must not keep the Tx.
 func (s *Store) Update(ctx context.Context, fn func(tx models.Tx) error) error {
 	var t *storeTx
-	err := s.write(ctx, "update", func(sqlTx *sql.Tx) (func(), error) {
-		t = &storeTx{s: s, ctx: ctx, tx: &stmtCache{tx: sqlTx, stmts: map[string]*sql.Stmt{}},
+	err := s.write(ctx, "update", func(tx *wtx) (func(), error) {
+		t = &storeTx{s: s, ctx: ctx, tx: tx,
 			mems: map[[2]string]*models.Memory{}, edges: map[edgeID]*models.Edge{}}
 		err := fn(t)
 		t.done = true
@@ -52,55 +51,10 @@ type edgeID struct {
 type storeTx struct {
 	s     *Store
 	ctx   context.Context
-	tx    *stmtCache
+	tx    *wtx
 	done  bool
 	mems  map[[2]string]*models.Memory
 	edges map[edgeID]*models.Edge
-}
-
-// stmtCache runs statements in one SQL transaction, preparing each distinct query once:
-// engagement runs the same few statements hundreds of times in one transaction, and modernc's
-// SQLite spends about three times as long preparing (parsing and planning) a short query as
-// running it. The transaction closes the statements when it ends.
-type stmtCache struct {
-	tx    *sql.Tx
-	stmts map[string]*sql.Stmt
-}
-
-func (c *stmtCache) prepare(ctx context.Context, query string) (*sql.Stmt, error) {
-	if st, ok := c.stmts[query]; ok {
-		return st, nil
-	}
-	st, err := c.tx.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	c.stmts[query] = st
-	return st, nil
-}
-
-func (c *stmtCache) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	st, err := c.prepare(ctx, query)
-	if err != nil {
-		return c.tx.QueryRowContext(ctx, query, args...) // reports the error through the Row
-	}
-	return st.QueryRowContext(ctx, args...)
-}
-
-func (c *stmtCache) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	st, err := c.prepare(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	return st.QueryContext(ctx, args...)
-}
-
-func (c *stmtCache) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	st, err := c.prepare(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	return st.ExecContext(ctx, args...)
 }
 
 var errTxDone = models.Errorf(models.EINTERNAL, "transaction used after Update returned")
@@ -118,7 +72,7 @@ func (t *storeTx) GetMemory(ns, id string) (*models.Memory, error) {
 	if m, ok := t.cachedMemory(ns, id); ok {
 		return m, nil
 	}
-	m, err := scanMemory(t.tx.QueryRowContext(t.ctx, `SELECT `+memoryColumns+` FROM memories WHERE ns = ? AND id = ?`, ns, id))
+	m, err := scanMemory(t.tx.QueryRowContext(t.ctx, selectMemory, ns, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("memory %s not found", id)
 	}
@@ -155,10 +109,7 @@ func (t *storeTx) PutMemory(m *models.Memory) error {
 	if err := validateMeta(m); err != nil {
 		return err
 	}
-	res, err := t.tx.ExecContext(t.ctx, `UPDATE memories SET confidence = ?, usage_count = ?, last_used = ?, surface_count = ?,
-		last_surfaced = ?, recent_dismissals = ?, irrelevant_contexts = ?, schedule = ? WHERE ns = ? AND id = ?`,
-		m.Confidence, m.UsageCount, encTime(m.LastUsed), m.SurfaceCount, encTime(m.LastSurfaced), m.RecentDismissals,
-		encIrrelevant(m.IrrelevantContexts), encSchedule(m.Schedule), m.Namespace, m.ID)
+	res, err := t.tx.ExecContext(t.ctx, updateMemoryMeta.sql, updateMemoryMeta.bind(&memoryRow{m: *m})...)
 	if err != nil {
 		return wrap(err, "put memory")
 	}
@@ -209,7 +160,7 @@ func (t *storeTx) GetEdge(ns string, k models.EdgeKey) (*models.Edge, error) {
 		}
 		return nil, notFound("edge %s -%s-> %s not found", k.From, k.Type, k.To)
 	}
-	e, err := scanEdge(t.tx.QueryRowContext(t.ctx, `SELECT `+edgeColumns+` FROM edges WHERE ns = ? AND src = ? AND dst = ? AND type = ?`,
+	e, err := scanEdge(t.tx.QueryRowContext(t.ctx, selectEdge,
 		ns, k.From, k.To, string(k.Type)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("edge %s -%s-> %s not found", k.From, k.Type, k.To)
@@ -231,10 +182,7 @@ func (t *storeTx) PutEdge(e *models.Edge) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO edges (`+edgeColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (ns, src, dst, type) DO UPDATE SET weight = excluded.weight, co_occurrences = excluded.co_occurrences,
-			last_co_occurred = excluded.last_co_occurred, last_decayed = excluded.last_decayed,
-			predicate = excluded.predicate, fact = excluded.fact`, edgeArgs(c)...)
+	_, err = t.tx.ExecContext(t.ctx, upsertEdge.sql, upsertEdge.bind(c)...)
 	if err != nil {
 		return wrap(err, "put edge")
 	}
@@ -256,26 +204,15 @@ func (t *storeTx) PutSurfacing(sf *models.Surfacing) error {
 	if err := validateSurfacing(sf, "surfacing"); err != nil {
 		return err
 	}
-	args := surfacingArgs(sf)
-	// Fast path. Recording an outcome never changes the columns the indexes hold (conversation,
-	// turn, memory, time), but an UPDATE that sets an indexed column rewrites that index's
-	// entry even when the value stays the same; engagement writes thousands of outcomes a
-	// second. So set the other columns where the indexed ones still match, and fall back to
-	// the full update only when no row did.
-	fast := append(slices.Clone(args[5:14]), args[15], args[16], args[17], args[0], args[1], args[2], args[3], args[4], args[14])
-	res, err := t.tx.ExecContext(t.ctx, `UPDATE surfacings SET mode = ?, rank = ?, score = ?, components = ?, conversation_type = ?,
-		threshold = ?, arm_probability = ?, variant = ?, concepts = ?, outcome = ?, outcome_at = ?, latency_ms = ?
-		WHERE ns = ? AND id = ? AND conversation_id = ? AND turn_id = ? AND memory_id = ? AND at = ?`, fast...)
+	// The outcome first (see updateSurfacingOutcome), every column when no row matched.
+	res, err := t.tx.ExecContext(t.ctx, updateSurfacingOutcome.sql, updateSurfacingOutcome.bind(sf)...)
 	if err != nil {
 		return wrap(err, "put surfacing")
 	}
 	if n, err := res.RowsAffected(); err == nil && n == 1 {
 		return nil
 	}
-	// Same columns as the insert, minus the key (ns, id), then the key for WHERE.
-	res, err = t.tx.ExecContext(t.ctx, `UPDATE surfacings SET conversation_id = ?, turn_id = ?, memory_id = ?, mode = ?, rank = ?,
-		score = ?, components = ?, conversation_type = ?, threshold = ?, arm_probability = ?, variant = ?, concepts = ?, at = ?,
-		outcome = ?, outcome_at = ?, latency_ms = ? WHERE ns = ? AND id = ?`, append(slices.Clone(args[2:]), args[0], args[1])...)
+	res, err = t.tx.ExecContext(t.ctx, updateSurfacing.sql, updateSurfacing.bind(sf)...)
 	if err != nil {
 		return wrap(err, "put surfacing")
 	}
@@ -299,9 +236,7 @@ func (t *storeTx) InsertEvent(e *models.Event) error {
 	if err := validateEvent(e); err != nil {
 		return err
 	}
-	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO events (`+eventColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.Namespace, e.ID, e.SurfacingID, e.MemoryID, e.ConversationID, string(e.Type), encTime(e.At),
-		encStrings(e.Concepts), boolInt(e.Implicit))
+	_, err := t.tx.ExecContext(t.ctx, insertEvent.sql, insertEvent.bind(e)...)
 	if isConstraintUnique(err) {
 		return models.Errorf(models.EDUPLICATE, "event %s was already recorded", e.ID)
 	}

@@ -1,0 +1,141 @@
+package sqlite
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// The benchmarks of this file run the row codecs (bind and scan) on small databases, so
+// that a change to how columns are bound can be measured in seconds; the 100k benchmarks in
+// bench_test.go measure the same paths at scale.
+
+// BenchmarkRebuild10k measures loading 10,000 memories: every memory row is scanned once.
+func BenchmarkRebuild10k(b *testing.B) {
+	s := openAt(b, buildDB(b, 10_000, 384))
+	for b.Loop() {
+		if err := s.Rebuild(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSQLMemories10k measures hydrating 100 memories from SQLite (the read path before
+// the indexes are loaded, and the Tx's fallback).
+func BenchmarkSQLMemories10k(b *testing.B) {
+	s := openAt(b, buildDB(b, 10_000, 384))
+	r := rand.New(rand.NewPCG(5, 6))
+	ids := make([][]string, 100)
+	for i := range ids {
+		for range 100 {
+			ids[i] = append(ids[i], fmt.Sprintf("01J%023d", r.IntN(10_000)))
+		}
+	}
+	i := 0
+	for b.Loop() {
+		if ms, err := s.sqlMemories(ctx, "ns", ids[i%len(ids)]); err != nil || len(ms) != 100 {
+			b.Fatal(len(ms), err)
+		}
+		i++
+	}
+}
+
+// benchSurfacings returns the surfacings of turn t: ten memories of a small namespace.
+func benchSurfacings(t int, at time.Time) []*models.Surfacing {
+	out := make([]*models.Surfacing, 10)
+	for j := range out {
+		out[j] = &models.Surfacing{
+			ID: fmt.Sprintf("01S%018d-%02d", t, j), Namespace: "ns", ConversationID: fmt.Sprintf("conv-%d", t%50),
+			TurnID: fmt.Sprintf("turn-%d", t), MemoryID: fmt.Sprintf("01J%023d", (t*10+j)%1000), Mode: models.ModeAmbient,
+			Rank: j + 1, Score: 0.5, Components: models.Components{Relevance: 0.4, BM25: 0.2, Confidence: 0.5}, ConvType: "casual",
+			Threshold: 0.3, Concepts: []string{"cat", "garden"}, LatencyMS: 2.5, At: at,
+		}
+	}
+	return out
+}
+
+// BenchmarkRecordSurfacings measures recording one recall turn: ten surfacings and the
+// conversation state.
+func BenchmarkRecordSurfacings(b *testing.B) {
+	s := openAt(b, buildDB(b, 1000, 8))
+	base := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	t := 0
+	for b.Loop() {
+		at := base.Add(time.Duration(t) * time.Second)
+		state := &models.ConversationState{Namespace: "ns", ConversationID: fmt.Sprintf("conv-%d", t%50), Turns: t,
+			RecentTopics: []string{"cat"}, UpdatedAt: at}
+		if err := s.RecordSurfacings(ctx, benchSurfacings(t, at), state); err != nil {
+			b.Fatal(err)
+		}
+		t++
+	}
+}
+
+// BenchmarkEngagementTx measures the engagement write of one explicit report: read the
+// surfacing and its memory, record the outcome, the memory's metadata and the event, in one
+// Update.
+func BenchmarkEngagementTx(b *testing.B) {
+	s := openAt(b, buildDB(b, 1000, 8))
+	if err := s.Rebuild(ctx); err != nil {
+		b.Fatal(err)
+	}
+	base := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	const turns = 2000
+	for t := range turns {
+		if err := s.RecordSurfacings(ctx, benchSurfacings(t, base.Add(time.Duration(t)*time.Second)), nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	i := 0
+	for b.Loop() {
+		sid := fmt.Sprintf("01S%018d-%02d", i/10%turns, i%10)
+		err := s.Update(ctx, func(tx models.Tx) error {
+			sf, err := tx.GetSurfacing("ns", sid)
+			if err != nil {
+				return err
+			}
+			m, err := tx.GetMemory("ns", sf.MemoryID)
+			if err != nil {
+				return err
+			}
+			at := sf.At.Add(time.Minute)
+			sf.Outcome, sf.OutcomeAt = models.EventUsed, at
+			if err := tx.PutSurfacing(sf); err != nil {
+				return err
+			}
+			m.UsageCount++
+			m.LastUsed = at
+			if err := tx.PutMemory(m); err != nil {
+				return err
+			}
+			return tx.InsertEvent(&models.Event{Namespace: "ns", ID: fmt.Sprintf("01E%023d", i), SurfacingID: sid,
+				MemoryID: sf.MemoryID, ConversationID: sf.ConversationID, Type: models.EventUsed, At: at})
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// BenchmarkFindSurfacings measures scanning 100 surfacing rows.
+func BenchmarkFindSurfacings(b *testing.B) {
+	s := openAt(b, buildDB(b, 1000, 8))
+	base := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	for t := range 1000 {
+		if err := s.RecordSurfacings(ctx, benchSurfacings(t, base.Add(time.Duration(t)*time.Second)), nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	i := 0
+	for b.Loop() {
+		got, err := s.FindSurfacings(ctx, models.SurfacingFilter{Namespace: "ns", ConversationID: fmt.Sprintf("conv-%d", i%50), Limit: 100})
+		if err != nil || len(got) != 100 {
+			b.Fatal(len(got), err)
+		}
+		i++
+	}
+}

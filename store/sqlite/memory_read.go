@@ -1,0 +1,160 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// GetMemory returns one memory or chunk; ENOTFOUND when missing.
+func (s *Store) GetMemory(ctx context.Context, ns, id string) (*models.Memory, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if err := validateID(id, "id"); err != nil {
+		return nil, err
+	}
+	ms, err := s.GetMemories(ctx, ns, []string{id})
+	if err != nil {
+		return nil, err
+	}
+	if len(ms) == 0 {
+		return nil, notFound("memory %s not found", id)
+	}
+	return ms[0], nil
+}
+
+// GetMemories returns the memories and chunks with these ids in the order asked, skipping
+// missing ones. Once the indexes are loaded it answers from memory without touching SQLite.
+func (s *Store) GetMemories(ctx context.Context, ns string, ids []string) ([]*models.Memory, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	if s.ready.Load() {
+		return s.cachedMemories(ns, ids), nil
+	}
+	return s.sqlMemories(ctx, ns, ids)
+}
+
+// sqlMemories reads memories from SQLite, in the order of ids.
+func (s *Store) sqlMemories(ctx context.Context, ns string, ids []string) ([]*models.Memory, error) {
+	byID := make(map[string]*models.Memory, len(ids))
+	for chunk := range slices.Chunk(slices.Compact(slices.Sorted(slices.Values(ids))), 500) {
+		args := append([]any{ns}, anys(chunk)...)
+		ms, err := queryMemories(ctx, s.rdb, memoryRows.sel+` WHERE ns = ? AND id IN (`+placeholders(len(chunk))+`)`, args...)
+		if err != nil {
+			return nil, wrap(err, "get memories")
+		}
+		for _, m := range ms {
+			byID[m.ID] = m
+		}
+	}
+	out := make([]*models.Memory, 0, len(byID))
+	seen := make(map[string]bool, len(byID))
+	for _, id := range ids {
+		m, ok := byID[id]
+		if !ok {
+			continue
+		}
+		if seen[id] { // asked twice: each answer is the caller's own copy
+			m = cloneMemory(m)
+		}
+		seen[id] = true
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// FindMemories lists memories (never chunks) matching f, with the total ignoring Offset and
+// Limit. An empty f.Namespace lists every namespace. EINVALID for an unknown kind or sort, a
+// negative offset, or a limit over 1000.
+func (s *Store) FindMemories(ctx context.Context, f models.MemoryFilter) ([]*models.Memory, int, error) {
+	where := []string{"parent_id = ''"}
+	var args []any
+	if f.Namespace != "" {
+		if err := models.ValidateNamespace(f.Namespace); err != nil {
+			return nil, 0, err
+		}
+		where, args = append(where, "ns = ?"), append(args, f.Namespace)
+	}
+	if len(f.Kinds) > 0 {
+		for i, k := range f.Kinds {
+			if !k.Valid() {
+				return nil, 0, models.Invalid(fmt.Sprintf("kinds[%d]", i), "unknown kind %q", k)
+			}
+			args = append(args, string(k))
+		}
+		where = append(where, "kind IN ("+placeholders(len(f.Kinds))+")")
+	}
+	if f.ConversationID != "" {
+		where, args = append(where, "conversation_id = ?"), append(args, f.ConversationID)
+	}
+	if !f.Since.IsZero() {
+		where, args = append(where, "created_at >= ?"), append(args, filterTime(f.Since))
+	}
+	if !f.Until.IsZero() {
+		where, args = append(where, "created_at < ?"), append(args, filterTime(f.Until))
+	}
+	if len(f.IDs) > 0 {
+		where = append(where, "id IN ("+placeholders(len(f.IDs))+")")
+		args = append(args, anys(f.IDs)...)
+	}
+	order := "created_at DESC, id DESC"
+	switch f.Sort {
+	case "", "created_desc":
+	case "created_asc":
+		order = "created_at ASC, id ASC"
+	default:
+		return nil, 0, models.Invalid("sort", "sort must be created_desc or created_asc")
+	}
+	limit := f.Limit
+	switch {
+	case limit == 0:
+		limit = 100
+	case limit < 0 || limit > 1000:
+		return nil, 0, models.Invalid("limit", "limit must be between 1 and 1000")
+	}
+	if f.Offset < 0 {
+		return nil, 0, models.Invalid("offset", "offset must not be negative")
+	}
+	cond := strings.Join(where, " AND ")
+	var total int
+	if err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM memories WHERE `+cond, args...).Scan(&total); err != nil {
+		return nil, 0, wrap(err, "count memories")
+	}
+	ms, err := queryMemories(ctx, s.rdb, memoryRows.sel+` WHERE `+cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
+		append(args, limit, f.Offset)...)
+	if err != nil {
+		return nil, 0, wrap(err, "find memories")
+	}
+	return ms, total, nil
+}
+
+// LastInConversation returns the newest memory (not chunk) of a conversation by CreatedAt
+// then id; ENOTFOUND when there is none.
+func (s *Store) LastInConversation(ctx context.Context, ns, conversationID string) (*models.Memory, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if conversationID == "" {
+		return nil, models.Invalid("conversation_id", "conversation id is required")
+	}
+	ms, err := queryMemories(ctx, s.rdb, memoryRows.sel+`
+		WHERE ns = ? AND conversation_id = ? AND parent_id = '' ORDER BY created_at DESC, id DESC LIMIT 1`, ns, conversationID)
+	if err != nil {
+		return nil, wrap(err, "last in conversation")
+	}
+	if len(ms) == 0 {
+		return nil, notFound("conversation %s has no memories", conversationID)
+	}
+	return ms[0], nil
+}
+
+// DeleteMemory removes a memory with its chunks, their vectors and index entries, every edge
+// touching any of them, and their resurfacing queue items. Surfacings and events stay: they

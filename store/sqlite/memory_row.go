@@ -1,0 +1,94 @@
+package sqlite
+
+import (
+	"context"
+	"slices"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// memoryRow is one row of memories as scanned (memoryRows in tables.go): the JSON lists and
+// the embedding raw, every other column already in m.
+type memoryRow struct {
+	m                            models.Memory
+	domains, triggers, concepts  string
+	triple, irrelevant, schedule string
+	embedding                    []byte
+}
+
+// memory decodes the raw columns into a new Memory, with its embedding.
+func (r *memoryRow) memory() (*models.Memory, error) {
+	m := r.m
+	var err error
+	if m.Domains, err = decStrings(r.domains, "domains"); err != nil {
+		return nil, err
+	}
+	if m.Triggers, err = decStrings(r.triggers, "triggers"); err != nil {
+		return nil, err
+	}
+	if m.Concepts, err = decStrings(r.concepts, "concepts"); err != nil {
+		return nil, err
+	}
+	if r.triple != "" {
+		m.Triple = new(models.Triple)
+		if err := decJSON(r.triple, m.Triple, "triple"); err != nil {
+			return nil, err
+		}
+	}
+	if err := decJSON(r.irrelevant, &m.IrrelevantContexts, "irrelevant_contexts"); err != nil {
+		return nil, err
+	}
+	if err := decJSON(r.schedule, &m.Schedule, "schedule"); err != nil {
+		return nil, err
+	}
+	if m.Embedding, err = decVector(r.embedding); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+func scanMemory(sc scanner) (*models.Memory, error) {
+	var r memoryRow
+	if err := memoryRows.scan(sc, &r); err != nil {
+		return nil, err
+	}
+	return r.memory()
+}
+
+// queryMemories runs a `SELECT memoryRows…` query and decodes every row.
+func queryMemories(ctx context.Context, q querier, query string, args ...any) ([]*models.Memory, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*models.Memory
+	for rows.Next() {
+		m, err := scanMemory(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// cloneMemory deep-copies m so that neither the caller nor the cache can change the other.
+func cloneMemory(m *models.Memory) *models.Memory {
+	c := *m
+	c.Domains = slices.Clone(m.Domains)
+	c.Triggers = slices.Clone(m.Triggers)
+	c.Concepts = slices.Clone(m.Concepts)
+	if m.Triple != nil {
+		t := *m.Triple
+		c.Triple = &t
+	}
+	if m.IrrelevantContexts != nil {
+		c.IrrelevantContexts = make([][]string, len(m.IrrelevantContexts))
+		for i, ctx := range m.IrrelevantContexts {
+			c.IrrelevantContexts[i] = slices.Clone(ctx)
+		}
+	}
+	c.Embedding = slices.Clone(m.Embedding)
+	return &c
+}

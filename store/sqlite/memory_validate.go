@@ -1,0 +1,210 @@
+package sqlite
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/salience-ai/salience/index"
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/nlp"
+)
+
+// Validation of the writes of memories, chunks, concepts and edges. It runs before the
+// write lock is taken and computes what the indexes need (normalized embeddings, terms).
+
+func validateID(id, field string) error {
+	if id == "" {
+		return models.Invalid(field, "id is required")
+	}
+	if len(id) > models.MaxIDBytes {
+		return models.Invalid(field, "id is longer than %d bytes", models.MaxIDBytes)
+	}
+	return nil
+}
+
+// validateMemory checks what the store relies on; content rules are ingest's (Memory.Validate).
+func validateMemory(m *models.Memory, field string) error {
+	if m == nil {
+		return models.Invalid(field, "memory is missing")
+	}
+	if err := models.ValidateNamespace(m.Namespace); err != nil {
+		return models.WithFieldPrefix(err, field+".")
+	}
+	if err := validateID(m.ID, field+".id"); err != nil {
+		return err
+	}
+	// Concept node ids start with "c:"; memory ids never hold ':' so the two cannot collide.
+	if strings.ContainsRune(m.ID, ':') {
+		return models.Invalid(field+".id", "memory ids must not contain ':'")
+	}
+	if !m.Kind.Valid() {
+		return models.Invalid(field+".kind", "unknown kind %q", m.Kind)
+	}
+	if m.CreatedAt.IsZero() {
+		return models.Invalid(field+".created_at", "created_at is required")
+	}
+	for _, t := range []struct {
+		name string
+		t    time.Time
+	}{
+		{"created_at", m.CreatedAt}, {"valid_at", m.ValidAt}, {"invalid_at", m.InvalidAt},
+		{"last_used", m.LastUsed}, {"last_surfaced", m.LastSurfaced},
+	} {
+		if err := checkTime(field+"."+t.name, t.t); err != nil {
+			return err
+		}
+	}
+	if !finite(m.Importance) || !finite(m.Confidence) || !finite(m.RecentDismissals) {
+		return models.Invalid(field, "importance, confidence and recent_dismissals must be finite")
+	}
+	return nil
+}
+
+// unit is one memory or chunk ready to write: a private copy with its normalized embedding
+// and, for indexed units, its BM25 terms.
+type unit struct {
+	m     *models.Memory
+	terms []string
+}
+
+// preparedWrite is one validated MemoryWrite, with everything the indexes need computed
+// before the write lock is taken.
+type preparedWrite struct {
+	ns       string
+	units    []unit
+	concepts []*models.Concept
+	edges    []*models.Edge
+}
+
+func prepareWrites(writes []*models.MemoryWrite) ([]preparedWrite, map[string]int, error) {
+	out := make([]preparedWrite, len(writes))
+	dims := map[string]int{} // per namespace, 0 = no embedding in the batch
+	for i, w := range writes {
+		f := fmt.Sprintf("writes[%d]", i)
+		if w == nil || w.Memory == nil {
+			return nil, nil, models.Invalid(f+".memory", "memory is missing")
+		}
+		m := w.Memory
+		if err := validateMemory(m, f+".memory"); err != nil {
+			return nil, nil, err
+		}
+		if m.ParentID != "" {
+			return nil, nil, models.Invalid(f+".memory.parent_id", "a chunk cannot be written without its parent")
+		}
+		if m.ChunkCount != len(w.Chunks) {
+			return nil, nil, models.Invalid(f+".memory.chunk_count", "chunk_count is %d but %d chunks were given", m.ChunkCount, len(w.Chunks))
+		}
+		ns := m.Namespace
+		p := preparedWrite{ns: ns}
+		for j, um := range append([]*models.Memory{m}, w.Chunks...) {
+			uf := f + ".memory"
+			if j > 0 {
+				uf = fmt.Sprintf("%s.chunks[%d]", f, j-1)
+				if err := validateMemory(um, uf); err != nil {
+					return nil, nil, err
+				}
+				if um.ParentID != m.ID || um.Namespace != ns || um.ChunkCount != 0 {
+					return nil, nil, models.Invalid(uf+".parent_id", "a chunk must belong to its memory's namespace, name it as parent and have no chunks")
+				}
+			}
+			c := cloneMemory(um)
+			if len(c.Embedding) > 0 {
+				v, err := index.Normalize(c.Embedding)
+				if err != nil {
+					return nil, nil, models.Invalid(uf+".embedding", "embedding has a NaN or infinite component")
+				}
+				c.Embedding = v // c's own copy, or a new normalized one
+				if d := dims[ns]; d != 0 && d != len(v) {
+					return nil, nil, models.Invalid(uf+".embedding", "embedding has %d dimensions, others in the batch %d", len(v), d)
+				}
+				dims[ns] = len(v)
+			} else if _, ok := dims[ns]; !ok {
+				dims[ns] = 0
+			}
+			u := unit{m: c}
+			if c.Indexed() {
+				u.terms = nlp.Terms(c.Content)
+			}
+			p.units = append(p.units, u)
+		}
+		for j, c := range w.Concepts {
+			cf := fmt.Sprintf("%s.concepts[%d]", f, j)
+			if c == nil {
+				return nil, nil, models.Invalid(cf, "concept is missing")
+			}
+			cc := *c
+			cc.Aliases = slices.Clone(c.Aliases)
+			cc.Name = models.NormalizeConcept(c.Name)
+			if cc.Namespace == "" {
+				cc.Namespace = ns
+			}
+			switch {
+			case cc.Namespace != ns:
+				return nil, nil, models.Invalid(cf+".namespace", "concept of another namespace")
+			case cc.Name == "":
+				return nil, nil, models.Invalid(cf+".name", "concept name is empty")
+			case cc.Kind == "":
+				return nil, nil, models.Invalid(cf+".kind", "concept kind is required")
+			case cc.Mentions < 0:
+				return nil, nil, models.Invalid(cf+".mentions", "mentions must not be negative")
+			}
+			if err := errors.Join(checkTime(cf+".first_seen", cc.FirstSeen), checkTime(cf+".last_seen", cc.LastSeen)); err != nil {
+				return nil, nil, err
+			}
+			p.concepts = append(p.concepts, &cc)
+		}
+		for j, e := range w.Edges {
+			ef := fmt.Sprintf("%s.edges[%d]", f, j)
+			ec, err := validateEdge(e, ns, ef)
+			if err != nil {
+				return nil, nil, err
+			}
+			p.edges = append(p.edges, ec)
+		}
+		out[i] = p
+	}
+	return out, dims, nil
+}
+
+// validateEdge checks e and returns a copy with its namespace set to ns when empty.
+func validateEdge(e *models.Edge, ns, field string) (*models.Edge, error) {
+	if e == nil {
+		return nil, models.Invalid(field, "edge is missing")
+	}
+	c := *e
+	if c.Namespace == "" {
+		c.Namespace = ns
+	}
+	switch {
+	case c.Namespace != ns:
+		return nil, models.Invalid(field+".namespace", "edge of another namespace")
+	case c.From == "" || c.To == "":
+		return nil, models.Invalid(field, "an edge needs both ends")
+	case c.Type == "":
+		return nil, models.Invalid(field+".type", "edge type is required")
+	case !(c.Weight >= 0 && c.Weight <= 1):
+		return nil, models.Invalid(field+".weight", "weight must be between 0 and 1")
+	case c.CoOccurrences < 0:
+		return nil, models.Invalid(field+".co_occurrences", "co_occurrences must not be negative")
+	case hasControl(c.From) || hasControl(c.To) || hasControl(string(c.Type)) || hasControl(c.Fact):
+		return nil, models.Invalid(field, "edge ends, type and fact must not contain control characters")
+	}
+	if err := errors.Join(checkTime(field+".last_co_occurred", c.LastCoOccurred), checkTime(field+".last_decayed", c.LastDecayed)); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// hasControl reports whether s holds an ASCII control character (the rebuild packs edge
+// fields with one as separator).
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,160 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// CreateMemories writes the batch in one transaction: memories, chunks, concepts (upserted:
+// Mentions grows by the written concept's Mentions, at least 1; FirstSeen, Kind and existing
+// aliases are kept; LastSeen moves forward) and edges (inserted when missing). The in-memory
+// indexes are updated after the commit. ECONFLICT when a memory id exists (also within the
+// batch); EINVALID when an embedding's dimension differs from the namespace's.
+func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite) error {
+	if len(writes) == 0 {
+		return nil
+	}
+	prep, dims, err := prepareWrites(writes)
+	if err != nil {
+		return err
+	}
+	return s.write(ctx, "create memories", func(tx *wtx) (func(), error) {
+		nsDims, err := fixDims(ctx, tx, dims)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range prep {
+			for _, u := range p.units {
+				if _, err := tx.ExecContext(ctx, insertMemory.sql, insertMemory.bind(&memoryRow{m: *u.m})...); err != nil {
+					if isConstraintUnique(err) {
+						return nil, models.Errorf(models.ECONFLICT, "memory %s exists", u.m.ID)
+					}
+					return nil, fmt.Errorf("insert memory %s: %w", u.m.ID, err)
+				}
+			}
+		}
+		var merged []*models.Concept
+		for _, p := range prep {
+			for _, c := range p.concepts {
+				m, err := upsertConcept(ctx, tx, c)
+				if err != nil {
+					return nil, err
+				}
+				merged = append(merged, m)
+			}
+		}
+		var created []*models.Edge
+		for _, p := range prep {
+			for _, e := range p.edges {
+				res, err := tx.ExecContext(ctx, insertEdge.sql, insertEdge.bind(e)...)
+				if err != nil {
+					return nil, fmt.Errorf("insert edge: %w", err)
+				}
+				if n, _ := res.RowsAffected(); n == 1 {
+					created = append(created, e)
+				}
+			}
+		}
+		return func() { s.applyCreate(prep, nsDims, merged, created) }, nil
+	})
+}
+
+// fixDims checks each namespace's embedding dimension against the batch and records it for
+// namespaces that had none; it returns the dimension of every namespace of the batch.
+func fixDims(ctx context.Context, tx *wtx, dims map[string]int) (map[string]int, error) {
+	out := make(map[string]int, len(dims))
+	for ns, d := range dims {
+		var cur int
+		err := tx.QueryRowContext(ctx, `SELECT dims FROM namespaces WHERE ns = ?`, ns).Scan(&cur)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			if _, err := tx.ExecContext(ctx, `INSERT INTO namespaces (ns, dims) VALUES (?, ?)`, ns, d); err != nil {
+				return nil, err
+			}
+			cur = d
+		case err != nil:
+			return nil, err
+		case d != 0 && cur == 0:
+			if _, err := tx.ExecContext(ctx, `UPDATE namespaces SET dims = ? WHERE ns = ?`, d, ns); err != nil {
+				return nil, err
+			}
+			cur = d
+		case d != 0 && cur != d:
+			return nil, models.Invalid("embedding", "embedding has %d dimensions; namespace %s uses %d", d, ns, cur)
+		}
+		out[ns] = cur
+	}
+	return out, nil
+}
+
+// DeleteMemory removes a memory with its chunks, their vectors and index entries, every edge
+// touching any of them, and their resurfacing queue items. Surfacings and events stay: they
+// are the engagement history. ENOTFOUND when missing; EINVALID for a chunk's id (delete the
+// parent).
+func (s *Store) DeleteMemory(ctx context.Context, ns, id string) error {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return err
+	}
+	if err := validateID(id, "id"); err != nil {
+		return err
+	}
+	return s.write(ctx, "delete memory", func(tx *wtx) (func(), error) {
+		var parent string
+		err := tx.QueryRowContext(ctx, `SELECT parent_id FROM memories WHERE ns = ? AND id = ?`, ns, id).Scan(&parent)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, notFound("memory %s not found", id)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if parent != "" {
+			return nil, models.Invalid("id", "%s is a chunk of %s; delete the parent", id, parent)
+		}
+		ids := []string{id}
+		rows, err := tx.QueryContext(ctx, `SELECT id FROM memories WHERE ns = ? AND parent_id = ?`, ns, id)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var c string
+			if err := rows.Scan(&c); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			ids = append(ids, c)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return nil, err
+		}
+		in := placeholders(len(ids))
+		idArgs := anys(ids)
+		rows, err = tx.QueryContext(ctx, `DELETE FROM edges WHERE ns = ? AND (src IN (`+in+`) OR dst IN (`+in+`)) RETURNING src, dst, type`,
+			append(append([]any{ns}, idArgs...), idArgs...)...)
+		if err != nil {
+			return nil, err
+		}
+		var keys []models.EdgeKey
+		for rows.Next() {
+			var k models.EdgeKey
+			if err := rows.Scan(&k.From, &k.To, &k.Type); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			keys = append(keys, k)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return nil, err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM queue WHERE ns = ? AND memory_id IN (`+in+`)`, append([]any{ns}, idArgs...)...); err != nil {
+			return nil, err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE ns = ? AND id IN (`+in+`)`, append([]any{ns}, idArgs...)...); err != nil {
+			return nil, err
+		}
+		return func() { s.applyDelete(ns, ids, keys) }, nil
+	})
+}
