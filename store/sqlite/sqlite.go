@@ -23,7 +23,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"modernc.org/sqlite"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/salience-ai/salience/models"
@@ -65,6 +65,9 @@ type Store struct {
 	cdb             *sql.DB // one connection for background checkpoints
 	stopCheckpoints context.CancelFunc
 	checkpoints     sync.WaitGroup
+	ckpt            checkpointStats
+	commits         atomic.Int64 // write transactions committed: the checkpointer's idle test
+	pageSize        int
 	closed          bool // guarded by wmu
 
 	// prepared holds the writer connection's prepared statements by SQL text (see wtx);
@@ -134,7 +137,8 @@ func Open(path string, opts Options) (*Store, error) {
 		busyTimeout.Milliseconds())
 	// BEGIN IMMEDIATE takes the write lock up front, so a transaction never fails half-way
 	// on a lock upgrade if another process writes the file.
-	wdb, err := sql.Open("sqlite", path+"?"+pragmas+"&_pragma=wal_autocheckpoint(0)&_txlock=immediate")
+	// journal_size_limit: see checkpoint.go.
+	wdb, err := sql.Open("sqlite", path+"?"+pragmas+fmt.Sprintf("&_pragma=wal_autocheckpoint(0)&_pragma=journal_size_limit(%d)&_txlock=immediate", maxWAL))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
@@ -164,10 +168,18 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
 	s.rdb = rdb
-	// Checkpoints run here, in the background, never in a request's commit (the writer has
-	// wal_autocheckpoint off): an automatic checkpoint copies and syncs the WAL inside
-	// whichever commit crosses 1,000 pages, which set recall's p95 at 100k memories.
-	cdb, err := sql.Open("sqlite", path+"?"+pragmas)
+	if err := wdb.QueryRow(`PRAGMA page_size`).Scan(&s.pageSize); err != nil {
+		wdb.Close()
+		rdb.Close()
+		return nil, fmt.Errorf("sqlite: open: %w", err)
+	}
+	// Checkpoints run in the background (checkpoint.go), never in a request's commit (the
+	// writer has wal_autocheckpoint off): an automatic checkpoint copies and syncs the WAL
+	// inside whichever commit crosses 1,000 pages, which set recall's p95 at 100k memories.
+	// This connection waits for readers only briefly: a checkpoint that finds them busy is
+	// tried again at the next tick.
+	cdb, err := sql.Open("sqlite", path+"?"+strings.Replace(pragmas, fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()),
+		fmt.Sprintf("busy_timeout(%d)", checkpointBusyTimeout.Milliseconds()), 1))
 	if err != nil {
 		wdb.Close()
 		rdb.Close()
@@ -182,32 +194,14 @@ func Open(path string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// checkpointInterval is how often the background checkpointer folds the WAL into the file.
-const checkpointInterval = time.Second
-
-// checkpointLoop runs a PASSIVE checkpoint every interval: it copies what no reader still
-// needs and never blocks the writer or readers.
-func (s *Store) checkpointLoop(ctx context.Context) {
-	defer s.checkpoints.Done()
-	t := time.NewTicker(checkpointInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := s.cdb.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`); err != nil && ctx.Err() == nil {
-				s.log.Warn("sqlite: checkpoint", "err", err)
-			}
-		}
-	}
-}
-
 // Path returns the database file's path.
 func (s *Store) Path() string { return s.path }
 
 // Close closes the database connections.
 func (s *Store) Close() error {
+	// The checkpointer stops first: it takes wmu itself to reset the WAL.
+	s.stopCheckpoints()
+	s.checkpoints.Wait()
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if s.closed {
@@ -215,8 +209,6 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	s.ready.Store(false)
-	s.stopCheckpoints()
-	s.checkpoints.Wait()
 	for _, st := range s.prepared {
 		st.Close()
 	}
@@ -294,6 +286,7 @@ func (s *Store) Migrations(ctx context.Context) ([]string, error) {
 
 // wrap translates a driver error into a models error by SQLite result code (never by message
 // text) and adds context. Errors that already carry a models code pass through unchanged.
+// The driver's error stays in the chain for the log; clients see only the models message.
 func wrap(err error, what string) error {
 	if err == nil {
 		return nil
@@ -302,25 +295,43 @@ func wrap(err error, what string) error {
 	if errors.As(err, &me) {
 		return err
 	}
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		switch se.Code() {
-		case sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE:
-			return &models.Error{Code: models.ECONFLICT, Message: what + ": the object exists"}
-		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_BUSY_SNAPSHOT, sqlite3.SQLITE_BUSY_TIMEOUT:
+	if code, ok := resultCode(err); ok {
+		switch code & 0xff { // the primary code of an extended one
+		case sqlite3.SQLITE_CONSTRAINT:
+			if code == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY || code == sqlite3.SQLITE_CONSTRAINT_UNIQUE {
+				return &models.Error{Code: models.ECONFLICT, Message: what + ": the object exists"}
+			}
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 			return fmt.Errorf("sqlite: %s: %w: %w", what, models.Errorf(models.EUNAVAILABLE, "the database is busy"), err)
+		case sqlite3.SQLITE_FULL:
+			return fmt.Errorf("sqlite: %s: %w: %w", what, errDiskFull, err)
+		case sqlite3.SQLITE_IOERR:
+			return fmt.Errorf("sqlite: %s: %w: %w", what, errDiskIO, err)
 		}
 	}
 	return fmt.Errorf("sqlite: %s: %w", what, err)
 }
 
+// Writes that fail for want of disk are refused as unavailable (503): nothing was written,
+// reads still work, and the same write succeeds once space returns.
+var (
+	errDiskFull = models.Errorf(models.EUNAVAILABLE, "the database's disk is full; the write was not stored")
+	errDiskIO   = models.Errorf(models.EUNAVAILABLE, "the database could not read or write its disk; the operation was not done")
+)
+
+// resultCode returns the (extended) SQLite result code carried by err.
+func resultCode(err error) (int, bool) {
+	var c interface{ Code() int } // *sqlite.Error; an interface so tests can fake any code
+	if errors.As(err, &c) {
+		return c.Code(), true
+	}
+	return 0, false
+}
+
 // isConstraintUnique reports whether err is a primary-key or unique violation.
 func isConstraintUnique(err error) bool {
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		return se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY || se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE
-	}
-	return false
+	code, ok := resultCode(err)
+	return ok && (code == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY || code == sqlite3.SQLITE_CONSTRAINT_UNIQUE)
 }
 
 func notFound(format string, args ...any) error {

@@ -26,6 +26,7 @@ func (s *Store) write(ctx context.Context, what string, fn func(tx *wtx) (func()
 	if err := tx.Commit(); err != nil {
 		return wrap(err, what)
 	}
+	s.commits.Add(1)
 	if apply != nil && s.ready.Load() {
 		apply()
 	}
