@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"sync/atomic"
 	"time"
@@ -37,13 +38,15 @@ const (
 	walReset = 16 << 20
 	// maxWAL is the most the WAL file may hold (journal_size_limit).
 	maxWAL = 64 << 20
-	// walKeep is the file size an idle store shrinks its WAL to (none, in fact: TRUNCATE
-	// empties it), once it is larger.
+	// walKeep: an idle store empties a WAL file larger than this (TRUNCATE).
 	walKeep = 4 << 20
-	// checkpointBusyTimeout is how long the RESTART step waits for readers to leave an
-	// older snapshot before giving up until the next tick; it holds the write lock
-	// meanwhile, so this bounds the writers' wait. Reads take milliseconds.
+	// checkpointBusyTimeout is how long the RESTART step waits for readers to be done with
+	// the WAL before giving up until the next tick; it holds the write lock meanwhile, so
+	// this bounds the writers' wait. Reads take milliseconds. Each postponement in a row
+	// doubles the wait, up to maxCheckpointBusy, so that readers that never pause cannot
+	// keep the WAL from rewinding.
 	checkpointBusyTimeout = 10 * time.Millisecond
+	maxCheckpointBusy     = 160 * time.Millisecond
 )
 
 // checkpointStats count what the checkpointer did, for tests and the log.
@@ -54,20 +57,22 @@ type checkpointStats struct {
 }
 
 // checkpointLoop runs until ctx ends. A tick is counted from the end of the previous one's
-// work, so "no commit during a tick" means the writers really were idle that long.
+// work, so "no commit since the last tick" means the writers were idle at least that long.
 func (s *Store) checkpointLoop(ctx context.Context) {
 	defer s.checkpoints.Done()
 	t := time.NewTimer(checkpointTick)
 	defer t.Stop()
+	commits := s.commits.Load()
 	for {
-		commits := s.commits.Load()
 		t.Reset(checkpointTick)
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		idle := s.commits.Load() == commits
+		c := s.commits.Load()
+		idle := c == commits
+		commits = c
 		if idle && s.walSize() <= walKeep {
 			continue // nothing new to copy, nothing to shrink
 		}
@@ -77,10 +82,11 @@ func (s *Store) checkpointLoop(ctx context.Context) {
 			if ctx.Err() == nil {
 				s.log.Warn("sqlite: checkpoint", "err", err)
 			}
+		case idle && s.walSize() > walKeep:
+			// First: a rewound WAL reports its old length until the next write.
+			s.lockedCheckpoint(ctx, "TRUNCATE")
 		case frames*int64(s.pageSize+walFrameHeader) >= walReset:
 			s.lockedCheckpoint(ctx, "RESTART")
-		case idle && s.walSize() > walKeep:
-			s.lockedCheckpoint(ctx, "TRUNCATE")
 		}
 	}
 }
@@ -103,7 +109,7 @@ func (s *Store) lockedCheckpoint(ctx context.Context, mode string) {
 		return
 	}
 	t0 := time.Now()
-	done, _, err := checkpoint(ctx, s.cdb, mode)
+	done, _, err := s.checkpointWaiting(ctx, mode, min(checkpointBusyTimeout<<s.postponedInRow, maxCheckpointBusy))
 	if hold := int64(time.Since(t0)); mode == "RESTART" && hold > s.ckpt.maxHold.Load() {
 		s.ckpt.maxHold.Store(hold) // only this goroutine writes it
 	}
@@ -114,11 +120,22 @@ func (s *Store) lockedCheckpoint(ctx context.Context, mode string) {
 		}
 	case done:
 		s.ckpt.resets.Add(1)
+		s.postponedInRow = 0
 	default:
-		// A reader held an older snapshot past checkpointBusyTimeout; every frame it did
-		// not need is copied, and the next tick tries again.
+		s.postponedInRow = min(s.postponedInRow+1, 8)
+		// A reader was still on the WAL when the wait ran out; every frame it did not need
+		// is copied, and the next tick tries again, waiting longer.
 		s.ckpt.postponed.Add(1)
 	}
+}
+
+// checkpointWaiting runs a checkpoint that waits at most wait for readers and writers.
+func (s *Store) checkpointWaiting(ctx context.Context, mode string, wait time.Duration) (bool, int64, error) {
+	// The checkpoint connection is one connection, so the setting holds for the checkpoint.
+	if _, err := s.cdb.ExecContext(ctx, fmt.Sprintf(`PRAGMA busy_timeout = %d`, wait.Milliseconds())); err != nil {
+		return false, 0, err
+	}
+	return checkpoint(ctx, s.cdb, mode)
 }
 
 // checkpoint runs a checkpoint of the given mode and returns whether it completed (for

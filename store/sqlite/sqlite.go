@@ -66,6 +66,7 @@ type Store struct {
 	stopCheckpoints context.CancelFunc
 	checkpoints     sync.WaitGroup
 	ckpt            checkpointStats
+	postponedInRow  int          // rewinds readers postponed since the last one done; checkpointer only
 	commits         atomic.Int64 // write transactions committed: the checkpointer's idle test
 	pageSize        int
 	closed          bool // guarded by wmu
@@ -176,10 +177,7 @@ func Open(path string, opts Options) (*Store, error) {
 	// Checkpoints run in the background (checkpoint.go), never in a request's commit (the
 	// writer has wal_autocheckpoint off): an automatic checkpoint copies and syncs the WAL
 	// inside whichever commit crosses 1,000 pages, which set recall's p95 at 100k memories.
-	// This connection waits for readers only briefly: a checkpoint that finds them busy is
-	// tried again at the next tick.
-	cdb, err := sql.Open("sqlite", path+"?"+strings.Replace(pragmas, fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()),
-		fmt.Sprintf("busy_timeout(%d)", checkpointBusyTimeout.Milliseconds()), 1))
+	cdb, err := sql.Open("sqlite", path+"?"+pragmas)
 	if err != nil {
 		wdb.Close()
 		rdb.Close()
@@ -213,7 +211,7 @@ func (s *Store) Close() error {
 		st.Close()
 	}
 	// A last full checkpoint leaves the data in the file and the WAL empty.
-	_, cerr := s.cdb.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+	_, _, cerr := s.checkpointWaiting(context.Background(), "TRUNCATE", busyTimeout)
 	return errors.Join(cerr, s.cdb.Close(), s.rdb.Close(), s.wdb.Close())
 }
 

@@ -16,7 +16,7 @@ import (
 )
 
 // TestWALStaysBounded runs four writers without pause — ingest, a recall turn's surfacings
-// and an engagement update, as a server's clients do — and a reader, for a few seconds
+// and an engagement update, as a server's clients do — and a reader, for five seconds
 // (SALIENCE_WAL_SECONDS sets how many: 60 for the acceptance figure), sampling the WAL's
 // size throughout. The WAL must stay under maxWAL, and every acknowledged write must be in
 // the database when it is opened again.
@@ -110,14 +110,17 @@ func TestWALStaysBounded(t *testing.T) {
 			}
 		})
 	}
-	wg.Go(func() { // a reader holding snapshots open now and then
+	// A reader listing memories a page at a time without pause: each read holds a snapshot,
+	// which a rewind must wait for (checkpointBusyTimeout). A reader whose every read
+	// outlasted maxCheckpointBusy would postpone rewinds until it paused.
+	wg.Go(func() {
 		for {
 			select {
 			case <-stop:
 				return
 			default:
 			}
-			if _, _, err := s.FindMemories(ctx, models.MemoryFilter{Namespace: "ns", Limit: 200}); err != nil {
+			if _, _, err := s.FindMemories(ctx, models.MemoryFilter{Namespace: "ns", Limit: 20}); err != nil {
 				fail(err)
 				return
 			}
