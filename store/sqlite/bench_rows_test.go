@@ -16,11 +16,13 @@ import (
 // BenchmarkRebuild10k measures loading 10,000 memories: every memory row is scanned once.
 func BenchmarkRebuild10k(b *testing.B) {
 	s := openAt(b, buildDB(b, 10_000, 384))
+	cpu0 := cpuTime()
 	for b.Loop() {
 		if err := s.Rebuild(ctx); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, cpu0)
 }
 
 // BenchmarkSQLMemories10k measures hydrating 100 memories from SQLite (the read path before
@@ -35,12 +37,14 @@ func BenchmarkSQLMemories10k(b *testing.B) {
 		}
 	}
 	i := 0
+	cpu0 := cpuTime()
 	for b.Loop() {
 		if ms, err := s.sqlMemories(ctx, "ns", ids[i%len(ids)]); err != nil || len(ms) != 100 {
 			b.Fatal(len(ms), err)
 		}
 		i++
 	}
+	reportCPU(b, cpu0)
 }
 
 // benchSurfacings returns the surfacings of turn t: ten memories of a small namespace.
@@ -63,6 +67,7 @@ func BenchmarkRecordSurfacings(b *testing.B) {
 	s := openAt(b, buildDB(b, 1000, 8))
 	base := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 	t := 0
+	cpu0 := cpuTime()
 	for b.Loop() {
 		at := base.Add(time.Duration(t) * time.Second)
 		state := &models.ConversationState{Namespace: "ns", ConversationID: fmt.Sprintf("conv-%d", t%50), Turns: t,
@@ -72,6 +77,7 @@ func BenchmarkRecordSurfacings(b *testing.B) {
 		}
 		t++
 	}
+	reportCPU(b, cpu0)
 }
 
 // BenchmarkEngagementTx measures the engagement write of one explicit report: read the
@@ -90,6 +96,7 @@ func BenchmarkEngagementTx(b *testing.B) {
 		}
 	}
 	i := 0
+	cpu0 := cpuTime()
 	for b.Loop() {
 		sid := fmt.Sprintf("01S%018d-%02d", i/10%turns, i%10)
 		err := s.Update(ctx, func(tx models.Tx) error {
@@ -119,6 +126,7 @@ func BenchmarkEngagementTx(b *testing.B) {
 		}
 		i++
 	}
+	reportCPU(b, cpu0)
 }
 
 // BenchmarkFindSurfacings measures scanning 100 surfacing rows.
@@ -131,6 +139,7 @@ func BenchmarkFindSurfacings(b *testing.B) {
 		}
 	}
 	i := 0
+	cpu0 := cpuTime()
 	for b.Loop() {
 		got, err := s.FindSurfacings(ctx, models.SurfacingFilter{Namespace: "ns", ConversationID: fmt.Sprintf("conv-%d", i%50), Limit: 100})
 		if err != nil || len(got) != 100 {
@@ -138,4 +147,11 @@ func BenchmarkFindSurfacings(b *testing.B) {
 		}
 		i++
 	}
+	reportCPU(b, cpu0)
+}
+
+// reportCPU reports the process's CPU time per operation since cpu0: on a shared machine it
+// varies far less than wall time. It includes the store's background checkpoints.
+func reportCPU(b *testing.B, cpu0 time.Duration) {
+	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }

@@ -9,6 +9,9 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
+// Reads of memories: from the in-memory cache once the indexes are loaded, from SQLite
+// before (and for lists, which the cache does not order).
+
 // GetMemory returns one memory or chunk; ENOTFOUND when missing.
 func (s *Store) GetMemory(ctx context.Context, ns, id string) (*models.Memory, error) {
 	if err := models.ValidateNamespace(ns); err != nil {

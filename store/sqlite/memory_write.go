@@ -9,6 +9,9 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
+// The writes of memories: CreateMemories (with their chunks, concepts and edges) and
+// DeleteMemory. Validation is in memory_validate.go, the row codec in memory_row.go.
+
 // CreateMemories writes the batch in one transaction: memories, chunks, concepts (upserted:
 // Mentions grows by the written concept's Mentions, at least 1; FirstSeen, Kind and existing
 // aliases are kept; LastSeen moves forward) and edges (inserted when missing). The in-memory
