@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"github.com/salience-ai/salience/index"
@@ -89,14 +88,9 @@ func (s *Store) Reembed(ctx context.Context, ns string, dims, batch int, embed E
 			}
 			vecs[i] = n
 		}
-		err = s.write(ctx, "reembed: write", func(tx *sql.Tx) (func(), error) {
-			st, err := tx.PrepareContext(ctx, `UPDATE memories SET embedding = ? WHERE ns = ? AND id = ?`)
-			if err != nil {
-				return nil, err
-			}
-			defer st.Close()
+		err = s.write(ctx, "reembed: write", func(tx *wtx) (func(), error) {
 			for i, u := range units {
-				if _, err := st.ExecContext(ctx, encVector(vecs[i]), ns, u.id); err != nil {
+				if _, err := tx.ExecContext(ctx, `UPDATE memories SET embedding = ? WHERE ns = ? AND id = ?`, encVector(vecs[i]), ns, u.id); err != nil {
 					return nil, err
 				}
 			}
@@ -111,7 +105,7 @@ func (s *Store) Reembed(ctx context.Context, ns string, dims, batch int, embed E
 			progress(done, total)
 		}
 	}
-	err = s.write(ctx, "reembed: dims", func(tx *sql.Tx) (func(), error) {
+	err = s.write(ctx, "reembed: dims", func(tx *wtx) (func(), error) {
 		_, err := tx.ExecContext(ctx, `INSERT INTO namespaces (ns, dims) VALUES (?, ?) ON CONFLICT (ns) DO UPDATE SET dims = excluded.dims`, ns, dims)
 		return nil, err
 	})
