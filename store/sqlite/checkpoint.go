@@ -24,8 +24,8 @@ import (
 // The file keeps its size when it is rewound: shrinking it (TRUNCATE, or journal_size_limit
 // at the first commit after a rewind) costs about 20 ms per 30 MB freed on our test machine,
 // which is not to be paid inside a request. So the checkpointer shrinks the file only when
-// no write has committed for a whole tick, and journal_size_limit is set to maxWAL, a
-// safety net for a WAL that readers kept from rewinding.
+// no write has committed for shrinkAfter, and journal_size_limit is set to maxWAL, a safety
+// net for a WAL that readers kept from rewinding.
 const (
 	// checkpointTick is how often the checkpointer runs.
 	checkpointTick = 100 * time.Millisecond
@@ -38,8 +38,9 @@ const (
 	walReset = 16 << 20
 	// maxWAL is the most the WAL file may hold (journal_size_limit).
 	maxWAL = 64 << 20
-	// walKeep: an idle store empties a WAL file larger than this (TRUNCATE).
-	walKeep = 4 << 20
+	// walKeep: a store idle for shrinkAfter empties a WAL file larger than this (TRUNCATE).
+	walKeep     = 4 << 20
+	shrinkAfter = time.Second
 	// checkpointBusyTimeout is how long the RESTART step waits for readers to be done with
 	// the WAL before giving up until the next tick; it holds the write lock meanwhile, so
 	// this bounds the writers' wait. Reads take milliseconds. Each postponement in a row
@@ -63,6 +64,7 @@ func (s *Store) checkpointLoop(ctx context.Context) {
 	t := time.NewTimer(checkpointTick)
 	defer t.Stop()
 	commits := s.commits.Load()
+	var quiet time.Duration // how long no write has committed
 	for {
 		t.Reset(checkpointTick)
 		select {
@@ -73,8 +75,13 @@ func (s *Store) checkpointLoop(ctx context.Context) {
 		c := s.commits.Load()
 		idle := c == commits
 		commits = c
-		if idle && s.walSize() <= walKeep {
-			continue // nothing new to copy, nothing to shrink
+		if idle {
+			quiet += checkpointTick
+		} else {
+			quiet = 0
+		}
+		if idle && (quiet < shrinkAfter || s.walSize() <= walKeep) {
+			continue // nothing new to copy, nothing to shrink yet
 		}
 		_, frames, err := checkpoint(ctx, s.cdb, "PASSIVE")
 		switch {
@@ -82,7 +89,7 @@ func (s *Store) checkpointLoop(ctx context.Context) {
 			if ctx.Err() == nil {
 				s.log.Warn("sqlite: checkpoint", "err", err)
 			}
-		case idle && s.walSize() > walKeep:
+		case idle:
 			// First: a rewound WAL reports its old length until the next write.
 			s.lockedCheckpoint(ctx, "TRUNCATE")
 		case frames*int64(s.pageSize+walFrameHeader) >= walReset:
