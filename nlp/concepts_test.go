@@ -152,16 +152,16 @@ func TestInferConversationType(t *testing.T) {
 		text string
 		want string
 	}{
-		{"I get a nil pointer panic and a stack trace when the server starts", ConvDebugging},
-		{"Please fix this error, the build crashed", ConvDebugging},
-		{"How do I set up a cron job? Can you help me?", ConvHelpSeeking},
-		{"I need some advice on which laptop to buy", ConvHelpSeeking},
-		{"What if we tried a graph database instead? Just curious.", ConvExploration},
-		{"I wonder whether bees dream; I have an idea to explore", ConvExploration},
-		{"Hey! How are you? Had a great weekend lol", ConvCasual},
-		{"I felt so happy with my family at the party", ConvCasual},
-		{"The meeting is at noon in room 4.", ConvOther},
-		{"", ConvOther},
+		{"I get a nil pointer panic and a stack trace when the server starts", models.ConvDebugging},
+		{"Please fix this error, the build crashed", models.ConvDebugging},
+		{"How do I set up a cron job? Can you help me?", models.ConvHelpSeeking},
+		{"I need some advice on which laptop to buy", models.ConvHelpSeeking},
+		{"What if we tried a graph database instead? Just curious.", models.ConvExploration},
+		{"I wonder whether bees dream; I have an idea to explore", models.ConvExploration},
+		{"Hey! How are you? Had a great weekend lol", models.ConvCasual},
+		{"I felt so happy with my family at the party", models.ConvCasual},
+		{"The meeting is at noon in room 4.", models.ConvOther},
+		{"", models.ConvOther},
 	} {
 		if got := InferConversationType(tc.text); got != tc.want {
 			t.Errorf("InferConversationType(%q) = %q, want %q", tc.text, got, tc.want)

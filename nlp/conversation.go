@@ -3,6 +3,8 @@ package nlp
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/salience-ai/salience/models"
 )
 
 // EstimateTokens estimates how many LLM tokens text costs: one per 4 characters (runes),
@@ -14,15 +16,6 @@ func EstimateTokens(text string) int {
 	}
 	return (utf8.RuneCountInString(text) + 3) / 4
 }
-
-// Conversation types, the same strings as models.ConvDebugging and friends.
-const (
-	ConvDebugging   = "debugging"
-	ConvHelpSeeking = "help-seeking"
-	ConvExploration = "exploration"
-	ConvCasual      = "casual"
-	ConvOther       = "other"
-)
 
 // cue is a word or phrase (lower-case tokens joined by one space, as Tokens writes them)
 // that hints at a conversation type. Phrases and unambiguous words weigh 2, words that
@@ -39,7 +32,7 @@ var conversationCues = []struct {
 	kind string
 	cues []cue
 }{
-	{ConvDebugging, []cue{
+	{models.ConvDebugging, []cue{
 		{"error", 2}, {"errors", 2}, {"bug", 2}, {"bugs", 2}, {"stack trace", 2},
 		{"stacktrace", 2}, {"traceback", 2}, {"crash", 2}, {"crashes", 2}, {"crashed", 2},
 		{"crashing", 2}, {"exception", 2}, {"segfault", 2}, {"panic", 1}, {"panics", 2},
@@ -48,20 +41,20 @@ var conversationCues = []struct {
 		{"nil pointer", 2}, {"undefined", 1}, {"doesnt work", 2}, {"not working", 2},
 		{"stopped working", 2}, {"compile", 1}, {"compiler", 1}, {"timeout", 1},
 	}},
-	{ConvHelpSeeking, []cue{
+	{models.ConvHelpSeeking, []cue{
 		{"how do i", 2}, {"how can i", 2}, {"how to", 2}, {"how should i", 2},
 		{"can you help", 2}, {"could you help", 2}, {"help me", 2}, {"need help", 2},
 		{"please", 1}, {"need", 1}, {"should i", 2}, {"any advice", 2}, {"advice", 1},
 		{"recommend", 1}, {"recommendation", 1}, {"what should", 2}, {"is there a way", 2},
 		{"help", 1}, {"explain", 1}, {"show me", 2},
 	}},
-	{ConvExploration, []cue{
+	{models.ConvExploration, []cue{
 		{"what if", 2}, {"curious", 2}, {"wonder", 2}, {"wondering", 2}, {"explore", 2},
 		{"exploring", 2}, {"idea", 1}, {"ideas", 1}, {"imagine", 1}, {"brainstorm", 2},
 		{"hypothetically", 2}, {"thinking about", 1}, {"possibilities", 1}, {"alternatives", 1},
 		{"compare", 1}, {"would it be possible", 2}, {"what would happen", 2},
 	}},
-	{ConvCasual, []cue{
+	{models.ConvCasual, []cue{
 		{"hi", 1}, {"hey", 1}, {"hello", 1}, {"good morning", 2}, {"good night", 2},
 		{"how are you", 2}, {"hows it going", 2}, {"whats up", 2}, {"lol", 2}, {"haha", 2},
 		{"lmao", 2}, {"weekend", 1}, {"feel", 1}, {"feeling", 1}, {"felt", 1}, {"happy", 1},
@@ -111,7 +104,7 @@ func InferConversationType(text string) string {
 		}
 	}
 	if best < 0 {
-		return ConvOther
+		return models.ConvOther
 	}
 	return conversationCues[best].kind
 }
