@@ -8,7 +8,7 @@ FUZZTIME  ?= 10s
 # Packages on the recall and ingest hot paths.
 BENCH_PKGS ?= ./index/... ./nlp/... ./embed/... ./recall/... ./store/... ./server/... ./cmd/salience/...
 
-.PHONY: build run test bench lint smoke fuzz clean
+.PHONY: build run test test-neo4j bench lint smoke fuzz clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/salience
@@ -18,6 +18,15 @@ run: build
 
 test:
 	$(GO) test -race ./...
+
+# The tests that need a real Neo4j (store/storetest on the Neo4j store, two servers on one
+# Neo4j): scripts/neo4j/run.sh fetches Neo4j 5 Community through Maven (cached in
+# ~/.m2/repository, or SALIENCE_M2), starts it on a free loopback port, runs them with
+# SALIENCE_NEO4J_URI set and stops it. Needs Java 17 and mvn; `make test` needs neither.
+# -p 1: the packages share the one database and wipe it.
+NEO4J_PKGS ?= ./store/neo4j/...
+test-neo4j:
+	scripts/neo4j/run.sh $(GO) test -race -count=1 -p 1 $(NEO4J_PKGS)
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) $(BENCH_PKGS)

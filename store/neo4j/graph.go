@@ -1,0 +1,246 @@
+package neo4j
+
+import (
+	"context"
+	"slices"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/salience-ai/salience/models"
+)
+
+const neighbors = `UNWIND range(0, size($ids) - 1) AS i
+	MATCH (n:Node {ns: $ns, id: $ids[i]})-[r]-()
+	RETURN DISTINCT i, startNode(r).id AS from, endNode(r).id AS to, r {.*} AS r`
+
+// Neighbors returns every edge touching any of ids, each once: the edges of ids[0] in key
+// order, then those of ids[1] not yet returned, and so on (the embedded store's order).
+func (s *Store) Neighbors(ctx context.Context, ns string, ids []string) ([]*models.Edge, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var out []*models.Edge
+	err := s.read(ctx, "neighbors", func(tx neo4j.ManagedTransaction) error {
+		recs, err := collect(ctx, tx, neighbors, map[string]any{"ns": ns, "ids": ids})
+		if err != nil {
+			return err
+		}
+		out, err = perNodeEdges(ns, len(ids), recs, func(es []*models.Edge) {
+			slices.SortFunc(es, func(a, b *models.Edge) int { return compareKeys(a.Key(), b.Key()) })
+		})
+		return err
+	})
+	return out, err
+}
+
+// perNodeEdges groups records of (i, from, to, r) by i, orders each group with order, and
+// concatenates the groups in i's order, each edge once.
+func perNodeEdges(ns string, n int, recs []*neo4j.Record, order func([]*models.Edge)) ([]*models.Edge, error) {
+	groups := make([][]*models.Edge, n)
+	for _, r := range recs {
+		i, _ := r.Values[0].(int64)
+		es, err := edgeRows(ns, []*neo4j.Record{r})
+		if err != nil {
+			return nil, err
+		}
+		if i >= 0 && int(i) < n {
+			groups[i] = append(groups[i], es[0])
+		}
+	}
+	var out []*models.Edge
+	seen := map[models.EdgeKey]bool{}
+	for _, g := range groups {
+		order(g)
+		for _, e := range g {
+			if seen[e.Key()] {
+				continue
+			}
+			seen[e.Key()] = true
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// strongestNeighbors reads, for each id, its perNode heaviest edges of the types asked
+// (null = all), heaviest first and then in key order. The database sorts a hub's edges; only
+// perNode of them per node come back.
+const strongestNeighbors = `UNWIND range(0, size($ids) - 1) AS i
+	CALL (i) {
+		MATCH (n:Node {ns: $ns, id: $ids[i]})-[r]-()
+		WHERE $types IS NULL OR r.type IN $types
+		WITH DISTINCT r
+		WITH r, startNode(r).id AS from, endNode(r).id AS to
+		ORDER BY r.weight DESC, from, to, r.type
+		LIMIT $per
+		RETURN from, to, r {.*} AS props
+	}
+	RETURN i, from, to, props AS r`
+
+// StrongestNeighbors returns, for each node id, at most perNode of the edges touching it
+// whose type is in types (empty = every type), the strongest first, equal weights in key
+// order. An edge touching two of the ids is returned once (and counts for both).
+func (s *Store) StrongestNeighbors(ctx context.Context, ns string, ids []string, perNode int, types []models.EdgeType) ([]*models.Edge, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 || perNode <= 0 {
+		return nil, nil
+	}
+	var typeParam any
+	if len(types) > 0 {
+		ts := make([]string, len(types))
+		for i, t := range types {
+			ts[i] = string(t)
+		}
+		typeParam = ts
+	}
+	var out []*models.Edge
+	err := s.read(ctx, "strongest neighbors", func(tx neo4j.ManagedTransaction) error {
+		recs, err := collect(ctx, tx, strongestNeighbors, map[string]any{"ns": ns, "ids": ids, "types": typeParam, "per": int64(perNode)})
+		if err != nil {
+			return err
+		}
+		out, err = perNodeEdges(ns, len(ids), recs, func(es []*models.Edge) {
+			slices.SortStableFunc(es, func(a, b *models.Edge) int {
+				switch {
+				case a.Weight > b.Weight:
+					return -1
+				case a.Weight < b.Weight:
+					return 1
+				}
+				return compareKeys(a.Key(), b.Key())
+			})
+		})
+		return err
+	})
+	return out, err
+}
+
+const getConcepts = `UNWIND $ids AS id MATCH (c:Concept {ns: $ns, id: id})
+	RETURN c.id AS id, c {.name, .kind, .aliases, .mentions, .first, .last} AS c`
+
+// GetConcepts returns the concepts with these names (normalized with
+// models.NormalizeConcept) that exist, in the order asked, each once.
+func (s *Store) GetConcepts(ctx context.Context, ns string, names []string) ([]*models.Concept, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	var ids []string
+	seen := map[string]bool{}
+	for _, n := range names {
+		if n = models.NormalizeConcept(n); n != "" && !seen[n] {
+			seen[n] = true
+			ids = append(ids, models.ConceptPrefix+n)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	byID := map[string]*models.Concept{}
+	err := s.read(ctx, "get concepts", func(tx neo4j.ManagedTransaction) error {
+		recs, err := collect(ctx, tx, getConcepts, map[string]any{"ns": ns, "ids": ids})
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			id, _ := r.Values[0].(string)
+			p := asProps(r.Values[1])
+			c := &models.Concept{
+				Namespace: ns, Name: p.str("name"), Kind: models.ConceptKind(p.str("kind")), Aliases: p.strs("aliases"),
+				Mentions: p.int("mentions"), FirstSeen: p.time("first"), LastSeen: p.time("last"),
+			}
+			if p.err != nil {
+				return p.err
+			}
+			byID[id] = c
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []*models.Concept
+	for _, id := range ids {
+		if c, ok := byID[id]; ok {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// scanEdges pages through a namespace's edges in key order. The first condition lets the
+// (ns, id) index seek to the page's first start node.
+const scanEdges = `MATCH (a:Node {ns: $ns})-[r]->(b)
+	WHERE a.id >= $from AND (a.id > $from OR b.id > $to OR (b.id = $to AND r.type > $type))
+	RETURN a.id AS from, b.id AS to, r {.*} AS r
+	ORDER BY from, to, r.type LIMIT $limit`
+
+// ScanEdges returns up to limit edges of the namespace ordered by (From, To, Type), after
+// the key given; EINVALID when limit < 1.
+func (s *Store) ScanEdges(ctx context.Context, ns string, after models.EdgeKey, limit int) ([]*models.Edge, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if limit < 1 {
+		return nil, models.Invalid("limit", "limit must be at least 1")
+	}
+	var out []*models.Edge
+	err := s.read(ctx, "scan edges", func(tx neo4j.ManagedTransaction) error {
+		recs, err := collect(ctx, tx, scanEdges, map[string]any{"ns": ns, "from": after.From, "to": after.To,
+			"type": string(after.Type), "limit": int64(limit)})
+		if err != nil {
+			return err
+		}
+		out, err = edgeRows(ns, recs)
+		return err
+	})
+	return out, err
+}
+
+const graphStats = `CALL () { MATCH (m:Memory {ns: $ns, parent: ''}) RETURN count(m) AS mems }
+	CALL () { MATCH (c:Concept {ns: $ns}) RETURN count(c) AS concepts }
+	CALL () { MATCH (:Node {ns: $ns})-[r]->() RETURN count(r) AS edges }
+	RETURN mems + concepts AS nodes, edges`
+
+// GraphStats returns the namespace's node count — memories (not chunks) plus concepts —
+// and its edge count.
+func (s *Store) GraphStats(ctx context.Context, ns string) (nodes, edges int, err error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return 0, 0, err
+	}
+	err = s.read(ctx, "graph stats", func(tx neo4j.ManagedTransaction) error {
+		recs, err := collect(ctx, tx, graphStats, map[string]any{"ns": ns})
+		if err != nil {
+			return err
+		}
+		n, _ := recs[0].Values[0].(int64)
+		e, _ := recs[0].Values[1].(int64)
+		nodes, edges = int(n), int(e)
+		return nil
+	})
+	return nodes, edges, err
+}
+
+const namespaces = `MATCH (sp:Space) WHERE sp.mems > 0 RETURN sp.ns AS ns ORDER BY ns`
+
+// Namespaces lists the namespaces that hold any memory, sorted.
+func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
+	var out []string
+	err := s.read(ctx, "list namespaces", func(tx neo4j.ManagedTransaction) error {
+		recs, err := collect(ctx, tx, namespaces, nil)
+		if err != nil {
+			return err
+		}
+		out = out[:0]
+		for _, r := range recs {
+			ns, _ := r.Values[0].(string)
+			out = append(out, ns)
+		}
+		return nil
+	})
+	return out, err
+}

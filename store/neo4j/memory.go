@@ -1,0 +1,599 @@
+package neo4j
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/nlp"
+)
+
+// memoryProps is what a :Memory node stores. Lists of lists and structs are JSON text;
+// empty lists are no property.
+func memoryProps(m *models.Memory) map[string]any {
+	return map[string]any{
+		"ns": m.Namespace, "id": m.ID, "parent": m.ParentID, "kind": string(m.Kind), "content": m.Content,
+		"created": encTime(m.CreatedAt), "valid": encTime(m.ValidAt), "invalid": encTime(m.InvalidAt),
+		"conv": m.Source.ConversationID, "msg": m.Source.MessageID, "speaker": m.Source.Speaker,
+		"importance": m.Importance, "domains": encStrings(m.Domains), "triggers": encStrings(m.Triggers),
+		"concepts": encStrings(m.Concepts), "triple": encJSON(m.Triple, m.Triple == nil), "sensitive": m.Sensitive,
+		"chunk_index": int64(m.ChunkIndex), "chunk_count": int64(m.ChunkCount),
+		"embedding": encVector(m.Embedding),
+	}
+}
+
+// metaProps is the retrieval metadata and schedule: what Tx.PutMemory may change.
+func metaProps(m *models.Memory) map[string]any {
+	return map[string]any{
+		"confidence": m.Confidence, "usage": int64(m.UsageCount), "last_used": encTime(m.LastUsed),
+		"surfaces": int64(m.SurfaceCount), "last_surfaced": encTime(m.LastSurfaced),
+		"dismissals": m.RecentDismissals, "irrelevant": encJSON(m.IrrelevantContexts, len(m.IrrelevantContexts) == 0),
+		"schedule": encJSON(m.Schedule, m.Schedule == (models.Schedule{})),
+	}
+}
+
+// memoryMap projects a memory node m without the index-only and lock properties.
+const (
+	memoryMap    = ` m {.*, terms: null, lk: null}`
+	memoryReturn = memoryMap + ` AS m`
+)
+
+func decMemory(v any) (*models.Memory, error) {
+	p := asProps(v)
+	if p.err != nil {
+		return nil, p.err
+	}
+	m := &models.Memory{
+		ID: p.str("id"), Namespace: p.str("ns"), Kind: models.Kind(p.str("kind")), Content: p.str("content"),
+		CreatedAt: p.time("created"), ValidAt: p.time("valid"), InvalidAt: p.time("invalid"),
+		Source:     models.Source{ConversationID: p.str("conv"), MessageID: p.str("msg"), Speaker: p.str("speaker")},
+		Importance: p.f64("importance"), Domains: p.strs("domains"), Triggers: p.strs("triggers"), Concepts: p.strs("concepts"),
+		Sensitive: p.bool("sensitive"), ParentID: p.str("parent"), ChunkIndex: p.int("chunk_index"), ChunkCount: p.int("chunk_count"),
+		Confidence: p.f64("confidence"), UsageCount: p.int("usage"), LastUsed: p.time("last_used"),
+		SurfaceCount: p.int("surfaces"), LastSurfaced: p.time("last_surfaced"), RecentDismissals: p.f64("dismissals"),
+		Embedding: p.vector("embedding"),
+	}
+	if t := p.str("triple"); t != "" {
+		m.Triple = new(models.Triple)
+		p.json("triple", m.Triple)
+	}
+	p.json("irrelevant", &m.IrrelevantContexts)
+	p.json("schedule", &m.Schedule)
+	return m, p.err
+}
+
+func memoryRecords(recs []*neo4j.Record) ([]*models.Memory, error) {
+	out := make([]*models.Memory, 0, len(recs))
+	for _, r := range recs {
+		v, err := value(r, "m")
+		if err != nil {
+			return nil, err
+		}
+		m, err := decMemory(v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// validateMemory checks what the store relies on; content rules are ingest's (Memory.Validate).
+func validateMemory(m *models.Memory, field string) error {
+	if m == nil {
+		return models.Invalid(field, "memory is missing")
+	}
+	if err := models.ValidateNamespace(m.Namespace); err != nil {
+		return models.WithFieldPrefix(err, field+".")
+	}
+	if err := validateID(m.ID, field+".id"); err != nil {
+		return err
+	}
+	// Concept node ids start with "c:"; memory ids never hold ':' so the two cannot collide.
+	if strings.ContainsRune(m.ID, ':') {
+		return models.Invalid(field+".id", "memory ids must not contain ':'")
+	}
+	if !m.Kind.Valid() {
+		return models.Invalid(field+".kind", "unknown kind %q", m.Kind)
+	}
+	if m.CreatedAt.IsZero() {
+		return models.Invalid(field+".created_at", "created_at is required")
+	}
+	for _, t := range []struct {
+		name string
+		t    time.Time
+	}{
+		{"created_at", m.CreatedAt}, {"valid_at", m.ValidAt}, {"invalid_at", m.InvalidAt},
+		{"last_used", m.LastUsed}, {"last_surfaced", m.LastSurfaced},
+	} {
+		if err := checkTime(field+"."+t.name, t.t); err != nil {
+			return err
+		}
+	}
+	if !finite(m.Importance) || !finite(m.Confidence) || !finite(m.RecentDismissals) {
+		return models.Invalid(field, "importance, confidence and recent_dismissals must be finite")
+	}
+	return nil
+}
+
+// nsWrite is the part of a CreateMemories batch in one namespace, ready to send.
+type nsWrite struct {
+	ns       string
+	ids      []string
+	units    []map[string]any // memory and chunk rows: {p: props, meta: props, unit: bool, terms}
+	parents  int64
+	dims     int
+	concepts []map[string]any
+	edges    []map[string]any
+}
+
+// prepare validates a batch and groups it by namespace, in the order namespaces appear.
+// ECONFLICT when an id repeats within the batch.
+func prepare(writes []*models.MemoryWrite) ([]*nsWrite, error) {
+	var out []*nsWrite
+	byNS := map[string]*nsWrite{}
+	seen := map[[2]string]bool{}
+	for i, w := range writes {
+		f := fmt.Sprintf("writes[%d]", i)
+		if w == nil || w.Memory == nil {
+			return nil, models.Invalid(f+".memory", "memory is missing")
+		}
+		m := w.Memory
+		if err := validateMemory(m, f+".memory"); err != nil {
+			return nil, err
+		}
+		if m.ParentID != "" {
+			return nil, models.Invalid(f+".memory.parent_id", "a chunk cannot be written without its parent")
+		}
+		if m.ChunkCount != len(w.Chunks) {
+			return nil, models.Invalid(f+".memory.chunk_count", "chunk_count is %d but %d chunks were given", m.ChunkCount, len(w.Chunks))
+		}
+		ns := m.Namespace
+		p := byNS[ns]
+		if p == nil {
+			p = &nsWrite{ns: ns}
+			byNS[ns] = p
+			out = append(out, p)
+		}
+		p.parents++
+		for j, um := range append([]*models.Memory{m}, w.Chunks...) {
+			uf := f + ".memory"
+			if j > 0 {
+				uf = fmt.Sprintf("%s.chunks[%d]", f, j-1)
+				if err := validateMemory(um, uf); err != nil {
+					return nil, err
+				}
+				if um.ParentID != m.ID || um.Namespace != ns || um.ChunkCount != 0 {
+					return nil, models.Invalid(uf+".parent_id", "a chunk must belong to its memory's namespace, name it as parent and have no chunks")
+				}
+			}
+			if seen[[2]string{ns, um.ID}] {
+				return nil, conflict("memory %s appears twice in the batch", um.ID)
+			}
+			seen[[2]string{ns, um.ID}] = true
+			c := *um
+			if len(c.Embedding) > 0 {
+				v, ok := normalize(c.Embedding)
+				if !ok {
+					return nil, models.Invalid(uf+".embedding", "embedding has a NaN or infinite component")
+				}
+				if p.dims != 0 && p.dims != len(v) {
+					return nil, models.Invalid(uf+".embedding", "embedding has %d dimensions, others in the batch %d", len(v), p.dims)
+				}
+				c.Embedding, p.dims = v, len(v)
+			}
+			row := map[string]any{"p": memoryProps(&c), "meta": metaProps(&c), "unit": c.Indexed(), "terms": nil}
+			if c.Indexed() {
+				row["terms"] = strings.Join(nlp.Terms(c.Content), " ")
+			}
+			p.units = append(p.units, row)
+			p.ids = append(p.ids, c.ID)
+		}
+		for j, c := range w.Concepts {
+			cf := fmt.Sprintf("%s.concepts[%d]", f, j)
+			row, err := conceptRow(c, ns, cf)
+			if err != nil {
+				return nil, err
+			}
+			p.concepts = append(p.concepts, row)
+		}
+		for j, e := range w.Edges {
+			ec, err := validateEdge(e, ns, fmt.Sprintf("%s.edges[%d]", f, j))
+			if err != nil {
+				return nil, err
+			}
+			p.edges = append(p.edges, map[string]any{"from": ec.From, "to": ec.To, "rt": relType(ec.Type), "type": string(ec.Type), "p": edgeProps(ec)})
+		}
+	}
+	return out, nil
+}
+
+// conceptRow validates a written concept and returns its parameters: the normalized name,
+// its node id, and the values the upsert merges.
+func conceptRow(c *models.Concept, ns, field string) (map[string]any, error) {
+	if c == nil {
+		return nil, models.Invalid(field, "concept is missing")
+	}
+	cc := *c
+	cc.Name = models.NormalizeConcept(c.Name)
+	if cc.Namespace == "" {
+		cc.Namespace = ns
+	}
+	switch {
+	case cc.Namespace != ns:
+		return nil, models.Invalid(field+".namespace", "concept of another namespace")
+	case cc.Name == "":
+		return nil, models.Invalid(field+".name", "concept name is empty")
+	case cc.Kind == "":
+		return nil, models.Invalid(field+".kind", "concept kind is required")
+	case cc.Mentions < 0:
+		return nil, models.Invalid(field+".mentions", "mentions must not be negative")
+	}
+	if err := errors.Join(checkTime(field+".first_seen", cc.FirstSeen), checkTime(field+".last_seen", cc.LastSeen)); err != nil {
+		return nil, err
+	}
+	first, last := cc.FirstSeen, cc.LastSeen
+	if first.IsZero() {
+		first = last
+	}
+	if last.IsZero() {
+		last = first
+	}
+	var aliases []any // deduplicated, in order: the upsert appends the new ones
+	for _, a := range cc.Aliases {
+		if !slices.Contains(aliases, any(a)) {
+			aliases = append(aliases, a)
+		}
+	}
+	return map[string]any{
+		"id": models.ConceptPrefix + cc.Name, "name": cc.Name, "kind": string(cc.Kind), "aliases": aliases,
+		"add": int64(max(cc.Mentions, 1)), "first": encTime(first), "last": encTime(last),
+	}, nil
+}
+
+const (
+	// existingMemories returns the ids of the batch that exist already.
+	existingMemories = `UNWIND $ids AS id MATCH (m:Memory {ns: $ns, id: id}) RETURN m.id AS id LIMIT 1`
+
+	// claimSpace creates the namespace's :Space (its write lock, embedding dimension and
+	// memory count) and returns its dimension.
+	claimSpace = `MERGE (sp:Space {ns: $ns}) ON CREATE SET sp.dims = 0, sp.mems = 0
+		SET sp.lk = NOT coalesce(sp.lk, false) RETURN sp.dims AS dims`
+	setSpace = `MATCH (sp:Space {ns: $ns}) SET sp.dims = $dims, sp.mems = sp.mems + $add`
+
+	// createMemories writes memory and chunk nodes. A node an edge named before keeps its
+	// edges and becomes the memory.
+	createMemories = `UNWIND $rows AS r
+		MERGE (m:Node {ns: $ns, id: r.p.id})
+		SET m:Memory, m += r.p, m += r.meta
+		WITH m, r WHERE r.unit
+		SET m:Unit, m.terms = r.terms`
+
+	// upsertConcepts merges concepts: mentions add up (at least one per write), FirstSeen
+	// and Kind stay, new aliases are appended, LastSeen only moves forward.
+	upsertConcepts = `UNWIND $rows AS c
+		MERGE (n:Node {ns: $ns, id: c.id})
+		SET n:Concept, n.name = c.name,
+			n.kind = coalesce(n.kind, c.kind),
+			n.mentions = coalesce(n.mentions, 0) + c.add,
+			n.first = CASE WHEN coalesce(n.first, 0) = 0 THEN c.first ELSE n.first END,
+			n.last = CASE WHEN c.last > coalesce(n.last, 0) THEN c.last ELSE n.last END,
+			n.aliases = coalesce(n.aliases, []) + [a IN c.aliases WHERE NOT a IN coalesce(n.aliases, [])]`
+
+	// insertEdges creates the edges that are missing and leaves existing ones as they are.
+	insertEdges = `UNWIND $rows AS e
+		MERGE (a:Node {ns: $ns, id: e.from})
+		MERGE (b:Node {ns: $ns, id: e.to})
+		MERGE (a)-[r:$(e.rt) {type: e.type}]->(b)
+		ON CREATE SET r += e.p`
+)
+
+// CreateMemories writes the batch in one transaction: memories, chunks, concepts (upserted)
+// and edges (created when missing). ECONFLICT when a memory id exists (also within the
+// batch); EINVALID when an embedding's dimension differs from the namespace's.
+func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite) error {
+	if len(writes) == 0 {
+		return nil
+	}
+	batch, err := prepare(writes)
+	if err != nil {
+		return err
+	}
+	return s.write(ctx, "create memories", func(tx neo4j.ManagedTransaction) error {
+		for _, p := range batch {
+			recs, err := collect(ctx, tx, claimSpace, map[string]any{"ns": p.ns})
+			if err != nil {
+				return err
+			}
+			dims, _ := recs[0].Values[0].(int64)
+			switch {
+			case p.dims != 0 && dims == 0:
+				dims = int64(p.dims)
+			case p.dims != 0 && dims != int64(p.dims):
+				return models.Invalid("embedding", "embedding has %d dimensions; namespace %s uses %d", p.dims, p.ns, dims)
+			}
+			recs, err = collect(ctx, tx, existingMemories, map[string]any{"ns": p.ns, "ids": p.ids})
+			if err != nil {
+				return err
+			}
+			if len(recs) > 0 {
+				return conflict("memory %v exists", recs[0].Values[0])
+			}
+			if err := exec(ctx, tx, createMemories, map[string]any{"ns": p.ns, "rows": p.units}); err != nil {
+				return err
+			}
+			if len(p.concepts) > 0 {
+				if err := exec(ctx, tx, upsertConcepts, map[string]any{"ns": p.ns, "rows": p.concepts}); err != nil {
+					return err
+				}
+			}
+			if len(p.edges) > 0 {
+				if err := exec(ctx, tx, insertEdges, map[string]any{"ns": p.ns, "rows": p.edges}); err != nil {
+					return err
+				}
+			}
+			if err := exec(ctx, tx, setSpace, map[string]any{"ns": p.ns, "dims": dims, "add": p.parents}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+const getMemories = `UNWIND $ids AS id MATCH (m:Memory {ns: $ns, id: id}) RETURN` + memoryReturn
+
+// GetMemory returns one memory or chunk; ENOTFOUND when missing.
+func (s *Store) GetMemory(ctx context.Context, ns, id string) (*models.Memory, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if err := validateID(id, "id"); err != nil {
+		return nil, err
+	}
+	ms, err := s.GetMemories(ctx, ns, []string{id})
+	if err != nil {
+		return nil, err
+	}
+	if len(ms) == 0 {
+		return nil, notFound("memory %s not found", id)
+	}
+	return ms[0], nil
+}
+
+// GetMemories returns the memories and chunks with these ids in the order asked, skipping
+// missing ones; an id asked twice is answered twice.
+func (s *Store) GetMemories(ctx context.Context, ns string, ids []string) ([]*models.Memory, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var ms []*models.Memory
+	err := s.read(ctx, "get memories", func(tx neo4j.ManagedTransaction) error {
+		recs, err := collect(ctx, tx, getMemories, map[string]any{"ns": ns, "ids": slices.Compact(slices.Sorted(slices.Values(ids)))})
+		if err != nil {
+			return err
+		}
+		ms, err = memoryRecords(recs)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*models.Memory, len(ms))
+	for _, m := range ms {
+		byID[m.ID] = m
+	}
+	out := make([]*models.Memory, 0, len(ms))
+	used := make(map[string]bool, len(ms))
+	for _, id := range ids {
+		m, ok := byID[id]
+		if !ok {
+			continue
+		}
+		if used[id] { // each answer is the caller's own copy
+			m = cloneMemory(m)
+		}
+		used[id] = true
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func cloneMemory(m *models.Memory) *models.Memory {
+	c := *m
+	c.Domains = slices.Clone(m.Domains)
+	c.Triggers = slices.Clone(m.Triggers)
+	c.Concepts = slices.Clone(m.Concepts)
+	c.Embedding = slices.Clone(m.Embedding)
+	if m.Triple != nil {
+		t := *m.Triple
+		c.Triple = &t
+	}
+	c.IrrelevantContexts = nil
+	for _, ctx := range m.IrrelevantContexts {
+		c.IrrelevantContexts = append(c.IrrelevantContexts, slices.Clone(ctx))
+	}
+	return &c
+}
+
+// FindMemories queries: one namespace (index-backed) or all, newest or oldest first. Every
+// filter is a parameter that is null when unused.
+const (
+	findMemoriesNS    = `MATCH (m:Memory {ns: $ns}) WHERE m.parent = ''`
+	findMemoriesAll   = `MATCH (m:Memory) WHERE m.parent = ''`
+	findMemoriesWhere = `
+		AND ($kinds IS NULL OR m.kind IN $kinds)
+		AND ($conv IS NULL OR m.conv = $conv)
+		AND ($since IS NULL OR m.created >= $since)
+		AND ($until IS NULL OR m.created < $until)
+		AND ($ids IS NULL OR m.id IN $ids)`
+	findMemoriesDesc = ` WITH m ORDER BY m.created DESC, m.id DESC`
+	findMemoriesAsc  = ` WITH m ORDER BY m.created ASC, m.id ASC`
+	findMemoriesPage = ` WITH collect(m) AS ms
+		RETURN size(ms) AS total, [m IN ms[$offset..$offset + $limit] |` + memoryMap + `] AS page`
+)
+
+// findMemoriesQueries[allNamespaces][ascending].
+var findMemoriesQueries = [2][2]string{
+	{findMemoriesNS + findMemoriesWhere + findMemoriesDesc + findMemoriesPage, findMemoriesNS + findMemoriesWhere + findMemoriesAsc + findMemoriesPage},
+	{findMemoriesAll + findMemoriesWhere + findMemoriesDesc + findMemoriesPage, findMemoriesAll + findMemoriesWhere + findMemoriesAsc + findMemoriesPage},
+}
+
+// FindMemories lists memories (never chunks) matching f, with the total ignoring Offset and
+// Limit. An empty f.Namespace lists every namespace.
+func (s *Store) FindMemories(ctx context.Context, f models.MemoryFilter) ([]*models.Memory, int, error) {
+	params := map[string]any{"ns": nil, "kinds": nil, "conv": optString(f.ConversationID),
+		"since": optTime(f.Since), "until": optTime(f.Until), "ids": nil}
+	all := 1
+	if f.Namespace != "" {
+		if err := models.ValidateNamespace(f.Namespace); err != nil {
+			return nil, 0, err
+		}
+		params["ns"], all = f.Namespace, 0
+	}
+	if len(f.Kinds) > 0 {
+		kinds := make([]string, len(f.Kinds))
+		for i, k := range f.Kinds {
+			if !k.Valid() {
+				return nil, 0, models.Invalid(fmt.Sprintf("kinds[%d]", i), "unknown kind %q", k)
+			}
+			kinds[i] = string(k)
+		}
+		params["kinds"] = kinds
+	}
+	if len(f.IDs) > 0 {
+		params["ids"] = slices.Clone(f.IDs)
+	}
+	asc := 0
+	switch f.Sort {
+	case "", "created_desc":
+	case "created_asc":
+		asc = 1
+	default:
+		return nil, 0, models.Invalid("sort", "sort must be created_desc or created_asc")
+	}
+	limit := f.Limit
+	switch {
+	case limit == 0:
+		limit = 100
+	case limit < 0 || limit > 1000:
+		return nil, 0, models.Invalid("limit", "limit must be between 1 and 1000")
+	}
+	if f.Offset < 0 {
+		return nil, 0, models.Invalid("offset", "offset must not be negative")
+	}
+	params["offset"], params["limit"] = int64(f.Offset), int64(limit)
+	var ms []*models.Memory
+	var total int64
+	err := s.read(ctx, "find memories", func(tx neo4j.ManagedTransaction) error {
+		recs, err := collect(ctx, tx, findMemoriesQueries[all][asc], params)
+		if err != nil {
+			return err
+		}
+		total, _ = recs[0].Values[0].(int64)
+		page, _ := recs[0].Values[1].([]any)
+		ms = make([]*models.Memory, 0, len(page))
+		for _, v := range page {
+			m, err := decMemory(v)
+			if err != nil {
+				return err
+			}
+			ms = append(ms, m)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return ms, int(total), nil
+}
+
+const lastInConversation = `MATCH (m:Memory {ns: $ns, conv: $conv}) WHERE m.parent = ''
+	RETURN` + memoryReturn + ` ORDER BY m.created DESC, m.id DESC LIMIT 1`
+
+// LastInConversation returns the newest memory (not chunk) of a conversation by CreatedAt
+// then id; ENOTFOUND when there is none.
+func (s *Store) LastInConversation(ctx context.Context, ns, conversationID string) (*models.Memory, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if conversationID == "" {
+		return nil, models.Invalid("conversation_id", "conversation id is required")
+	}
+	var ms []*models.Memory
+	err := s.read(ctx, "last in conversation", func(tx neo4j.ManagedTransaction) error {
+		recs, err := collect(ctx, tx, lastInConversation, map[string]any{"ns": ns, "conv": conversationID})
+		if err != nil {
+			return err
+		}
+		ms, err = memoryRecords(recs)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(ms) == 0 {
+		return nil, notFound("conversation %s has no memories", conversationID)
+	}
+	return ms[0], nil
+}
+
+const (
+	memoryParent = `MATCH (m:Memory {ns: $ns, id: $id}) RETURN m.parent AS parent`
+	chunkIDs     = `MATCH (m:Memory {ns: $ns, parent: $id}) RETURN m.id AS id`
+	dequeueIDs   = `UNWIND $ids AS id MATCH (q:QueueItem {ns: $ns, memory: id}) DELETE q`
+	deleteNodes  = `UNWIND $ids AS id MATCH (m:Memory {ns: $ns, id: id}) DETACH DELETE m`
+	countDeleted = `MATCH (sp:Space {ns: $ns}) SET sp.mems = sp.mems - 1`
+)
+
+// DeleteMemory removes a memory with its chunks, their vectors and index entries, every
+// edge touching any of them, and their resurfacing queue items. Surfacings and events stay:
+// they are the engagement history. ENOTFOUND when missing; EINVALID for a chunk's id.
+func (s *Store) DeleteMemory(ctx context.Context, ns, id string) error {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return err
+	}
+	if err := validateID(id, "id"); err != nil {
+		return err
+	}
+	return s.write(ctx, "delete memory", func(tx neo4j.ManagedTransaction) error {
+		if err := exec(ctx, tx, claimSpace, map[string]any{"ns": ns}); err != nil {
+			return err
+		}
+		recs, err := collect(ctx, tx, memoryParent, map[string]any{"ns": ns, "id": id})
+		if err != nil {
+			return err
+		}
+		if len(recs) == 0 {
+			return notFound("memory %s not found", id)
+		}
+		if parent, _ := recs[0].Values[0].(string); parent != "" {
+			return models.Invalid("id", "%s is a chunk of %s; delete the parent", id, parent)
+		}
+		recs, err = collect(ctx, tx, chunkIDs, map[string]any{"ns": ns, "id": id})
+		if err != nil {
+			return err
+		}
+		ids := []string{id}
+		for _, r := range recs {
+			c, _ := r.Values[0].(string)
+			ids = append(ids, c)
+		}
+		params := map[string]any{"ns": ns, "ids": ids}
+		if err := exec(ctx, tx, dequeueIDs, params); err != nil {
+			return err
+		}
+		if err := exec(ctx, tx, deleteNodes, params); err != nil {
+			return err
+		}
+		return exec(ctx, tx, countDeleted, params)
+	})
+}

@@ -1,0 +1,66 @@
+package neo4j
+
+import (
+	"context"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+)
+
+// Index names the queries refer to.
+const (
+	textIndex   = "salience_unit_terms"
+	vectorIndex = "salience_unit_embedding"
+)
+
+// schema is created at every start; IF NOT EXISTS makes each statement idempotent, so
+// replicas starting together do no harm. Uniqueness constraints carry the ids (and back the
+// lookups by id); range indexes serve the filters the store runs.
+var schema = []string{
+	`CREATE CONSTRAINT salience_node_key IF NOT EXISTS FOR (n:Node) REQUIRE (n.ns, n.id) IS UNIQUE`,
+	`CREATE CONSTRAINT salience_memory_key IF NOT EXISTS FOR (n:Memory) REQUIRE (n.ns, n.id) IS UNIQUE`,
+	`CREATE CONSTRAINT salience_surfacing_key IF NOT EXISTS FOR (n:Surfacing) REQUIRE (n.ns, n.id) IS UNIQUE`,
+	`CREATE CONSTRAINT salience_event_key IF NOT EXISTS FOR (n:Event) REQUIRE (n.ns, n.id) IS UNIQUE`,
+	`CREATE CONSTRAINT salience_conversation_key IF NOT EXISTS FOR (n:Conversation) REQUIRE (n.ns, n.id) IS UNIQUE`,
+	`CREATE CONSTRAINT salience_queue_key IF NOT EXISTS FOR (n:QueueItem) REQUIRE (n.ns, n.memory) IS UNIQUE`,
+	`CREATE CONSTRAINT salience_space_key IF NOT EXISTS FOR (n:Space) REQUIRE n.ns IS UNIQUE`,
+	`CREATE CONSTRAINT salience_lock_key IF NOT EXISTS FOR (n:UpdateLock) REQUIRE n.ns IS UNIQUE`,
+	`CREATE CONSTRAINT salience_lease_key IF NOT EXISTS FOR (n:Lease) REQUIRE n.name IS UNIQUE`,
+	`CREATE CONSTRAINT salience_jobrun_key IF NOT EXISTS FOR (n:JobRun) REQUIRE n.id IS UNIQUE`,
+	`CREATE CONSTRAINT salience_state_key IF NOT EXISTS FOR (n:State) REQUIRE n.key IS UNIQUE`,
+	`CREATE INDEX salience_memory_parent IF NOT EXISTS FOR (n:Memory) ON (n.ns, n.parent)`,
+	`CREATE INDEX salience_memory_conv IF NOT EXISTS FOR (n:Memory) ON (n.ns, n.conv)`,
+	`CREATE INDEX salience_memory_created IF NOT EXISTS FOR (n:Memory) ON (n.ns, n.created)`,
+	`CREATE INDEX salience_unit_ns IF NOT EXISTS FOR (n:Unit) ON (n.ns)`,
+	`CREATE INDEX salience_concept_ns IF NOT EXISTS FOR (n:Concept) ON (n.ns)`,
+	`CREATE INDEX salience_surfacing_at IF NOT EXISTS FOR (n:Surfacing) ON (n.ns, n.at)`,
+	`CREATE INDEX salience_surfacing_turn IF NOT EXISTS FOR (n:Surfacing) ON (n.ns, n.turn)`,
+	`CREATE INDEX salience_surfacing_memory IF NOT EXISTS FOR (n:Surfacing) ON (n.ns, n.memory)`,
+	`CREATE INDEX salience_surfacing_conv IF NOT EXISTS FOR (n:Surfacing) ON (n.ns, n.conv)`,
+	`CREATE INDEX salience_event_at IF NOT EXISTS FOR (n:Event) ON (n.ns, n.at)`,
+	`CREATE INDEX salience_queue_ns IF NOT EXISTS FOR (n:QueueItem) ON (n.ns)`,
+	`CREATE INDEX salience_jobrun_job IF NOT EXISTS FOR (n:JobRun) ON (n.job)`,
+	// The terms are nlp.Terms of the unit's text joined by spaces: the whitespace analyzer
+	// splits them back and changes nothing else, so Lucene's BM25 scores the very terms the
+	// embedded store's BM25 does. Not eventually consistent: a committed write is searchable.
+	`CREATE FULLTEXT INDEX ` + textIndex + ` IF NOT EXISTS FOR (n:Unit) ON EACH [n.terms]
+		OPTIONS {indexConfig: {` + "`fulltext.analyzer`" + `: 'whitespace', ` + "`fulltext.eventually_consistent`" + `: false}}`,
+	// No fixed dimension: the embedder decides it, and a namespace's :Space node keeps it.
+	// The index answers a query only with vectors of the query's dimension.
+	`CREATE VECTOR INDEX ` + vectorIndex + ` IF NOT EXISTS FOR (n:Unit) ON n.embedding
+		OPTIONS {indexConfig: {` + "`vector.similarity_function`" + `: 'cosine'}}`,
+}
+
+// ensureSchema creates what is missing and waits for the indexes to be online. Schema
+// statements cannot share a transaction with data, so each runs on its own.
+func (s *Store) ensureSchema(ctx context.Context) error {
+	for i := range schema {
+		if err := s.write(ctx, "create schema", func(tx neo4j.ManagedTransaction) error {
+			return exec(ctx, tx, schema[i], nil)
+		}); err != nil {
+			return err
+		}
+	}
+	return s.write(ctx, "await indexes", func(tx neo4j.ManagedTransaction) error {
+		return exec(ctx, tx, `CALL db.awaitIndexes(300)`, nil)
+	})
+}

@@ -1,0 +1,195 @@
+package neo4j
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/nlp"
+)
+
+// searchText asks the full-text index and keeps the namespace's units. Lucene's statistics
+// (document frequencies, average length) span the whole index, every namespace: the one
+// place where scores differ from the embedded store's per-namespace BM25 beyond the BM25
+// variant. Ties go to the smaller id, as in the embedded store.
+const searchText = `CALL db.index.fulltext.queryNodes('` + textIndex + `', $query) YIELD node, score
+	WHERE node.ns = $ns
+	RETURN node.id AS id, score ORDER BY score DESC, id ASC LIMIT $k`
+
+// luceneQuery turns analysed terms into a Lucene query: each term a quoted phrase (with the
+// whitespace analyzer, one term), OR'ed. A term repeated in the query is repeated in the
+// query, so it counts once per occurrence, as in the embedded store. Terms hold only
+// letters and digits (nlp.Tokens); quotes and backslashes are escaped all the same.
+func luceneQuery(terms []string) string {
+	var b strings.Builder
+	for i, t := range terms {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteByte('"')
+		for _, r := range t {
+			if r == '"' || r == '\\' {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(r)
+		}
+		b.WriteByte('"')
+	}
+	return b.String()
+}
+
+// SearchText returns the top k indexed units of ns by BM25 over the terms nlp.Terms makes of
+// the query (Lucene's BM25 through Neo4j's full-text index). EINVALID when k < 1.
+func (s *Store) SearchText(ctx context.Context, ns, query string, k int) ([]models.Hit, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if k < 1 {
+		return nil, models.Invalid("k", "k must be at least 1")
+	}
+	terms := nlp.Terms(query)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	var hits []models.Hit
+	err := s.read(ctx, "search text", func(tx neo4j.ManagedTransaction) error {
+		recs, err := collect(ctx, tx, searchText, map[string]any{"ns": ns, "query": luceneQuery(terms), "k": int64(k)})
+		if err != nil {
+			return err
+		}
+		hits, err = hitRecords(recs, false)
+		return err
+	})
+	return hits, err
+}
+
+func hitRecords(recs []*neo4j.Record, similarity bool) ([]models.Hit, error) {
+	out := make([]models.Hit, 0, len(recs))
+	for _, r := range recs {
+		id, _ := r.Values[0].(string)
+		score, _ := r.Values[1].(float64)
+		if similarity {
+			score = cosine(score)
+		}
+		out = append(out, models.Hit{ID: id, Score: score})
+	}
+	return out, nil
+}
+
+// cosine turns Neo4j's cosine similarity score, (1 + cos)/2 in [0, 1], back into the cosine
+// the contract (and the embedded store) reports.
+func cosine(score float64) float64 { return 2*score - 1 }
+
+const (
+	spaceDims = `OPTIONAL MATCH (sp:Space {ns: $ns}) RETURN coalesce(sp.dims, 0) AS dims`
+
+	// searchVector asks the vector index for $n candidates over every namespace and keeps
+	// this one's; seen tells whether the index had more to give. The index ranks with
+	// quantized vectors; the candidates are scored again exactly, so scores are the cosine
+	// of the stored vectors, as in the embedded store.
+	searchVector = `CALL db.index.vector.queryNodes('` + vectorIndex + `', $n, $vec) YIELD node
+		WITH count(*) AS seen,
+			collect(CASE WHEN node.ns = $ns THEN [node.id, vector.similarity.cosine(node.embedding, $vec)] END) AS hits
+		RETURN seen, hits`
+
+	// searchVectorExact scores every unit of the namespace: the fallback when the namespace
+	// is a small part of a big index and the approximate search keeps finding others'.
+	searchVectorExact = `MATCH (u:Unit {ns: $ns}) WHERE u.embedding IS NOT NULL
+		WITH u.id AS id, vector.similarity.cosine(u.embedding, $vec) AS score
+		RETURN id, score ORDER BY score DESC, id ASC LIMIT $k`
+)
+
+// Candidate counts for the vector index: it is asked for overfetch × k first (at least
+// minCandidates), and for growth times more while too few of them are the namespace's, up
+// to maxCandidates; past that the namespace is scored exactly.
+const (
+	overfetch     = 4
+	minCandidates = 50
+	growth        = 8
+	maxCandidates = 20000
+)
+
+// SearchVector returns the top k indexed units of ns by cosine similarity to vec, through
+// Neo4j's vector index (approximate, HNSW). EINVALID when k < 1, vec is empty or not
+// finite, or its dimension differs from the namespace's.
+func (s *Store) SearchVector(ctx context.Context, ns string, vec []float32, k int) ([]models.Hit, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if k < 1 {
+		return nil, models.Invalid("k", "k must be at least 1")
+	}
+	if len(vec) == 0 {
+		return nil, models.Invalid("vector", "the query vector is empty")
+	}
+	q, ok := normalize(vec)
+	if !ok {
+		return nil, models.Invalid("vector", "the query vector has a NaN or infinite component")
+	}
+	var hits []models.Hit
+	err := s.read(ctx, "search vector", func(tx neo4j.ManagedTransaction) error {
+		recs, err := collect(ctx, tx, spaceDims, map[string]any{"ns": ns})
+		if err != nil {
+			return err
+		}
+		dims, _ := recs[0].Values[0].(int64)
+		if dims == 0 {
+			hits = nil
+			return nil
+		}
+		if dims != int64(len(q)) {
+			return models.Invalid("vector", "the query vector has %d dimensions; namespace %s uses %d", len(q), ns, dims)
+		}
+		params := map[string]any{"ns": ns, "vec": encVector(q), "k": int64(k)}
+		for n := max(overfetch*k, minCandidates); n <= maxCandidates; n *= growth {
+			params["n"] = int64(n)
+			recs, err := collect(ctx, tx, searchVector, params)
+			if err != nil {
+				return err
+			}
+			seen, _ := recs[0].Values[0].(int64)
+			rows, _ := recs[0].Values[1].([]any)
+			if len(rows) >= k || seen < int64(n) {
+				hits = vectorHits(rows, k)
+				return nil
+			}
+		}
+		recs, err = collect(ctx, tx, searchVectorExact, params)
+		if err != nil {
+			return err
+		}
+		hits, err = hitRecords(recs, true)
+		return err
+	})
+	return hits, err
+}
+
+// vectorHits turns [id, score] pairs into the k best hits, ties to the smaller id.
+func vectorHits(rows []any, k int) []models.Hit {
+	out := make([]models.Hit, 0, len(rows))
+	for _, r := range rows {
+		pair, _ := r.([]any)
+		if len(pair) != 2 {
+			continue
+		}
+		id, _ := pair[0].(string)
+		score, _ := pair[1].(float64)
+		out = append(out, models.Hit{ID: id, Score: cosine(score)})
+	}
+	slices.SortFunc(out, func(a, b models.Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out
+}

@@ -1,0 +1,428 @@
+package neo4j
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/salience-ai/salience/models"
+)
+
+func surfacingProps(s *models.Surfacing) map[string]any {
+	return map[string]any{
+		"ns": s.Namespace, "id": s.ID, "conv": s.ConversationID, "turn": s.TurnID, "memory": s.MemoryID,
+		"mode": string(s.Mode), "rank": int64(s.Rank), "score": s.Score,
+		"components": encJSON(s.Components, s.Components == (models.Components{})),
+		"conv_type":  s.ConvType, "threshold": s.Threshold, "arm_prob": s.ArmProb, "variant": s.Variant,
+		"concepts": encStrings(s.Concepts), "latency": s.LatencyMS, "at": encTime(s.At),
+		"outcome": string(s.Outcome), "outcome_at": encTime(s.OutcomeAt),
+	}
+}
+
+const surfacingReturn = ` s {.*, lk: null} AS s`
+
+func decSurfacing(v any) (*models.Surfacing, error) {
+	p := asProps(v)
+	if p.err != nil {
+		return nil, p.err
+	}
+	s := &models.Surfacing{
+		ID: p.str("id"), Namespace: p.str("ns"), ConversationID: p.str("conv"), TurnID: p.str("turn"),
+		MemoryID: p.str("memory"), Mode: models.Mode(p.str("mode")), Rank: p.int("rank"), Score: p.f64("score"),
+		ConvType: p.str("conv_type"), Threshold: p.f64("threshold"), ArmProb: p.f64("arm_prob"), Variant: p.str("variant"),
+		Concepts: p.strs("concepts"), LatencyMS: p.f64("latency"), At: p.time("at"),
+		Outcome: models.EventType(p.str("outcome")), OutcomeAt: p.time("outcome_at"),
+	}
+	p.json("components", &s.Components)
+	return s, p.err
+}
+
+func surfacingRecords(recs []*neo4j.Record) ([]*models.Surfacing, error) {
+	out := make([]*models.Surfacing, 0, len(recs))
+	for _, r := range recs {
+		s, err := decSurfacing(r.Values[0])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func validateSurfacing(s *models.Surfacing, field string) error {
+	if s == nil {
+		return models.Invalid(field, "surfacing is missing")
+	}
+	if err := models.ValidateNamespace(s.Namespace); err != nil {
+		return models.WithFieldPrefix(err, field+".")
+	}
+	if err := validateID(s.ID, field+".id"); err != nil {
+		return err
+	}
+	if s.MemoryID == "" {
+		return models.Invalid(field+".memory_id", "memory id is required")
+	}
+	if !s.Mode.Valid() {
+		return models.Invalid(field+".mode", "unknown mode %q", s.Mode)
+	}
+	if s.At.IsZero() {
+		return models.Invalid(field+".at", "at is required")
+	}
+	if !finite(s.LatencyMS) || s.LatencyMS < 0 {
+		return models.Invalid(field+".latency_ms", "latency must be a finite number of milliseconds, not negative")
+	}
+	if !finite(s.Score) || !finite(s.Threshold) || !finite(s.ArmProb) {
+		return models.Invalid(field+".score", "score, threshold and arm probability must be finite")
+	}
+	if s.Outcome != "" && !s.Outcome.Valid() {
+		return models.Invalid(field+".outcome", "unknown outcome %q", s.Outcome)
+	}
+	return errors.Join(checkTime(field+".at", s.At), checkTime(field+".outcome_at", s.OutcomeAt))
+}
+
+const (
+	existingSurfacings = `UNWIND $rows AS r MATCH (s:Surfacing {ns: r.ns, id: r.id}) RETURN s.id AS id LIMIT 1`
+	createSurfacings   = `UNWIND $rows AS r CREATE (s:Surfacing) SET s = r`
+	// countSurfaced counts each surfacing on its memory; a missing memory is skipped.
+	countSurfaced = `UNWIND $rows AS b MATCH (m:Memory {ns: b.ns, id: b.id})
+		SET m.surfaces = coalesce(m.surfaces, 0) + b.n,
+			m.last_surfaced = CASE WHEN b.at > coalesce(m.last_surfaced, 0) THEN b.at ELSE m.last_surfaced END`
+	putConversation = `MERGE (c:Conversation {ns: $ns, id: $id}) SET c.state = $state, c.updated = $updated`
+)
+
+// conversationJSON is how a conversation's state is stored: one JSON text, read and written
+// whole on every turn.
+type conversationJSON struct {
+	Type           string     `json:"type,omitempty"`
+	Turns          int        `json:"turns,omitempty"`
+	RecentTopics   []string   `json:"recent_topics,omitempty"`
+	MessageTimes   []int64    `json:"message_times,omitempty"`
+	Participants   []string   `json:"participants,omitempty"`
+	RecentSurfaced [][]string `json:"recent_surfaced,omitempty"`
+	UpdatedAt      int64      `json:"updated_at,omitempty"`
+}
+
+// RecordSurfacings stores the surfacings of one turn and the conversation's new state
+// (state may be nil) in one transaction, and counts each surfacing on its memory.
+// ECONFLICT when a surfacing id exists.
+func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, state *models.ConversationState) error {
+	seen := map[[2]string]bool{}
+	rows := make([]map[string]any, 0, len(ss))
+	for i, sf := range ss {
+		if err := validateSurfacing(sf, fmt.Sprintf("surfacings[%d]", i)); err != nil {
+			return err
+		}
+		k := [2]string{sf.Namespace, sf.ID}
+		if seen[k] {
+			return conflict("surfacing %s appears twice", sf.ID)
+		}
+		seen[k] = true
+		rows = append(rows, surfacingProps(sf))
+	}
+	var stateParams map[string]any
+	if state != nil {
+		if err := models.ValidateNamespace(state.Namespace); err != nil {
+			return models.WithFieldPrefix(err, "state.")
+		}
+		if state.ConversationID == "" {
+			return models.Invalid("state.conversation_id", "conversation id is required")
+		}
+		if err := checkTime("state.updated_at", state.UpdatedAt); err != nil {
+			return err
+		}
+		cj := conversationJSON{Type: state.Type, Turns: state.Turns, RecentTopics: state.RecentTopics,
+			Participants: state.Participants, RecentSurfaced: state.RecentSurfaced, UpdatedAt: encTime(state.UpdatedAt)}
+		for i, t := range state.MessageTimes {
+			if err := checkTime(fmt.Sprintf("state.message_times[%d]", i), t); err != nil {
+				return err
+			}
+			cj.MessageTimes = append(cj.MessageTimes, encTime(t))
+		}
+		stateParams = map[string]any{"ns": state.Namespace, "id": state.ConversationID,
+			"state": encJSON(cj, false), "updated": encTime(state.UpdatedAt)}
+	}
+	if len(ss) == 0 && state == nil {
+		return nil
+	}
+	// One count per memory: SurfaceCount + n, LastSurfaced = the latest At.
+	type key struct{ ns, id string }
+	bumps := map[key]map[string]any{}
+	var order []key
+	for _, sf := range ss {
+		k := key{sf.Namespace, sf.MemoryID}
+		b, ok := bumps[k]
+		if !ok {
+			b = map[string]any{"ns": k.ns, "id": k.id, "n": int64(0), "at": int64(0)}
+			bumps[k] = b
+			order = append(order, k)
+		}
+		b["n"] = b["n"].(int64) + 1
+		b["at"] = max(b["at"].(int64), encTime(sf.At))
+	}
+	// Sorted, so concurrent turns lock memories in one order and rarely deadlock.
+	slices.SortFunc(order, func(a, b key) int {
+		if a.ns != b.ns {
+			return cmpString(a.ns, b.ns)
+		}
+		return cmpString(a.id, b.id)
+	})
+	bumpRows := make([]map[string]any, len(order))
+	for i, k := range order {
+		bumpRows[i] = bumps[k]
+	}
+	return s.write(ctx, "record surfacings", func(tx neo4j.ManagedTransaction) error {
+		if len(rows) > 0 {
+			recs, err := collect(ctx, tx, existingSurfacings, map[string]any{"rows": rows})
+			if err != nil {
+				return err
+			}
+			if len(recs) > 0 {
+				return conflict("surfacing %v exists", recs[0].Values[0])
+			}
+			if err := exec(ctx, tx, createSurfacings, map[string]any{"rows": rows}); err != nil {
+				return err
+			}
+			if err := exec(ctx, tx, countSurfaced, map[string]any{"rows": bumpRows}); err != nil {
+				return err
+			}
+		}
+		if stateParams != nil {
+			return exec(ctx, tx, putConversation, stateParams)
+		}
+		return nil
+	})
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+const getSurfacing = `MATCH (s:Surfacing {ns: $ns, id: $id}) RETURN` + surfacingReturn
+
+// GetSurfacing returns one surfacing; ENOTFOUND when missing.
+func (s *Store) GetSurfacing(ctx context.Context, ns, id string) (*models.Surfacing, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if err := validateID(id, "id"); err != nil {
+		return nil, err
+	}
+	var out []*models.Surfacing
+	err := s.read(ctx, "get surfacing", func(tx neo4j.ManagedTransaction) error {
+		recs, err := collect(ctx, tx, getSurfacing, map[string]any{"ns": ns, "id": id})
+		if err != nil {
+			return err
+		}
+		out, err = surfacingRecords(recs)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, notFound("surfacing %s not found", id)
+	}
+	return out[0], nil
+}
+
+// FindSurfacings queries: one namespace or all, oldest or newest first; unused filters are
+// null parameters.
+const (
+	findSurfacingsNS    = `MATCH (s:Surfacing {ns: $ns}) WHERE true`
+	findSurfacingsAll   = `MATCH (s:Surfacing) WHERE true`
+	findSurfacingsWhere = `
+		AND ($conv IS NULL OR s.conv = $conv)
+		AND ($turn IS NULL OR s.turn = $turn)
+		AND ($memory IS NULL OR s.memory = $memory)
+		AND ($since IS NULL OR s.at >= $since)
+		AND ($until IS NULL OR s.at < $until)
+		AND (NOT $noOutcome OR s.outcome = '')
+		RETURN` + surfacingReturn
+	findSurfacingsAsc  = ` ORDER BY s.at ASC, s.id ASC LIMIT $limit`
+	findSurfacingsDesc = ` ORDER BY s.at DESC, s.id DESC LIMIT $limit`
+)
+
+// findSurfacingsQueries[allNamespaces][descending].
+var findSurfacingsQueries = [2][2]string{
+	{findSurfacingsNS + findSurfacingsWhere + findSurfacingsAsc, findSurfacingsNS + findSurfacingsWhere + findSurfacingsDesc},
+	{findSurfacingsAll + findSurfacingsWhere + findSurfacingsAsc, findSurfacingsAll + findSurfacingsWhere + findSurfacingsDesc},
+}
+
+// FindSurfacings lists surfacings matching f, oldest first unless f.Desc.
+func (s *Store) FindSurfacings(ctx context.Context, f models.SurfacingFilter) ([]*models.Surfacing, error) {
+	var out []*models.Surfacing
+	err := s.read(ctx, "find surfacings", func(tx neo4j.ManagedTransaction) error {
+		var err error
+		out, err = findSurfacings(ctx, tx, f)
+		return err
+	})
+	return out, err
+}
+
+func findSurfacings(ctx context.Context, tx neo4j.ManagedTransaction, f models.SurfacingFilter) ([]*models.Surfacing, error) {
+	all := 1
+	if f.Namespace != "" {
+		if err := models.ValidateNamespace(f.Namespace); err != nil {
+			return nil, err
+		}
+		all = 0
+	}
+	limit := f.Limit
+	switch {
+	case limit == 0:
+		limit = 1000
+	case limit < 0:
+		return nil, models.Invalid("limit", "limit must not be negative")
+	}
+	desc := 0
+	if f.Desc {
+		desc = 1
+	}
+	recs, err := collect(ctx, tx, findSurfacingsQueries[all][desc], map[string]any{
+		"ns": optString(f.Namespace), "conv": optString(f.ConversationID), "turn": optString(f.TurnID),
+		"memory": optString(f.MemoryID), "since": optTime(f.Since), "until": optTime(f.Until),
+		"noOutcome": f.NoOutcome, "limit": int64(limit),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return surfacingRecords(recs)
+}
+
+const getConversation = `MATCH (c:Conversation {ns: $ns, id: $id}) RETURN c.state AS state`
+
+// GetConversation returns a conversation's state; ENOTFOUND when none was recorded.
+func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.ConversationState, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if err := validateID(id, "conversation_id"); err != nil {
+		return nil, err
+	}
+	var text string
+	found := false
+	err := s.read(ctx, "get conversation", func(tx neo4j.ManagedTransaction) error {
+		recs, err := collect(ctx, tx, getConversation, map[string]any{"ns": ns, "id": id})
+		if err != nil {
+			return err
+		}
+		found = len(recs) > 0
+		if found {
+			text, _ = recs[0].Values[0].(string)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, notFound("conversation %s not found", id)
+	}
+	var cj conversationJSON
+	if err := decJSON(text, &cj, "conversation"); err != nil {
+		return nil, fmt.Errorf("neo4j: get conversation: %w", err)
+	}
+	c := &models.ConversationState{Namespace: ns, ConversationID: id, Type: cj.Type, Turns: cj.Turns,
+		RecentTopics: cj.RecentTopics, Participants: cj.Participants, RecentSurfaced: cj.RecentSurfaced,
+		UpdatedAt: decTime(cj.UpdatedAt)}
+	for _, t := range cj.MessageTimes {
+		c.MessageTimes = append(c.MessageTimes, decTime(t))
+	}
+	return c, nil
+}
+
+func validateEvent(e *models.Event) error {
+	if e == nil {
+		return models.Invalid("event", "event is missing")
+	}
+	if err := models.ValidateNamespace(e.Namespace); err != nil {
+		return err
+	}
+	if err := validateID(e.ID, "id"); err != nil {
+		return err
+	}
+	if !e.Type.Valid() {
+		return models.Invalid("type", "unknown event type %q", e.Type)
+	}
+	if e.At.IsZero() {
+		return models.Invalid("at", "at is required")
+	}
+	return checkTime("at", e.At)
+}
+
+func eventProps(e *models.Event) map[string]any {
+	return map[string]any{
+		"ns": e.Namespace, "id": e.ID, "surfacing": e.SurfacingID, "memory": e.MemoryID, "conv": e.ConversationID,
+		"type": string(e.Type), "at": encTime(e.At), "concepts": encStrings(e.Concepts), "implicit": e.Implicit,
+	}
+}
+
+func decEvent(v any) (*models.Event, error) {
+	p := asProps(v)
+	e := &models.Event{
+		ID: p.str("id"), Namespace: p.str("ns"), SurfacingID: p.str("surfacing"), MemoryID: p.str("memory"),
+		ConversationID: p.str("conv"), Type: models.EventType(p.str("type")), At: p.time("at"),
+		Concepts: p.strs("concepts"), Implicit: p.bool("implicit"),
+	}
+	return e, p.err
+}
+
+const (
+	findEventsNS  = `MATCH (e:Event {ns: $ns}) WHERE true`
+	findEventsAll = `MATCH (e:Event) WHERE true`
+	findEventsEnd = `
+		AND ($since IS NULL OR e.at >= $since)
+		AND ($until IS NULL OR e.at < $until)
+		RETURN e {.*} AS e ORDER BY e.at, e.id LIMIT $limit`
+)
+
+// findEventsQueries[allNamespaces].
+var findEventsQueries = [2]string{findEventsNS + findEventsEnd, findEventsAll + findEventsEnd}
+
+// noLimit stands for "all rows" where a query takes a LIMIT.
+const noLimit = int64(1) << 62
+
+// FindEvents lists engagement events matching f, oldest first (then by id).
+func (s *Store) FindEvents(ctx context.Context, f models.EventFilter) ([]*models.Event, error) {
+	all := 1
+	if f.Namespace != "" {
+		if err := models.ValidateNamespace(f.Namespace); err != nil {
+			return nil, err
+		}
+		all = 0
+	}
+	if f.Limit < 0 {
+		return nil, models.Invalid("limit", "limit must not be negative")
+	}
+	limit := noLimit
+	if f.Limit > 0 {
+		limit = int64(f.Limit)
+	}
+	var out []*models.Event
+	err := s.read(ctx, "find events", func(tx neo4j.ManagedTransaction) error {
+		recs, err := collect(ctx, tx, findEventsQueries[all], map[string]any{"ns": optString(f.Namespace),
+			"since": optTime(f.Since), "until": optTime(f.Until), "limit": limit})
+		if err != nil {
+			return err
+		}
+		out = make([]*models.Event, 0, len(recs))
+		for _, r := range recs {
+			e, err := decEvent(r.Values[0])
+			if err != nil {
+				return err
+			}
+			out = append(out, e)
+		}
+		return nil
+	})
+	return out, err
+}
