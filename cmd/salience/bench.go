@@ -51,7 +51,11 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	memprofile := fs.String("memprofile", "", "write an allocation profile after the timed recall calls to this file")
 	fakeLatency := fs.Duration("rerank-fake-latency", -1, "rerank every call through a built-in fake chat endpoint on loopback that answers after this long (e.g. 80ms); off when not given")
 	budget := fs.Duration("budget", 0, "the requests' latency budget (0 = the default, 300ms)")
+	sc := storeFlags(fs)
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := finishStoreFlags(fs, sc); err != nil {
 		return err
 	}
 	dir := *data
@@ -69,12 +73,25 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	const ns = "bench"
 	syn := eval.NewSynth(*seed)
 
-	st, err := sqlite.Open(path, sqlite.Options{})
-	if err != nil {
-		return err
+	// open opens the store and loads what it searches with (the Neo4j store keeps its corpus
+	// in the database between runs, as --data does for SQLite).
+	open := func() (appStore, error) {
+		if sc.Kind == StoreNeo4j {
+			st, _, _, err := openStore(ctx, sc, "", quiet())
+			return st, err
+		}
+		st, err := sqlite.Open(path, sqlite.Options{})
+		if err != nil {
+			return nil, err
+		}
+		if err := st.Rebuild(ctx); err != nil {
+			st.Close()
+			return nil, err
+		}
+		return st, nil
 	}
-	if err := st.Rebuild(ctx); err != nil {
-		st.Close()
+	st, err := open()
+	if err != nil {
 		return err
 	}
 	_, have, err := st.FindMemories(ctx, models.MemoryFilter{Namespace: ns, Limit: 1})
@@ -103,14 +120,11 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 
 	start := time.Now()
-	st, err = sqlite.Open(path, sqlite.Options{})
+	st, err = open()
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := st.Rebuild(ctx); err != nil {
-		return err
-	}
 	rebuild := time.Since(start)
 	runtime.GC() // as serve does: collect the rebuild's garbage before serving
 	fmt.Fprintf(stdout, "reopened and rebuilt indexes in %.2fs\n", rebuild.Seconds())
@@ -179,8 +193,8 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	pct := percentiles(lat)
 	qps := float64(*queries) / wall.Seconds()
-	fmt.Fprintf(stdout, "recall (%s, %d memories, %d queries, concurrency %d): p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, %.0f qps, %.1f results/query\n",
-		*mode, *n, *queries, *conc, pct(0.50), pct(0.95), pct(0.99), qps, float64(results.Load())/float64(*queries))
+	fmt.Fprintf(stdout, "recall (%s store, %s, %d memories, %d queries, concurrency %d): p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, %.0f qps, %.1f results/query\n",
+		sc.Kind, *mode, *n, *queries, *conc, pct(0.50), pct(0.95), pct(0.99), qps, float64(results.Load())/float64(*queries))
 	extra := rb.report(stdout, *budget, *queries)
 	fmt.Fprintf(stdout, `{"p50_ms":%.3f,"p95_ms":%.3f,"p99_ms":%.3f,"qps":%.1f,"rebuild_s":%.3f%s}`+"\n", pct(0.50), pct(0.95), pct(0.99), qps, rebuild.Seconds(), extra)
 	return nil

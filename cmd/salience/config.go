@@ -32,6 +32,7 @@ type Config struct {
 	ShutdownTimeout time.Duration // --shutdown-timeout, SALIENCE_SHUTDOWN_TIMEOUT
 	Jobs            JobsConfig    // scheduled jobs and the decay policy (jobs.go)
 	Rerank          RerankConfig  // the LLM reranker (rerank.go)
+	Store           StoreConfig   // --store and --neo4j-* (store.go)
 }
 
 // Defaults. `salience serve` with no configuration listens on loopback and keeps its data
@@ -60,6 +61,7 @@ func (c *Config) flagSet(fs *flag.FlagSet) {
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long shutdown waits for in-flight requests")
 	c.Jobs.flagSet(fs)
 	c.Rerank.flagSet(fs)
+	c.Store.flagSet(fs)
 }
 
 // DefaultConfig returns the configuration of `salience serve` with no flags or environment.
@@ -75,6 +77,7 @@ func DefaultConfig() Config {
 		ShutdownTimeout: DefaultShutdownTimeout,
 		Jobs:            DefaultJobsConfig(),
 		Rerank:          DefaultRerankConfig(),
+		Store:           DefaultStoreConfig(),
 	}
 }
 
@@ -151,6 +154,9 @@ func (c *Config) validate() error {
 		return fmt.Errorf("--shutdown-timeout must not be negative, got %v", c.ShutdownTimeout)
 	}
 	if err := c.Rerank.validate(); err != nil {
+		return err
+	}
+	if err := c.Store.validate(); err != nil {
 		return err
 	}
 	return c.Jobs.validate()

@@ -32,11 +32,18 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 	dims := fs.Int("dims", 0, "local embedder dimensions (0 = default)")
 	learn := fs.Bool("learn", false, "replay half the questions with engagement feedback and score the other half with and without it")
 	er := evalRerankFlags(fs)
+	sc := storeFlags(fs)
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
 	if err := applyEnv(fs, getenv); err != nil {
 		return err
+	}
+	if err := sc.validate(); err != nil {
+		return err
+	}
+	if sc.Kind == StoreNeo4j && *learn {
+		return errors.New("eval locomo --learn compares two stores; it runs on the embedded store only")
 	}
 	rr, stopRerank, err := er.start(stderr)
 	if err != nil {
@@ -57,6 +64,9 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 	defer os.RemoveAll(dir)
 	emb := embed.NewLocal(*dims)
 	engine := func(name string) (eval.Engine, func(), error) {
+		if sc.Kind == StoreNeo4j {
+			return neo4jEngine(ctx, sc, emb, convs)
+		}
 		st, err := sqlite.Open(filepath.Join(dir, name+".db"), sqlite.Options{Logger: quiet()})
 		if err != nil {
 			return eval.Engine{}, nil, err
@@ -97,6 +107,26 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 	fmt.Fprintf(stdout, "LoCoMo evidence recall, %d conversations from %s\n", len(convs), *data)
 	rep.Print(stdout)
 	return nil
+}
+
+// neo4jEngine runs the evaluation on the Neo4j store: each conversation's namespace
+// (locomo-<name>) is emptied first, so a run starts from nothing as on a fresh SQLite file.
+func neo4jEngine(ctx context.Context, sc *StoreConfig, emb embed.Embedder, convs []*eval.Conversation) (eval.Engine, func(), error) {
+	st, _, _, err := openStore(ctx, sc, "", quiet())
+	if err != nil {
+		return eval.Engine{}, nil, err
+	}
+	for _, c := range convs {
+		if err := st.(neo4jStore).DropNamespace(ctx, eval.Namespace(c)); err != nil {
+			st.Close()
+			return eval.Engine{}, nil, err
+		}
+	}
+	return eval.Engine{
+		Ingest:     ingest.New(st, emb),
+		Recall:     recall.New(st, emb, recall.Options{}),
+		Engagement: engagement.NewService(st, engagement.ServiceOptions{}),
+	}, func() { st.Close() }, nil
 }
 
 // quiet is a logger for stores the commands open for themselves: warnings and errors only.

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -28,7 +27,6 @@ import (
 	"github.com/salience-ai/salience/jobs"
 	"github.com/salience-ai/salience/recall"
 	"github.com/salience-ai/salience/server"
-	"github.com/salience-ai/salience/store/sqlite"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3".
@@ -95,7 +93,7 @@ type Main struct {
 	logger *slog.Logger
 
 	// Held by serve.
-	store    *sqlite.Store
+	store    appStore
 	jobs     *jobs.Scheduler
 	api      *server.Server
 	http     *http.Server
@@ -227,22 +225,23 @@ func (m *Main) serve(ctx context.Context) error {
 		m.logger = slog.New(slog.NewTextHandler(m.Stderr, opts))
 	}
 
-	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
-		return fmt.Errorf("data directory: %w", err)
+	if c.Store.Kind != StoreNeo4j { // the data directory holds the SQLite file
+		if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
+			return fmt.Errorf("data directory: %w", err)
+		}
+		// A shared lock: servers never block each other, but reembed (exclusive) cannot
+		// rewrite vectors under a running server, nor a server start in the middle of one.
+		unlock, err := lockData(c.DataDir, false)
+		if errors.Is(err, errDataLocked) {
+			return fmt.Errorf("%s is being re-embedded (salience reembed holds %s); start the server when it is done", c.DataDir, lockPath(c.DataDir))
+		} else if err != nil {
+			return err
+		}
+		m.unlock = unlock
 	}
-	// A shared lock: servers never block each other, but reembed (exclusive) cannot
-	// rewrite vectors under a running server, nor a server start in the middle of one.
-	unlock, err := lockData(c.DataDir, false)
-	if errors.Is(err, errDataLocked) {
-		return fmt.Errorf("%s is being re-embedded (salience reembed holds %s); start the server when it is done", c.DataDir, lockPath(c.DataDir))
-	} else if err != nil {
-		return err
-	}
-	m.unlock = unlock
-	dbPath := filepath.Join(c.DataDir, DatabaseFile)
-	st, err := sqlite.Open(dbPath, sqlite.Options{Logger: m.logger})
+	st, loadIndexes, dbPath, err := openStore(ctx, &c.Store, c.DataDir, m.logger)
 	if err != nil {
-		return fmt.Errorf("opening %s: %w", dbPath, err)
+		return err
 	}
 	m.store = st
 	emb, err := newEmbedder(c)
@@ -321,13 +320,15 @@ func (m *Main) serve(ctx context.Context) error {
 	go func() {
 		defer m.wg.Done()
 		start := time.Now()
-		if err := st.Rebuild(rctx); err != nil {
-			if rctx.Err() == nil {
-				m.failed <- fmt.Errorf("loading the indexes from %s: %w", dbPath, err)
+		if loadIndexes != nil { // the Neo4j store searches in Neo4j: nothing to load
+			if err := loadIndexes(rctx); err != nil {
+				if rctx.Err() == nil {
+					m.failed <- fmt.Errorf("loading the indexes from %s: %w", dbPath, err)
+				}
+				return
 			}
-			return
+			m.logger.Info("ready: indexes loaded", "duration_ms", time.Since(start).Milliseconds())
 		}
-		m.logger.Info("ready: indexes loaded", "duration_ms", time.Since(start).Milliseconds())
 		// The jobs read namespaces from the loaded indexes, so they tick only from here.
 		if c.Jobs.Enabled {
 			sched.Start()

@@ -120,7 +120,7 @@ func (s *Store) StrongestNeighbors(ctx context.Context, ns string, ids []string,
 	return out, err
 }
 
-const getConcepts = `UNWIND $ids AS id MATCH (c:Concept {ns: $ns, id: id})
+const getConcepts = `UNWIND $ids AS id MATCH (c:Node {ns: $ns, id: id}) WHERE c:Concept
 	RETURN c.id AS id, c {.name, .kind, .aliases, .mentions, .first, .last} AS c`
 
 // GetConcepts returns the concepts with these names (normalized with
@@ -201,10 +201,10 @@ func (s *Store) ScanEdges(ctx context.Context, ns string, after models.EdgeKey, 
 	return out, err
 }
 
-const graphStats = `CALL () { MATCH (m:Memory {ns: $ns, parent: ''}) RETURN count(m) AS mems }
-	CALL () { MATCH (c:Concept {ns: $ns}) RETURN count(c) AS concepts }
-	CALL () { MATCH (:Node {ns: $ns})-[r]->() RETURN count(r) AS edges }
-	RETURN mems + concepts AS nodes, edges`
+// graphStats reads the counts CreateMemories, DeleteMemory and Tx.PutEdge keep on the
+// namespace's :Space: recall asks on every turn, and counting a large graph is a scan.
+const graphStats = `OPTIONAL MATCH (sp:Space {ns: $ns})
+	RETURN coalesce(sp.mems, 0) + coalesce(sp.concepts, 0) AS nodes, coalesce(sp.edges, 0) AS edges`
 
 // GraphStats returns the namespace's node count — memories (not chunks) plus concepts —
 // and its edge count.

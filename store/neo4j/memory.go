@@ -131,6 +131,8 @@ type nsWrite struct {
 	dims     int
 	concepts []map[string]any
 	edges    []map[string]any
+
+	conceptAt map[string]int // concept id → its row in concepts
 }
 
 // prepare validates a batch and groups it by namespace, in the order namespaces appear.
@@ -201,7 +203,7 @@ func prepare(writes []*models.MemoryWrite) ([]*nsWrite, error) {
 			if err != nil {
 				return nil, err
 			}
-			p.concepts = append(p.concepts, row)
+			p.addConcept(row)
 		}
 		for j, e := range w.Edges {
 			ec, err := validateEdge(e, ns, fmt.Sprintf("%s.edges[%d]", f, j))
@@ -212,6 +214,34 @@ func prepare(writes []*models.MemoryWrite) ([]*nsWrite, error) {
 		}
 	}
 	return out, nil
+}
+
+// addConcept adds a concept row, folding a concept the batch already wrote into its first
+// row as the upsert would have merged them in turn: one row per concept, so the query can
+// tell a new concept from an existing one.
+func (p *nsWrite) addConcept(row map[string]any) {
+	if p.conceptAt == nil {
+		p.conceptAt = map[string]int{}
+	}
+	i, ok := p.conceptAt[row["id"].(string)]
+	if !ok {
+		p.conceptAt[row["id"].(string)] = len(p.concepts)
+		p.concepts = append(p.concepts, row)
+		return
+	}
+	old := p.concepts[i]
+	old["add"] = old["add"].(int64) + row["add"].(int64)
+	aliases := old["aliases"].([]any)
+	for _, a := range row["aliases"].([]any) {
+		if !slices.Contains(aliases, a) {
+			aliases = append(aliases, a)
+		}
+	}
+	old["aliases"] = aliases
+	if old["first"].(int64) == 0 {
+		old["first"] = row["first"]
+	}
+	old["last"] = max(old["last"].(int64), row["last"].(int64))
 }
 
 // conceptRow validates a written concept and returns its parameters: the normalized name,
@@ -245,7 +275,7 @@ func conceptRow(c *models.Concept, ns, field string) (map[string]any, error) {
 	if last.IsZero() {
 		last = first
 	}
-	var aliases []any // deduplicated, in order: the upsert appends the new ones
+	aliases := []any{} // deduplicated, in order: the upsert appends the new ones
 	for _, a := range cc.Aliases {
 		if !slices.Contains(aliases, any(a)) {
 			aliases = append(aliases, a)
@@ -261,11 +291,15 @@ const (
 	// existingMemories returns the ids of the batch that exist already.
 	existingMemories = `UNWIND $ids AS id MATCH (m:Memory {ns: $ns, id: id}) RETURN m.id AS id LIMIT 1`
 
-	// claimSpace creates the namespace's :Space (its write lock, embedding dimension and
-	// memory count) and returns its dimension.
-	claimSpace = `MERGE (sp:Space {ns: $ns}) ON CREATE SET sp.dims = 0, sp.mems = 0
+	// claimSpace creates the namespace's :Space — its write lock, embedding dimension and
+	// the counts GraphStats reads: memories (not chunks), concepts, edges — and returns its
+	// dimension.
+	claimSpace = `MERGE (sp:Space {ns: $ns}) ON CREATE SET sp.dims = 0, sp.mems = 0, sp.concepts = 0, sp.edges = 0
 		SET sp.lk = NOT coalesce(sp.lk, false) RETURN sp.dims AS dims`
-	setSpace = `MATCH (sp:Space {ns: $ns}) SET sp.dims = $dims, sp.mems = sp.mems + $add`
+	// countSpace moves the namespace's counts by what a transaction created or deleted.
+	countSpace = `MERGE (sp:Space {ns: $ns}) ON CREATE SET sp.dims = 0, sp.mems = 0, sp.concepts = 0, sp.edges = 0
+		SET sp.dims = CASE WHEN $dims > 0 THEN $dims ELSE sp.dims END,
+			sp.mems = sp.mems + $mems, sp.concepts = sp.concepts + $concepts, sp.edges = sp.edges + $edges`
 
 	// createMemories writes memory and chunk nodes. A node an edge named before keeps its
 	// edges and becomes the memory.
@@ -279,12 +313,14 @@ const (
 	// and Kind stay, new aliases are appended, LastSeen only moves forward.
 	upsertConcepts = `UNWIND $rows AS c
 		MERGE (n:Node {ns: $ns, id: c.id})
+		WITH n, c, n:Concept AS existed
 		SET n:Concept, n.name = c.name,
 			n.kind = coalesce(n.kind, c.kind),
 			n.mentions = coalesce(n.mentions, 0) + c.add,
 			n.first = CASE WHEN coalesce(n.first, 0) = 0 THEN c.first ELSE n.first END,
 			n.last = CASE WHEN c.last > coalesce(n.last, 0) THEN c.last ELSE n.last END,
-			n.aliases = coalesce(n.aliases, []) + [a IN c.aliases WHERE NOT a IN coalesce(n.aliases, [])]`
+			n.aliases = coalesce(n.aliases, []) + [a IN c.aliases WHERE NOT a IN coalesce(n.aliases, [])]
+		RETURN count(CASE WHEN existed THEN null ELSE 1 END) AS created`
 
 	// insertEdges creates the edges that are missing and leaves existing ones as they are.
 	insertEdges = `UNWIND $rows AS e
@@ -328,17 +364,25 @@ func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite
 			if err := exec(ctx, tx, createMemories, map[string]any{"ns": p.ns, "rows": p.units}); err != nil {
 				return err
 			}
+			var concepts, edges int
 			if len(p.concepts) > 0 {
-				if err := exec(ctx, tx, upsertConcepts, map[string]any{"ns": p.ns, "rows": p.concepts}); err != nil {
+				// created counts new concepts, and nodes an edge named that become concepts.
+				recs, err := collect(ctx, tx, upsertConcepts, map[string]any{"ns": p.ns, "rows": p.concepts})
+				if err != nil {
 					return err
 				}
+				n, _ := recs[0].Values[0].(int64)
+				concepts = int(n)
 			}
 			if len(p.edges) > 0 {
-				if err := exec(ctx, tx, insertEdges, map[string]any{"ns": p.ns, "rows": p.edges}); err != nil {
+				c, err := execCount(ctx, tx, insertEdges, map[string]any{"ns": p.ns, "rows": p.edges})
+				if err != nil {
 					return err
 				}
+				edges = c.RelationshipsCreated()
 			}
-			if err := exec(ctx, tx, setSpace, map[string]any{"ns": p.ns, "dims": dims, "add": p.parents}); err != nil {
+			if err := exec(ctx, tx, countSpace, map[string]any{"ns": p.ns, "dims": dims, "mems": p.parents,
+				"concepts": int64(concepts), "edges": int64(edges)}); err != nil {
 				return err
 			}
 		}
@@ -551,7 +595,6 @@ const (
 	chunkIDs     = `MATCH (m:Memory {ns: $ns, parent: $id}) RETURN m.id AS id`
 	dequeueIDs   = `UNWIND $ids AS id MATCH (q:QueueItem {ns: $ns, memory: id}) DELETE q`
 	deleteNodes  = `UNWIND $ids AS id MATCH (m:Memory {ns: $ns, id: id}) DETACH DELETE m`
-	countDeleted = `MATCH (sp:Space {ns: $ns}) SET sp.mems = sp.mems - 1`
 )
 
 // DeleteMemory removes a memory with its chunks, their vectors and index entries, every
@@ -591,9 +634,54 @@ func (s *Store) DeleteMemory(ctx context.Context, ns, id string) error {
 		if err := exec(ctx, tx, dequeueIDs, params); err != nil {
 			return err
 		}
-		if err := exec(ctx, tx, deleteNodes, params); err != nil {
+		c, err := execCount(ctx, tx, deleteNodes, params)
+		if err != nil {
 			return err
 		}
-		return exec(ctx, tx, countDeleted, params)
+		return exec(ctx, tx, countSpace, map[string]any{"ns": ns, "dims": int64(0), "mems": int64(-1),
+			"concepts": int64(0), "edges": int64(-c.RelationshipsDeleted())})
 	})
+}
+
+// dropNamespace deletes a namespace's nodes of one kind, a batch at a time, so a large
+// namespace never needs one huge transaction. Labels cannot be parameters, so there is one
+// constant query per label.
+var dropNamespace = []string{
+	`MATCH (n:Node {ns: $ns}) WITH n LIMIT 5000 DETACH DELETE n RETURN count(*) AS n`,
+	`MATCH (n:Surfacing {ns: $ns}) WITH n LIMIT 5000 DELETE n RETURN count(*) AS n`,
+	`MATCH (n:Event {ns: $ns}) WITH n LIMIT 5000 DELETE n RETURN count(*) AS n`,
+	`MATCH (n:Conversation {ns: $ns}) WITH n LIMIT 5000 DELETE n RETURN count(*) AS n`,
+	`MATCH (n:QueueItem {ns: $ns}) WITH n LIMIT 5000 DELETE n RETURN count(*) AS n`,
+	`MATCH (n:UpdateLock {ns: $ns}) WITH n LIMIT 5000 DELETE n RETURN count(*) AS n`,
+	`MATCH (n:Space {ns: $ns}) WITH n LIMIT 5000 DELETE n RETURN count(*) AS n`,
+}
+
+// DropNamespace deletes everything a namespace holds: memories, concepts, edges,
+// surfacings, events, conversations, queue items. It is not part of the store contract: it
+// serves tools that rebuild a namespace from scratch (salience eval), and it is not atomic
+// (a large namespace goes in batches), so nothing else should write the namespace meanwhile.
+func (s *Store) DropNamespace(ctx context.Context, ns string) error {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return err
+	}
+	for i := range dropNamespace {
+		for {
+			var n int64
+			err := s.write(ctx, "drop namespace", func(tx neo4j.ManagedTransaction) error {
+				recs, err := collect(ctx, tx, dropNamespace[i], map[string]any{"ns": ns})
+				if err != nil {
+					return err
+				}
+				n, _ = recs[0].Values[0].(int64)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				break
+			}
+		}
+	}
+	return nil
 }

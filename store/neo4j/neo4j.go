@@ -152,6 +152,20 @@ func collect(ctx context.Context, tx neo4j.ManagedTransaction, query string, par
 	return res.Collect(ctx)
 }
 
+// execCount runs one query in tx for its effect and returns the changes it made (nodes,
+// relationships and labels created or deleted), for the namespace's counters.
+func execCount(ctx context.Context, tx neo4j.ManagedTransaction, query string, params map[string]any) (neo4j.Counters, error) {
+	res, err := tx.Run(ctx, query, params)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := res.Consume(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sum.Counters(), nil
+}
+
 // exec runs one query in tx for its effect.
 func exec(ctx context.Context, tx neo4j.ManagedTransaction, query string, params map[string]any) error {
 	res, err := tx.Run(ctx, query, params)

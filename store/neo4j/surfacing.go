@@ -84,8 +84,7 @@ func validateSurfacing(s *models.Surfacing, field string) error {
 }
 
 const (
-	existingSurfacings = `UNWIND $rows AS r MATCH (s:Surfacing {ns: r.ns, id: r.id}) RETURN s.id AS id LIMIT 1`
-	createSurfacings   = `UNWIND $rows AS r CREATE (s:Surfacing) SET s = r`
+	createSurfacings = `UNWIND $rows AS r CREATE (s:Surfacing) SET s = r`
 	// countSurfaced counts each surfacing on its memory; a missing memory is skipped.
 	countSurfaced = `UNWIND $rows AS b MATCH (m:Memory {ns: b.ns, id: b.id})
 		SET m.surfaces = coalesce(m.surfaces, 0) + b.n,
@@ -175,13 +174,7 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 	}
 	return s.write(ctx, "record surfacings", func(tx neo4j.ManagedTransaction) error {
 		if len(rows) > 0 {
-			recs, err := collect(ctx, tx, existingSurfacings, map[string]any{"rows": rows})
-			if err != nil {
-				return err
-			}
-			if len(recs) > 0 {
-				return conflict("surfacing %v exists", recs[0].Values[0])
-			}
+			// An id that exists fails the uniqueness constraint: ECONFLICT, all rolled back.
 			if err := exec(ctx, tx, createSurfacings, map[string]any{"rows": rows}); err != nil {
 				return err
 			}

@@ -168,8 +168,15 @@ func (t *storeTx) PutEdge(e *models.Edge) error {
 	if err := t.lock(c.Namespace); err != nil {
 		return t.wrap(err, "put edge")
 	}
-	err = exec(t.ctx, t.tx, txPutEdge, map[string]any{"ns": c.Namespace, "from": c.From, "to": c.To,
+	cs, err := execCount(t.ctx, t.tx, txPutEdge, map[string]any{"ns": c.Namespace, "from": c.From, "to": c.To,
 		"rt": relType(c.Type), "type": string(c.Type), "p": edgeProps(c)})
+	if err != nil {
+		return t.wrap(err, "put edge")
+	}
+	if n := cs.RelationshipsCreated(); n > 0 {
+		err = exec(t.ctx, t.tx, countSpace, map[string]any{"ns": c.Namespace, "dims": int64(0), "mems": int64(0),
+			"concepts": int64(0), "edges": int64(n)})
+	}
 	return t.wrap(err, "put edge")
 }
 

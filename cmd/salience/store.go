@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/store/neo4j"
+	"github.com/salience-ai/salience/store/sqlite"
+)
+
+// StoreConfig chooses the store: the embedded SQLite file under --data (the default), or a
+// Neo4j 5 database shared by any number of servers.
+type StoreConfig struct {
+	Kind          string // --store, SALIENCE_STORE: sqlite or neo4j
+	Neo4jURI      string // --neo4j-uri, SALIENCE_NEO4J_URI: neo4j://host:7687, neo4j+s://… (Aura), bolt://host:7687
+	Neo4jUser     string // --neo4j-user, SALIENCE_NEO4J_USER; empty: no authentication
+	Neo4jPassword string // --neo4j-password, SALIENCE_NEO4J_PASSWORD
+	Neo4jDatabase string // --neo4j-database, SALIENCE_NEO4J_DATABASE; empty: the user's home database
+}
+
+// Store kinds.
+const (
+	StoreSQLite = "sqlite"
+	StoreNeo4j  = "neo4j"
+)
+
+// DefaultStoreConfig is the embedded store.
+func DefaultStoreConfig() StoreConfig { return StoreConfig{Kind: StoreSQLite} }
+
+func (s *StoreConfig) flagSet(fs *flag.FlagSet) {
+	fs.StringVar(&s.Kind, "store", s.Kind, "store: sqlite (embedded, <data>/salience.db) or neo4j (shared by every server; see --neo4j-uri)")
+	fs.StringVar(&s.Neo4jURI, "neo4j-uri", s.Neo4jURI, "neo4j store: server URI, neo4j://host:7687 for a cluster, neo4j+s://id.databases.neo4j.io for Aura, bolt://host:7687 for one server")
+	fs.StringVar(&s.Neo4jUser, "neo4j-user", s.Neo4jUser, "neo4j store: user name (empty: no authentication)")
+	fs.StringVar(&s.Neo4jPassword, "neo4j-password", s.Neo4jPassword, "neo4j store: password (prefer the environment variable)")
+	fs.StringVar(&s.Neo4jDatabase, "neo4j-database", s.Neo4jDatabase, "neo4j store: database name (empty: the user's home database)")
+}
+
+func (s *StoreConfig) validate() error {
+	switch s.Kind {
+	case StoreSQLite:
+		return nil
+	case StoreNeo4j:
+		if s.Neo4jURI == "" {
+			return errors.New("--store neo4j needs --neo4j-uri (e.g. neo4j://localhost:7687)")
+		}
+		if scheme, _, ok := strings.Cut(s.Neo4jURI, "://"); !ok || !(strings.HasPrefix(scheme, "neo4j") || strings.HasPrefix(scheme, "bolt")) {
+			return fmt.Errorf("--neo4j-uri %q: want neo4j://, neo4j+s://, bolt:// or bolt+s://", s.Neo4jURI)
+		}
+		return nil
+	}
+	return fmt.Errorf("--store %q: want sqlite or neo4j", s.Kind)
+}
+
+// appStore is what the commands need of a store beyond the contract: whether it can serve
+// searches yet, and closing it.
+type appStore interface {
+	models.Store
+	Ready() bool
+	// VectorDims is each namespace's embedding size, checked against the embedder at start.
+	VectorDims(ctx context.Context) (map[string]int, error)
+}
+
+// neo4jStore adapts the Neo4j store: it is ready once open (search runs on Neo4j's own
+// indexes), and /readyz checks that Neo4j still answers.
+type neo4jStore struct{ *neo4j.Store }
+
+func (s neo4jStore) Ready() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	return s.Ping(ctx) == nil
+}
+
+// openStore opens the configured store. For SQLite, load (non-nil) loads its in-memory
+// indexes, which serve runs in the background; the Neo4j store has nothing to load. where
+// names the store for logs.
+func openStore(ctx context.Context, sc *StoreConfig, dataDir string, logger *slog.Logger) (st appStore, load func(context.Context) error, where string, err error) {
+	if sc.Kind == StoreNeo4j {
+		ns, err := neo4j.Open(ctx, neo4j.Options{URI: sc.Neo4jURI, User: sc.Neo4jUser, Password: sc.Neo4jPassword,
+			Database: sc.Neo4jDatabase, Logger: logger})
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("opening Neo4j at %s: %w", sc.Neo4jURI, err)
+		}
+		return neo4jStore{ns}, nil, sc.Neo4jURI, nil
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, nil, "", fmt.Errorf("data directory: %w", err)
+	}
+	path := filepath.Join(dataDir, DatabaseFile)
+	s, err := sqlite.Open(path, sqlite.Options{Logger: logger})
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("opening %s: %w", path, err)
+	}
+	return s, s.Rebuild, path, nil
+}
+
+// storeFlags declares --store and the --neo4j-* flags on a sub-command's flag set (bench,
+// eval), with the SALIENCE_* environment as defaults.
+func storeFlags(fs *flag.FlagSet) *StoreConfig {
+	sc := DefaultStoreConfig()
+	sc.flagSet(fs)
+	return &sc
+}
+
+// finishStoreFlags applies the environment to the store flags not given, and validates.
+func finishStoreFlags(fs *flag.FlagSet, sc *StoreConfig) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for _, name := range []string{"store", "neo4j-uri", "neo4j-user", "neo4j-password", "neo4j-database"} {
+		if v := os.Getenv(envName(name)); v != "" && !given[name] {
+			if err := fs.Set(name, v); err != nil {
+				return err
+			}
+		}
+	}
+	return sc.validate()
+}
