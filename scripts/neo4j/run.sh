@@ -31,6 +31,7 @@ fi
 
 home="$(mktemp -d "${TMPDIR:-/tmp}/salience-neo4j.XXXXXX")"
 log="$home/launcher.log"
+: >"$log" # exists before the loop reads it (the background redirection may come later)
 pid=""
 cleanup() {
   if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
@@ -51,7 +52,7 @@ pid=$!
 
 port=""
 for _ in $(seq 1 "$timeout"); do
-  port="$(sed -n 's/^BOLT_PORT=\([0-9]*\)$/\1/p' "$log" | head -n1)"
+  port="$(sed -n 's/^BOLT_PORT=\([0-9]*\)$/\1/p' "$log" | head -n1 || true)"
   [ -n "$port" ] && break
   if ! kill -0 "$pid" 2>/dev/null; then
     echo "neo4j: the launcher exited; its output:" >&2

@@ -142,9 +142,16 @@ func (s *Store) GetConcepts(ctx context.Context, ns string, names []string) ([]*
 	}
 	byID := map[string]*models.Concept{}
 	err := s.read(ctx, "get concepts", func(tx neo4j.ManagedTransaction) error {
-		recs, err := collect(ctx, tx, getConcepts, map[string]any{"ns": ns, "ids": ids})
-		if err != nil {
-			return err
+		clear(byID)
+		var recs []*neo4j.Record
+		// In slices: ingest asks about every phrase of a batch, tens of thousands of names,
+		// and Neo4j 5.26 plans one huge UNWIND list badly (40,000 names took minutes).
+		for part := range slices.Chunk(ids, maxListParam) {
+			rs, err := collect(ctx, tx, getConcepts, map[string]any{"ns": ns, "ids": part})
+			if err != nil {
+				return err
+			}
+			recs = append(recs, rs...)
 		}
 		for _, r := range recs {
 			id, _ := r.Values[0].(string)

@@ -354,32 +354,37 @@ func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite
 			case p.dims != 0 && dims != int64(p.dims):
 				return models.Invalid("embedding", "embedding has %d dimensions; namespace %s uses %d", p.dims, p.ns, dims)
 			}
-			recs, err = collect(ctx, tx, existingMemories, map[string]any{"ns": p.ns, "ids": p.ids})
-			if err != nil {
-				return err
+			// Lists go in slices of maxListParam rows (see GetConcepts).
+			for part := range slices.Chunk(p.ids, maxListParam) {
+				recs, err = collect(ctx, tx, existingMemories, map[string]any{"ns": p.ns, "ids": part})
+				if err != nil {
+					return err
+				}
+				if len(recs) > 0 {
+					return conflict("memory %v exists", recs[0].Values[0])
+				}
 			}
-			if len(recs) > 0 {
-				return conflict("memory %v exists", recs[0].Values[0])
-			}
-			if err := exec(ctx, tx, createMemories, map[string]any{"ns": p.ns, "rows": p.units}); err != nil {
-				return err
+			for part := range slices.Chunk(p.units, maxListParam) {
+				if err := exec(ctx, tx, createMemories, map[string]any{"ns": p.ns, "rows": part}); err != nil {
+					return err
+				}
 			}
 			var concepts, edges int
-			if len(p.concepts) > 0 {
+			for part := range slices.Chunk(p.concepts, maxListParam) {
 				// created counts new concepts, and nodes an edge named that become concepts.
-				recs, err := collect(ctx, tx, upsertConcepts, map[string]any{"ns": p.ns, "rows": p.concepts})
+				recs, err := collect(ctx, tx, upsertConcepts, map[string]any{"ns": p.ns, "rows": part})
 				if err != nil {
 					return err
 				}
 				n, _ := recs[0].Values[0].(int64)
-				concepts = int(n)
+				concepts += int(n)
 			}
-			if len(p.edges) > 0 {
-				c, err := execCount(ctx, tx, insertEdges, map[string]any{"ns": p.ns, "rows": p.edges})
+			for part := range slices.Chunk(p.edges, maxListParam) {
+				c, err := execCount(ctx, tx, insertEdges, map[string]any{"ns": p.ns, "rows": part})
 				if err != nil {
 					return err
 				}
-				edges = c.RelationshipsCreated()
+				edges += c.RelationshipsCreated()
 			}
 			if err := exec(ctx, tx, countSpace, map[string]any{"ns": p.ns, "dims": dims, "mems": p.parents,
 				"concepts": int64(concepts), "edges": int64(edges)}); err != nil {
@@ -389,6 +394,9 @@ func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite
 		return nil
 	})
 }
+
+// maxListParam bounds the id lists a lookup sends in one query (see GetConcepts).
+const maxListParam = 5000
 
 const getMemories = `UNWIND $ids AS id MATCH (m:Memory {ns: $ns, id: id}) RETURN` + memoryReturn
 
@@ -421,12 +429,19 @@ func (s *Store) GetMemories(ctx context.Context, ns string, ids []string) ([]*mo
 	}
 	var ms []*models.Memory
 	err := s.read(ctx, "get memories", func(tx neo4j.ManagedTransaction) error {
-		recs, err := collect(ctx, tx, getMemories, map[string]any{"ns": ns, "ids": slices.Compact(slices.Sorted(slices.Values(ids)))})
-		if err != nil {
-			return err
+		ms = ms[:0]
+		for part := range slices.Chunk(slices.Compact(slices.Sorted(slices.Values(ids))), maxListParam) {
+			recs, err := collect(ctx, tx, getMemories, map[string]any{"ns": ns, "ids": part})
+			if err != nil {
+				return err
+			}
+			got, err := memoryRecords(recs)
+			if err != nil {
+				return err
+			}
+			ms = append(ms, got...)
 		}
-		ms, err = memoryRecords(recs)
-		return err
+		return nil
 	})
 	if err != nil {
 		return nil, err

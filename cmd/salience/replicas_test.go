@@ -1,0 +1,273 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	driver "github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/salience-ai/salience/api"
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/store/neo4j"
+)
+
+// TestNeo4jReplicas runs two `salience serve` processes on one Neo4j, as replicas behind a
+// load balancer would: a memory ingested through one is recalled through the other at
+// once; engagement reported to both (each event to both, as a client retrying against
+// another replica would) converges with exact counts; each job runs once per tick across
+// both; and when the lease holder dies, the other takes over after the lease's TTL.
+//
+// It needs SALIENCE_NEO4J_URI (make test-neo4j) and deletes everything in that database.
+func TestNeo4jReplicas(t *testing.T) {
+	uri := os.Getenv("SALIENCE_NEO4J_URI")
+	if uri == "" {
+		t.Skip("Neo4j replica test skipped: SALIENCE_NEO4J_URI is not set; run `make test-neo4j`")
+	}
+	bin := binary(t)
+	wipeNeo4j(t, uri)
+	st, err := neo4j.Open(context.Background(), neo4j.Options{URI: uri})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+
+	const ttl = 3 * time.Second
+	flags := []string{"--store", "neo4j", "--neo4j-uri", uri, "--schedule-decay-scan", "@every 1s", "--lease-ttl", ttl.String()}
+	a := startReplica(t, bin, flags...)
+	b := startReplica(t, bin, flags...)
+	start := time.Now()
+
+	const ns = "replicas"
+	// Ingest on a, recall on b at once.
+	var created api.CreateMemoriesResponse
+	a.post(t, "/v1/namespaces/"+ns+"/memories", `{"memories": [
+		{"kind": "fact", "content": "The lighthouse keeper on Skerry Island feeds the gulls at dawn."},
+		{"kind": "fact", "content": "Marta bakes rye bread with caraway every Sunday."}]}`, http.StatusCreated, &created)
+	if len(created.Memories) != 2 {
+		t.Fatalf("created %d memories, want 2", len(created.Memories))
+	}
+	lighthouse := created.Memories[0].ID
+	recallOn := func(p *replica, conv string) api.RecallResponse {
+		var out api.RecallResponse
+		p.post(t, "/v1/namespaces/"+ns+"/recall", fmt.Sprintf(`{"conversation_id": %q, "mode": "search", "query": "who feeds the gulls at the lighthouse?"}`, conv), http.StatusOK, &out)
+		return out
+	}
+	got := recallOn(b, "c-0")
+	if len(got.Results) == 0 || got.Results[0].ID != lighthouse {
+		t.Fatalf("recall on the other replica = %v, want %s first", resultIDs(got.Results), lighthouse)
+	}
+
+	// Engagement: turns alternate between the replicas; every used event goes to both
+	// replicas at once, so one of each pair is a duplicate.
+	const turns = 8
+	var surfacings []string
+	for i := range turns {
+		p := []*replica{a, b}[i%2]
+		r := recallOn(p, fmt.Sprintf("c-%d", i+1))
+		if len(r.Results) == 0 || r.Results[0].ID != lighthouse {
+			t.Fatalf("turn %d recalled %v", i, resultIDs(r.Results))
+		}
+		surfacings = append(surfacings, r.Results[0].SurfacingID)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	status := map[string]int{}
+	for i, sid := range surfacings {
+		body := fmt.Sprintf(`{"events": [{"id": "used-%d", "surfacing_id": %q, "type": "used"}]}`, i, sid)
+		for _, p := range []*replica{a, b} {
+			wg.Go(func() {
+				var out api.EngagementResponse
+				p.post(t, "/v1/namespaces/"+ns+"/engagement", body, http.StatusOK, &out)
+				mu.Lock()
+				defer mu.Unlock()
+				for _, r := range out.Results {
+					status[r.Status]++
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if status["applied"] != turns || status["duplicate"] != turns {
+		t.Fatalf("event results %v, want %d applied and %d duplicates", status, turns, turns)
+	}
+	for _, p := range []*replica{a, b} {
+		var m api.Memory
+		p.get(t, "/v1/namespaces/"+ns+"/memories/"+lighthouse, &m)
+		// One surfacing by the first recall plus one per turn; one use per distinct event.
+		if m.UsageCount != turns || m.SurfaceCount != turns+1 {
+			t.Fatalf("memory on %s: usage %d, surfaced %d; want %d and %d", p.base, m.UsageCount, m.SurfaceCount, turns, turns+1)
+		}
+	}
+
+	// Jobs: decay-scan ticks every second on both; the lease lets one run each tick.
+	time.Sleep(5 * time.Second)
+	runs := jobRunsSince(t, st, start)
+	if len(runs) < 3 {
+		t.Fatalf("only %d decay-scan runs in 5 s", len(runs))
+	}
+	holder := runs[0].Holder
+	for i, r := range runs {
+		if r.Holder != holder {
+			t.Fatalf("run %d by %s, earlier ones by %s: both replicas ran the job", i, r.Holder, holder)
+		}
+		if i > 0 && r.Start.Sub(runs[i-1].Start) < 500*time.Millisecond {
+			t.Fatalf("runs at %v and %v: twice in one tick", runs[i-1].Start, r.Start)
+		}
+	}
+
+	// Kill the holder; the other replica takes the lease once it expires.
+	dead, alive := a, b
+	if strings.Contains(holder, fmt.Sprintf("-%d-", b.cmd.Process.Pid)) {
+		dead, alive = b, a
+	}
+	if !strings.Contains(holder, fmt.Sprintf("-%d-", dead.cmd.Process.Pid)) {
+		t.Fatalf("holder %s is neither replica (pids %d, %d)", holder, a.cmd.Process.Pid, b.cmd.Process.Pid)
+	}
+	if err := dead.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	dead.cmd.Wait()
+	killed := time.Now()
+	time.Sleep(ttl + 3*time.Second)
+	after := jobRunsSince(t, st, killed)
+	if len(after) == 0 {
+		t.Fatalf("no decay-scan run in %v after the holder died", ttl+3*time.Second)
+	}
+	livePID := fmt.Sprintf("-%d-", alive.cmd.Process.Pid)
+	for _, r := range after {
+		if !strings.Contains(r.Holder, livePID) {
+			t.Fatalf("after the kill a run by %s, want the live replica (%s)", r.Holder, livePID)
+		}
+	}
+	if first := after[0].Start.Sub(killed); first < ttl-time.Second {
+		t.Fatalf("the live replica ran %v after the kill, before the %v lease could expire", first, ttl)
+	}
+	// The live replica still serves everything.
+	got = recallOn(alive, "c-after")
+	if len(got.Results) == 0 || got.Results[0].ID != lighthouse {
+		t.Fatalf("recall after the kill = %v", resultIDs(got.Results))
+	}
+}
+
+// jobRunsSince returns decay-scan's runs that started after t0, oldest first.
+func jobRunsSince(t *testing.T, st *neo4j.Store, t0 time.Time) []*models.JobRun {
+	t.Helper()
+	rs, err := st.FindJobRuns(context.Background(), "decay-scan", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*models.JobRun
+	for i := len(rs) - 1; i >= 0; i-- {
+		if rs[i].Start.After(t0) {
+			out = append(out, rs[i])
+		}
+	}
+	return out
+}
+
+// wipeNeo4j deletes everything in the test database.
+func wipeNeo4j(t *testing.T, uri string) {
+	t.Helper()
+	ctx := context.Background()
+	d, err := driver.NewDriverWithContext(uri, driver.NoAuth())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close(ctx)
+	if _, err := driver.ExecuteQuery(ctx, d, `MATCH (n) DETACH DELETE n`, nil, driver.EagerResultTransformer); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// replica is a running `salience serve` process.
+type replica struct {
+	cmd  *exec.Cmd
+	base string
+	logs *syncBuffer
+}
+
+func startReplica(t *testing.T, bin string, flags ...string) *replica {
+	t.Helper()
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data", t.TempDir()}, flags...)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "SALIENCE_KEYS=")
+	p := &replica{cmd: cmd, logs: &syncBuffer{}}
+	addr := make(chan string, 1)
+	cmd.Stdout = &addrWriter{buf: p.logs, addr: addr}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			p.cmd.Process.Signal(syscall.SIGTERM)
+			p.cmd.Wait()
+		}
+		if t.Failed() {
+			t.Logf("replica %s log:\n%s", p.base, p.logs)
+		}
+	})
+	select {
+	case a := <-addr:
+		p.base = "http://" + a
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the replica did not report its address\n%s", p.logs)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		res, err := http.Get(p.base + "/readyz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return p
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica is not ready\n%s", p.logs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (p *replica) post(t *testing.T, path, body string, want int, out any) {
+	t.Helper()
+	res, err := http.Post(p.base+path, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer res.Body.Close()
+	if res.StatusCode != want {
+		b, _ := io.ReadAll(res.Body)
+		t.Errorf("POST %s = %d %s, want %d", path, res.StatusCode, b, want)
+		return
+	}
+	if err := json.NewDecoder(res.Body).Decode(out); err != nil {
+		t.Error(err)
+	}
+}
+
+func (p *replica) get(t *testing.T, path string, out any) {
+	t.Helper()
+	res, err := http.Get(p.base + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s = %d", path, res.StatusCode)
+	}
+	if err := json.NewDecoder(res.Body).Decode(out); err != nil {
+		t.Fatal(err)
+	}
+}
