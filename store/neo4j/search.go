@@ -84,16 +84,19 @@ func hitRecords(recs []*neo4j.Record, similarity bool) ([]models.Hit, error) {
 func cosine(score float64) float64 { return 2*score - 1 }
 
 const (
-	spaceDims = `OPTIONAL MATCH (sp:Space {ns: $ns}) RETURN coalesce(sp.dims, 0) AS dims`
-
 	// searchVector asks the vector index for $n candidates over every namespace and keeps
-	// this one's; seen tells whether the index had more to give. The index ranks with
-	// quantized vectors; the candidates are scored again exactly, so scores are the cosine
-	// of the stored vectors, as in the embedded store.
-	searchVector = `CALL db.index.vector.queryNodes('` + vectorIndex + `', $n, $vec) YIELD node
-		WITH count(*) AS seen,
-			collect(CASE WHEN node.ns = $ns THEN [node.id, vector.similarity.cosine(node.embedding, $vec)] END) AS hits
-		RETURN seen, hits`
+	// this one's; seen tells whether the index had more to give. It reads the namespace's
+	// dimension in the same round trip and searches only when the query's matches it. The
+	// index keeps full float32 vectors (quantization off), so its scores are the cosine of
+	// the stored vectors, as in the embedded store, without reading them again.
+	searchVector = `OPTIONAL MATCH (sp:Space {ns: $ns})
+		WITH coalesce(sp.dims, 0) AS dims
+		CALL (dims) {
+			WITH dims WHERE dims = size($vec)
+			CALL db.index.vector.queryNodes('` + vectorIndex + `', $n, $vec) YIELD node, score
+			RETURN count(*) AS seen, collect(CASE WHEN node.ns = $ns THEN [node.id, score] END) AS hits
+		}
+		RETURN dims, seen, hits`
 
 	// searchVectorExact scores every unit of the namespace: the fallback when the namespace
 	// is a small part of a big index and the approximate search keeps finding others'.
@@ -109,8 +112,10 @@ const (
 	overfetch     = 4
 	minCandidates = 50
 	growth        = 8
-	maxCandidates = 20000
 )
+
+// maxCandidates is a variable so that a test can reach the exact fallback with a small index.
+var maxCandidates = 20000
 
 // SearchVector returns the top k indexed units of ns by cosine similarity to vec, through
 // Neo4j's vector index (approximate, HNSW). EINVALID when k < 1, vec is empty or not
@@ -131,18 +136,6 @@ func (s *Store) SearchVector(ctx context.Context, ns string, vec []float32, k in
 	}
 	var hits []models.Hit
 	err := s.read(ctx, "search vector", func(tx neo4j.ManagedTransaction) error {
-		recs, err := collect(ctx, tx, spaceDims, map[string]any{"ns": ns})
-		if err != nil {
-			return err
-		}
-		dims, _ := recs[0].Values[0].(int64)
-		if dims == 0 {
-			hits = nil
-			return nil
-		}
-		if dims != int64(len(q)) {
-			return models.Invalid("vector", "the query vector has %d dimensions; namespace %s uses %d", len(q), ns, dims)
-		}
 		params := map[string]any{"ns": ns, "vec": encVector(q), "k": int64(k)}
 		for n := max(overfetch*k, minCandidates); n <= maxCandidates; n *= growth {
 			params["n"] = int64(n)
@@ -150,14 +143,21 @@ func (s *Store) SearchVector(ctx context.Context, ns string, vec []float32, k in
 			if err != nil {
 				return err
 			}
-			seen, _ := recs[0].Values[0].(int64)
-			rows, _ := recs[0].Values[1].([]any)
-			if len(rows) >= k || seen < int64(n) {
+			dims, _ := recs[0].Values[0].(int64)
+			seen, _ := recs[0].Values[1].(int64)
+			rows, _ := recs[0].Values[2].([]any)
+			switch {
+			case dims == 0: // nothing embedded in the namespace yet
+				hits = nil
+				return nil
+			case dims != int64(len(q)):
+				return models.Invalid("vector", "the query vector has %d dimensions; namespace %s uses %d", len(q), ns, dims)
+			case len(rows) >= k || seen < int64(n):
 				hits = vectorHits(rows, k)
 				return nil
 			}
 		}
-		recs, err = collect(ctx, tx, searchVectorExact, params)
+		recs, err := collect(ctx, tx, searchVectorExact, params)
 		if err != nil {
 			return err
 		}

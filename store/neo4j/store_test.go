@@ -2,6 +2,8 @@ package neo4j
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"os"
 	"testing"
 	"time"
@@ -57,4 +59,109 @@ func TestNeo4j(t *testing.T) {
 			return s
 		})
 	})
+	t.Run("SchemaIdempotent", func(t *testing.T) {
+		// Every replica creates the schema at start; again is a no-op, not an error.
+		if err := s.ensureSchema(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("VectorDimensions", func(t *testing.T) { testVectorDimensions(t, s) })
+	t.Run("VectorSmallNamespace", func(t *testing.T) { testVectorSmallNamespace(t, s) })
+	t.Run("DropNamespace", func(t *testing.T) { testDropNamespace(t, s) })
+}
+
+func vecMemory(ns, id string, v ...float32) *models.MemoryWrite {
+	return &models.MemoryWrite{Memory: &models.Memory{ID: id, Namespace: ns, Kind: models.KindTurn,
+		Content: "vector " + id, CreatedAt: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), Embedding: v}}
+}
+
+// testVectorDimensions: a namespace keeps the dimension of its first embedding; other
+// sizes are EINVALID on write and on search, while another namespace may use its own.
+func testVectorDimensions(t *testing.T, s *Store) {
+	wipe(t, s)
+	ctx := context.Background()
+	if err := s.CreateMemories(ctx, []*models.MemoryWrite{vecMemory("d3", "a", 1, 0, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	err := s.CreateMemories(ctx, []*models.MemoryWrite{vecMemory("d3", "b", 1, 0, 0, 0)})
+	if models.ErrorCode(err) != models.EINVALID {
+		t.Fatalf("a 4-dim embedding in a 3-dim namespace: %v, want EINVALID", err)
+	}
+	if _, err := s.SearchVector(ctx, "d3", []float32{1, 0, 0, 0}, 3); models.ErrorCode(err) != models.EINVALID {
+		t.Fatalf("a 4-dim query in a 3-dim namespace: %v, want EINVALID", err)
+	}
+	if err := s.CreateMemories(ctx, []*models.MemoryWrite{vecMemory("d4", "b", 0, 1, 0, 0)}); err != nil {
+		t.Fatalf("another namespace with another size: %v", err)
+	}
+	for ns, q := range map[string][]float32{"d3": {1, 0, 0}, "d4": {0, 1, 0, 0}} {
+		hits, err := s.SearchVector(ctx, ns, q, 3)
+		if err != nil || len(hits) != 1 || hits[0].Score < 0.9999 {
+			t.Fatalf("SearchVector(%s) = %v, %v", ns, hits, err)
+		}
+	}
+}
+
+// testVectorSmallNamespace: when the index's nearest candidates all belong to other
+// namespaces, the search widens and at last scores the namespace exactly.
+func testVectorSmallNamespace(t *testing.T, s *Store) {
+	wipe(t, s)
+	ctx := context.Background()
+	var big []*models.MemoryWrite
+	for i := range 120 {
+		big = append(big, vecMemory("big", fmt.Sprintf("b%03d", i), 1, float32(i)/1000, 0))
+	}
+	small := []*models.MemoryWrite{vecMemory("small", "far", 0, 0, 1), vecMemory("small", "farther", -1, 0, 0.1)}
+	if err := s.CreateMemories(ctx, append(big, small...)); err != nil {
+		t.Fatal(err)
+	}
+	defer func(n int) { maxCandidates = n }(maxCandidates)
+	for _, limit := range []int{20000, 60} { // widening finds them; so does the exact scan
+		maxCandidates = limit
+		hits, err := s.SearchVector(ctx, "small", []float32{1, 0, 0}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 2 || hits[0].ID != "far" || hits[1].ID != "farther" ||
+			math.Abs(hits[0].Score) > 1e-6 || math.Abs(hits[1].Score-(-1/math.Sqrt(1.01))) > 1e-4 {
+			t.Fatalf("maxCandidates %d: hits %v, want far (cos 0) then farther (cos −0.995)", limit, hits)
+		}
+	}
+}
+
+// testDropNamespace: everything of the namespace goes, nothing of another.
+func testDropNamespace(t *testing.T, s *Store) {
+	wipe(t, s)
+	ctx := context.Background()
+	for _, ns := range []string{"gone", "kept"} {
+		w := vecMemory(ns, "m1", 1, 0)
+		w.Concepts = []*models.Concept{{Name: "cat", Kind: models.ConceptTopic}}
+		w.Edges = []*models.Edge{{From: "m1", To: "c:cat", Type: models.EdgeMentions, Weight: 0.3}}
+		if err := s.CreateMemories(ctx, []*models.MemoryWrite{w}); err != nil {
+			t.Fatal(err)
+		}
+		sf := &models.Surfacing{ID: "s1", Namespace: ns, ConversationID: "c", MemoryID: "m1", Mode: models.ModeSearch, At: time.Now()}
+		if err := s.RecordSurfacings(ctx, []*models.Surfacing{sf}, &models.ConversationState{Namespace: ns, ConversationID: "c"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.DropNamespace(ctx, "gone"); err != nil {
+		t.Fatal(err)
+	}
+	for ns, want := range map[string]int{"gone": 0, "kept": 1} {
+		nodes, edges, err := s.GraphStats(ctx, ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss, err := s.FindSurfacings(ctx, models.SurfacingFilter{Namespace: ns})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, convErr := s.GetConversation(ctx, ns, "c")
+		if nodes != 2*want || edges != want || len(ss) != want || (want == 0) != (models.ErrorCode(convErr) == models.ENOTFOUND) {
+			t.Fatalf("%s after dropping gone: %d nodes, %d edges, %d surfacings, conversation %v", ns, nodes, edges, len(ss), convErr)
+		}
+	}
+	if got, _ := s.Namespaces(ctx); len(got) != 1 || got[0] != "kept" {
+		t.Fatalf("Namespaces = %v, want [kept]", got)
+	}
 }

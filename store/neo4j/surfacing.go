@@ -84,12 +84,19 @@ func validateSurfacing(s *models.Surfacing, field string) error {
 }
 
 const (
-	createSurfacings = `UNWIND $rows AS r CREATE (s:Surfacing) SET s = r`
-	// countSurfaced counts each surfacing on its memory; a missing memory is skipped.
-	countSurfaced = `UNWIND $rows AS b MATCH (m:Memory {ns: b.ns, id: b.id})
-		SET m.surfaces = coalesce(m.surfaces, 0) + b.n,
-			m.last_surfaced = CASE WHEN b.at > coalesce(m.last_surfaced, 0) THEN b.at ELSE m.last_surfaced END`
-	putConversation = `MERGE (c:Conversation {ns: $ns, id: $id}) SET c.state = $state, c.updated = $updated`
+	// recordTurn writes a turn in one statement (one round trip on recall's path): the
+	// surfacings; each memory's count (SurfaceCount + n, LastSurfaced the latest; a missing
+	// memory is skipped); the conversation's state when $state is not null.
+	recordTurn = `CALL () { UNWIND $rows AS r CREATE (s:Surfacing) SET s = r }
+		CALL () {
+			UNWIND $bumps AS b MATCH (m:Memory {ns: b.ns, id: b.id})
+			SET m.surfaces = coalesce(m.surfaces, 0) + b.n,
+				m.last_surfaced = CASE WHEN b.at > coalesce(m.last_surfaced, 0) THEN b.at ELSE m.last_surfaced END
+		}
+		CALL () {
+			WITH $state AS st WHERE st IS NOT NULL
+			MERGE (c:Conversation {ns: st.ns, id: st.id}) SET c.state = st.state, c.updated = st.updated
+		}`
 )
 
 // conversationJSON is how a conversation's state is stored: one JSON text, read and written
@@ -173,19 +180,12 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 		bumpRows[i] = bumps[k]
 	}
 	return s.write(ctx, "record surfacings", func(tx neo4j.ManagedTransaction) error {
-		if len(rows) > 0 {
-			// An id that exists fails the uniqueness constraint: ECONFLICT, all rolled back.
-			if err := exec(ctx, tx, createSurfacings, map[string]any{"rows": rows}); err != nil {
-				return err
-			}
-			if err := exec(ctx, tx, countSurfaced, map[string]any{"rows": bumpRows}); err != nil {
-				return err
-			}
-		}
+		// An id that exists fails the uniqueness constraint: ECONFLICT, all rolled back.
+		var st any
 		if stateParams != nil {
-			return exec(ctx, tx, putConversation, stateParams)
+			st = stateParams
 		}
-		return nil
+		return exec(ctx, tx, recordTurn, map[string]any{"rows": rows, "bumps": bumpRows, "state": st})
 	})
 }
 
