@@ -18,15 +18,15 @@ run: build
 
 test:
 	$(GO) test -race ./...
+	@[ -n "$$SALIENCE_NEO4J_URI" ] || echo "make test: the Neo4j store tests were skipped (no SALIENCE_NEO4J_URI); run make test-neo4j (needs Java 17 and mvn)"
 
 # The tests that need a real Neo4j (store/storetest on the Neo4j store, two servers on one
 # Neo4j): scripts/neo4j/run.sh fetches Neo4j 5 Community through Maven (cached in
 # ~/.m2/repository, or SALIENCE_M2), starts it on a free loopback port, runs them with
 # SALIENCE_NEO4J_URI set and stops it. Needs Java 17 and mvn; `make test` needs neither.
-# -p 1: the packages share the one database and wipe it.
-NEO4J_PKGS ?= ./store/neo4j/...
+# The two run one after the other: they share the one database and wipe it.
 test-neo4j:
-	scripts/neo4j/run.sh $(GO) test -race -count=1 -p 1 $(NEO4J_PKGS)
+	scripts/neo4j/run.sh sh -c '$(GO) test -race -count=1 ./store/neo4j/... && $(GO) test -race -count=1 -run Neo4j ./cmd/salience/'
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) $(BENCH_PKGS)
