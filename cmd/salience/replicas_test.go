@@ -109,19 +109,18 @@ func TestNeo4jReplicas(t *testing.T) {
 		}
 	}
 
-	// Jobs: decay-scan ticks every second on both; the lease lets one run each tick.
+	// Jobs: decay-scan ticks every second on both; the lease lets one run each tick, so
+	// there are no more runs than ticks, all by one holder.
 	time.Sleep(5 * time.Second)
 	runs := jobRunsSince(t, st, start)
-	if len(runs) < 3 {
-		t.Fatalf("only %d decay-scan runs in 5 s", len(runs))
+	ticks := int(time.Since(start)/time.Second) + 1
+	if len(runs) < 3 || len(runs) > ticks {
+		t.Fatalf("%d decay-scan runs in %d ticks, want one a tick (at least 3)", len(runs), ticks)
 	}
 	holder := runs[0].Holder
 	for i, r := range runs {
 		if r.Holder != holder {
 			t.Fatalf("run %d by %s, earlier ones by %s: both replicas ran the job", i, r.Holder, holder)
-		}
-		if i > 0 && r.Start.Sub(runs[i-1].Start) < 500*time.Millisecond {
-			t.Fatalf("runs at %v and %v: twice in one tick", runs[i-1].Start, r.Start)
 		}
 	}
 
