@@ -24,6 +24,9 @@ type StoreConfig struct {
 	Neo4jUser     string // --neo4j-user, SALIENCE_NEO4J_USER; empty: no authentication
 	Neo4jPassword string // --neo4j-password, SALIENCE_NEO4J_PASSWORD
 	Neo4jDatabase string // --neo4j-database, SALIENCE_NEO4J_DATABASE; empty: the user's home database
+	// --neo4j-follower-reads, SALIENCE_NEO4J_FOLLOWER_READS: let a cluster's followers serve
+	// reads (scale) at the price of reading another server's writes a replication lag late.
+	Neo4jFollowerReads bool
 }
 
 // Store kinds.
@@ -41,6 +44,7 @@ func (s *StoreConfig) flagSet(fs *flag.FlagSet) {
 	fs.StringVar(&s.Neo4jUser, "neo4j-user", s.Neo4jUser, "neo4j store: user name (empty: no authentication)")
 	fs.StringVar(&s.Neo4jPassword, "neo4j-password", s.Neo4jPassword, "neo4j store: password (prefer the environment variable)")
 	fs.StringVar(&s.Neo4jDatabase, "neo4j-database", s.Neo4jDatabase, "neo4j store: database name (empty: the user's home database)")
+	fs.BoolVar(&s.Neo4jFollowerReads, "neo4j-follower-reads", s.Neo4jFollowerReads, "neo4j store: let a cluster's followers serve reads (they may trail other servers' writes by the replication lag); off, everything goes to the leader")
 }
 
 func (s *StoreConfig) validate() error {
@@ -84,7 +88,7 @@ func (s neo4jStore) Ready() bool {
 func openStore(ctx context.Context, sc *StoreConfig, dataDir string, logger *slog.Logger) (st appStore, load func(context.Context) error, where string, err error) {
 	if sc.Kind == StoreNeo4j {
 		ns, err := neo4j.Open(ctx, neo4j.Options{URI: sc.Neo4jURI, User: sc.Neo4jUser, Password: sc.Neo4jPassword,
-			Database: sc.Neo4jDatabase, Logger: logger})
+			Database: sc.Neo4jDatabase, FollowerReads: sc.Neo4jFollowerReads, Logger: logger})
 		if err != nil {
 			return nil, nil, "", fmt.Errorf("opening Neo4j at %s: %w", sc.Neo4jURI, err)
 		}
@@ -113,7 +117,7 @@ func storeFlags(fs *flag.FlagSet) *StoreConfig {
 func finishStoreFlags(fs *flag.FlagSet, sc *StoreConfig) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	for _, name := range []string{"store", "neo4j-uri", "neo4j-user", "neo4j-password", "neo4j-database"} {
+	for _, name := range []string{"store", "neo4j-uri", "neo4j-user", "neo4j-password", "neo4j-database", "neo4j-follower-reads"} {
 		if v := os.Getenv(envName(name)); v != "" && !given[name] {
 			if err := fs.Set(name, v); err != nil {
 				return err

@@ -50,6 +50,11 @@ type Options struct {
 	Logger *slog.Logger
 	// MaxConnections bounds the driver's connection pool. Default 100 (the driver's).
 	MaxConnections int
+	// FollowerReads lets a cluster serve reads from followers. Off, every transaction goes to
+	// the leader, so a write through any server is read by every other at once (a server
+	// reads its own writes either way); on, reads scale out but may trail another server's
+	// writes by the replication lag. No difference on a single instance.
+	FollowerReads bool
 }
 
 // Store is the Neo4j store. It implements models.Store and holds no state besides the
@@ -60,7 +65,8 @@ type Store struct {
 	log    *slog.Logger
 	// bookmarks chains every session of this process, so a read sees the writes this
 	// process made before it even when a cluster routes it to another member.
-	bookmarks neo4j.BookmarkManager
+	bookmarks     neo4j.BookmarkManager
+	followerReads bool
 }
 
 var _ models.Store = (*Store)(nil)
@@ -94,7 +100,8 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: %w", translate(err, "connect"))
 	}
-	s := &Store{driver: driver, db: opts.Database, log: opts.Logger, bookmarks: neo4j.NewBookmarkManager(neo4j.BookmarkManagerConfig{})}
+	s := &Store{driver: driver, db: opts.Database, log: opts.Logger, followerReads: opts.FollowerReads,
+		bookmarks: neo4j.NewBookmarkManager(neo4j.BookmarkManagerConfig{})}
 	if err := driver.VerifyConnectivity(ctx); err != nil {
 		driver.Close(ctx)
 		return nil, translate(err, "connect")
@@ -134,8 +141,12 @@ func (s *Store) write(ctx context.Context, what string, fn func(tx neo4j.Managed
 	return translate(err, what)
 }
 
-// read runs fn in one managed read transaction (routed to a reader in a cluster).
+// read runs fn in one managed transaction that only reads: on the leader, or on a
+// follower with Options.FollowerReads.
 func (s *Store) read(ctx context.Context, what string, fn func(tx neo4j.ManagedTransaction) error) error {
+	if !s.followerReads {
+		return s.write(ctx, what, fn)
+	}
 	sess := s.session(ctx, neo4j.AccessModeRead)
 	defer sess.Close(ctx)
 	_, err := sess.ExecuteRead(ctx, func(tx neo4j.ManagedTransaction) (any, error) { return nil, fn(tx) })

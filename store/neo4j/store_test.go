@@ -68,6 +68,28 @@ func TestNeo4j(t *testing.T) {
 	t.Run("VectorDimensions", func(t *testing.T) { testVectorDimensions(t, s) })
 	t.Run("VectorSmallNamespace", func(t *testing.T) { testVectorSmallNamespace(t, s) })
 	t.Run("DropNamespace", func(t *testing.T) { testDropNamespace(t, s) })
+	t.Run("FollowerReads", func(t *testing.T) {
+		// Reads through ExecuteRead (followers in a cluster) see the writes of this process.
+		wipe(t, s)
+		ctx := context.Background()
+		f, err := Open(ctx, Options{URI: os.Getenv(uriEnv), User: os.Getenv("SALIENCE_NEO4J_USER"),
+			Password: os.Getenv("SALIENCE_NEO4J_PASSWORD"), FollowerReads: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := f.CreateMemories(ctx, []*models.MemoryWrite{vecMemory("fr", "m1", 1, 0)}); err != nil {
+			t.Fatal(err)
+		}
+		m, err := f.GetMemory(ctx, "fr", "m1")
+		if err != nil || m.Content != "vector m1" {
+			t.Fatalf("GetMemory = %+v, %v", m, err)
+		}
+		hits, err := f.SearchText(ctx, "fr", "vector", 5)
+		if err != nil || len(hits) != 1 || hits[0].ID != "m1" {
+			t.Fatalf("SearchText = %v, %v", hits, err)
+		}
+	})
 }
 
 func vecMemory(ns, id string, v ...float32) *models.MemoryWrite {
