@@ -1,5 +1,5 @@
 # Salience. `make run` builds and starts the server on 127.0.0.1:7700 with ./data/salience.db;
-# `make test` is the one test command (CI runs exactly it).
+# `make test` is the one test command (CI runs it, then `make test-neo4j` when Java and Maven are there).
 
 GO        ?= go
 BIN       ?= bin/salience
