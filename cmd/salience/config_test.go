@@ -38,7 +38,7 @@ func TestDefaults(t *testing.T) {
 				Threshold: 0.7, TargetRetention: 0.9, DismissCooldown: 168 * time.Hour, LeaseTTL: time.Minute,
 			},
 			Rerank: RerankConfig{Policy: "off", Model: "claude-haiku-4-5", TopN: 20},
-			Store: StoreConfig{Kind: "sqlite"},
+			Store:  StoreConfig{Kind: "sqlite"},
 		}
 		if m.Command != "serve" || m.Config != want {
 			t.Errorf("ParseFlags(%q) = %q %+v, want serve %+v", args, m.Command, m.Config, want)
