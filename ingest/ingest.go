@@ -4,7 +4,9 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -69,11 +71,40 @@ func (s *Service) Validate(ns string, ms []*models.Memory) error {
 		if m == nil {
 			return models.Invalid(fmt.Sprintf("memories[%d]", i), "memory is null")
 		}
-		if err := m.Validate(s.opts.MaxContentBytes); err != nil {
+		err := m.Validate(s.opts.MaxContentBytes)
+		if err == nil {
+			err = validateTimes(m)
+		}
+		if err != nil {
 			if len(ms) > 1 {
 				return models.WithFieldPrefix(err, fmt.Sprintf("memories[%d].", i))
 			}
 			return err
+		}
+	}
+	return nil
+}
+
+// The range of a memory's times. Every store must hold them: the SQLite store keeps times as
+// int64 nanoseconds since 1970, which reach from September 1677 to April 2262; the bounds are
+// the whole years inside that. Dates before 1970 are welcome (a historic document): a
+// memory's id only orders, and ids.New clamps what a ULID cannot hold.
+var (
+	MinTime = time.Date(1678, 1, 1, 0, 0, 0, 0, time.UTC) // inclusive
+	MaxTime = time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC) // exclusive
+)
+
+// validateTimes checks that the times a client gave lie in [MinTime, MaxTime). A zero time
+// means "not given" here; the server rejects an explicit 0001-01-01T00:00:00Z before ingest,
+// so zero never stands for a date a client meant.
+func validateTimes(m *models.Memory) error {
+	for _, f := range []struct {
+		name string
+		t    time.Time
+	}{{"created_at", m.CreatedAt}, {"valid_at", m.ValidAt}, {"invalid_at", m.InvalidAt}} {
+		if !f.t.IsZero() && (f.t.Before(MinTime) || !f.t.Before(MaxTime)) {
+			return models.Invalid(f.name, "%s %s is out of range: times must lie from %s up to %s",
+				f.name, f.t.Format(time.RFC3339), MinTime.Format(time.DateOnly), MaxTime.Format(time.DateOnly))
 		}
 	}
 	return nil
@@ -121,7 +152,7 @@ func (s *Service) Ingest(ctx context.Context, ns string, ms []*models.Memory) ([
 		return nil, err
 	}
 	if err := s.store.CreateMemories(ctx, writes); err != nil {
-		return nil, err
+		return nil, storeField(err, len(ms) > 1)
 	}
 	out := make([]*models.Memory, len(writes))
 	for i, w := range writes {
@@ -130,6 +161,40 @@ func (s *Service) Ingest(ctx context.Context, ns string, ms []*models.Memory) ([
 		out[i] = &c
 	}
 	return out, nil
+}
+
+// errEmbedder is what a client reads when the embedder fails.
+var errEmbedder = &models.Error{Code: models.EUNAVAILABLE, Message: "the embedder is unavailable; retry shortly", Safe: true}
+
+// storeRE matches the field paths the store names in the writes it is given:
+// "writes[3].memory.created_at", "writes[3].chunks[0].content".
+var storeRE = regexp.MustCompile(`^writes\[(\d+)\]\.(?:memory|chunks\[\d+\])(?:\.(.*))?$`)
+
+// storeField renames a field of a store error from the store's write structure to the
+// client's request ("writes[3].memory.created_at" → "memories[3].created_at"; a single
+// memory's plainly, "created_at"). Ingest validates everything the store checks, so this is
+// a safety net: a client must never read the store's internal paths. A chunk's field is
+// the memory's content, which the chunk was cut from.
+func storeField(err error, batch bool) error {
+	f := models.ErrorField(err)
+	sm := storeRE.FindStringSubmatch(f)
+	if sm == nil {
+		return err
+	}
+	var me *models.Error
+	if !errors.As(err, &me) {
+		return err
+	}
+	name := sm[2]
+	if strings.Contains(f, ".chunks[") {
+		name = "content"
+	}
+	c := *me
+	c.Field = name
+	if batch {
+		c.Field = strings.TrimSuffix("memories["+sm[1]+"]."+name, ".")
+	}
+	return &c
 }
 
 // prepare copies a submitted memory and fills in what the server assigns.
@@ -198,10 +263,12 @@ func (s *Service) embed(ctx context.Context, units []*models.Memory) error {
 	}
 	vecs, err := s.embedder.Embed(ctx, texts)
 	if err != nil {
-		return models.Errorf(models.EUNAVAILABLE, "embedder failed: %v", err)
+		// The cause names the embedder's address and its error text: it goes to the log
+		// (wrapped), never into the message a client reads.
+		return fmt.Errorf("ingest: embedding %d texts: %w: %w", len(texts), errEmbedder, err)
 	}
 	if len(vecs) != len(units) {
-		return models.Errorf(models.EUNAVAILABLE, "embedder returned %d vectors for %d texts", len(vecs), len(units))
+		return fmt.Errorf("ingest: the embedder returned %d vectors for %d texts: %w", len(vecs), len(units), errEmbedder)
 	}
 	for i, u := range units {
 		u.Embedding = vecs[i]

@@ -2,6 +2,7 @@ package ingest_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -157,4 +158,75 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestTimesOutOfRange: dates before 1970 are valid (historic documents; their ids clamp),
+// dates the store cannot hold are 400s naming the request's field — they used to panic in
+// ids.New (a 500 for the whole batch) or be named by the store's internal path
+// ("writes[0].memory.created_at").
+func TestTimesOutOfRange(t *testing.T) {
+	svc, st := newService(t)
+	ctx := context.Background()
+	old := time.Date(1850, 6, 1, 0, 0, 0, 0, time.UTC)
+	got, err := svc.Ingest(ctx, "a", []*models.Memory{{Kind: models.KindDocument, Content: "The Great Exhibition closes.", CreatedAt: old, ValidAt: old}})
+	if err != nil {
+		t.Fatalf("ingest of an 1850 memory: %v", err)
+	}
+	m, err := st.GetMemory(ctx, "a", got[0].ID)
+	if err != nil || !m.CreatedAt.Equal(old) || !m.ValidAt.Equal(old) {
+		t.Fatalf("stored 1850 memory = %+v, %v; want created_at and valid_at %v", m, err, old)
+	}
+
+	ok := &models.Memory{Kind: models.KindFact, Content: "fine"}
+	for _, tc := range []struct {
+		name  string
+		ms    []*models.Memory
+		field string
+	}{
+		{"single, year 1600", []*models.Memory{{Kind: models.KindFact, Content: "x", CreatedAt: time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC)}}, "created_at"},
+		{"single, year 2300", []*models.Memory{{Kind: models.KindFact, Content: "x", CreatedAt: time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC)}}, "created_at"},
+		{"batch, valid_at in 2262", []*models.Memory{ok, {Kind: models.KindFact, Content: "x", ValidAt: ingest.MaxTime}}, "memories[1].valid_at"},
+		{"batch, invalid_at before 1678", []*models.Memory{ok, ok, {Kind: models.KindFact, Content: "x", InvalidAt: ingest.MinTime.Add(-time.Nanosecond)}}, "memories[2].invalid_at"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := svc.Ingest(ctx, "b", tc.ms)
+			if models.ErrorCode(err) != models.EINVALID || models.ErrorField(err) != tc.field {
+				t.Fatalf("err = %v, want invalid naming %q", err, tc.field)
+			}
+		})
+	}
+	if _, n, _ := st.FindMemories(ctx, models.MemoryFilter{Namespace: "b"}); n != 0 {
+		t.Errorf("%d memories written by rejected batches, want 0", n)
+	}
+	// The bounds themselves are inside.
+	if _, err := svc.Ingest(ctx, "c", []*models.Memory{{Kind: models.KindFact, Content: "x", CreatedAt: ingest.MinTime}, {Kind: models.KindFact, Content: "y", CreatedAt: ingest.MaxTime.Add(-time.Millisecond)}}); err != nil {
+		t.Errorf("ingest at the bounds: %v", err)
+	}
+}
+
+// failingEmbedder fails as an OpenAI-compatible embedder does when its server is down: the
+// error names the server's address.
+type failingEmbedder struct{}
+
+func (failingEmbedder) Name() string { return "failing" }
+func (failingEmbedder) Dims() int    { return 8 }
+func (failingEmbedder) Embed(context.Context, []string) ([][]float32, error) {
+	return nil, errors.New(`Post "http://10.1.2.3:8080/v1/embeddings": dial tcp 10.1.2.3:8080: connect: connection refused`)
+}
+
+// TestEmbedderDownIsUnavailableWithoutItsAddress: the client reads a 503 with a safe
+// message; the address stays in the error chain, for the log.
+func TestEmbedderDownIsUnavailableWithoutItsAddress(t *testing.T) {
+	_, st := newService(t)
+	svc := ingest.New(st, failingEmbedder{})
+	_, err := svc.Ingest(context.Background(), "a", []*models.Memory{{Kind: models.KindFact, Content: "x"}})
+	if models.ErrorCode(err) != models.EUNAVAILABLE {
+		t.Fatalf("err = %v, want unavailable", err)
+	}
+	if msg := models.ErrorMessage(err); strings.Contains(msg, "10.1.2.3") || strings.Contains(msg, "dial") {
+		t.Errorf("client message %q carries the embedder's address", msg)
+	}
+	if !strings.Contains(err.Error(), "10.1.2.3:8080") {
+		t.Errorf("error %q lost the cause the log needs", err)
+	}
 }

@@ -28,6 +28,10 @@ type Error struct {
 	Code    string
 	Message string
 	Field   string
+	// Safe marks Message as written for callers even for the codes whose messages the
+	// server otherwise replaces with a generic text (EUNAVAILABLE, EINTERNAL), because
+	// those usually carry a dependency's address or a driver's error.
+	Safe bool
 }
 
 func (e *Error) Error() string {
