@@ -97,7 +97,7 @@ func (s *Scheduler) begin(ctx context.Context, name, trigger string) (*execution
 		return nil, models.Errorf(models.ENOTFOUND, "no job named %q", models.Clip(name, 60))
 	case s.stopping:
 		s.mu.Unlock()
-		return nil, models.Errorf(models.EUNAVAILABLE, "the scheduler is stopping")
+		return nil, &models.Error{Code: models.EUNAVAILABLE, Message: "the scheduler is stopping", Safe: true}
 	case e.busy:
 		s.mu.Unlock()
 		return nil, models.Errorf(models.ECONFLICT, "job %s is already running", name)

@@ -22,7 +22,7 @@ type Engager interface {
 }
 
 // errNoEngagement answers the engagement route of a server built without the service.
-var errNoEngagement = models.Errorf(models.EUNAVAILABLE, "engagement is not configured on this server")
+var errNoEngagement = unavailable("engagement is not configured on this server")
 
 // reportEngagement handles POST /v1/namespaces/:ns/engagement: {"events": [...]}. The answer
 // is 200 with one result per event even when every event was rejected (an unparseable at

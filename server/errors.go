@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 
@@ -37,19 +38,45 @@ func errorStatus(code string) int {
 	return http.StatusInternalServerError
 }
 
+// Generic messages of the codes whose own messages stay in the log.
+const (
+	msgInternal    = "internal error"
+	msgUnavailable = "the service is temporarily unavailable; retry shortly"
+)
+
 // errorBody returns the wire form of err. Internal errors (and errors of unknown codes) get a
-// generic message, so a driver's or a bug's text never reaches a caller.
+// generic message, so a driver's or a bug's text never reaches a caller; so do unavailable
+// errors, whose messages usually describe a dependency (an embedder's URL, a file path, a
+// driver's error), unless the error is marked Safe. The full error goes to the access log
+// with the request id (fail keeps it on the context).
 func errorBody(err error) (int, api.ErrorResponse) {
 	code := models.ErrorCode(err)
 	status := errorStatus(code)
 	if status == http.StatusInternalServerError {
-		return status, api.ErrorResponse{Error: api.Error{Code: models.EINTERNAL, Message: "internal error"}}
+		return status, api.ErrorResponse{Error: api.Error{Code: models.EINTERNAL, Message: msgInternal}}
+	}
+	msg := models.ErrorMessage(err)
+	if code == models.EUNAVAILABLE && !isSafe(err) {
+		msg = msgUnavailable
 	}
 	return status, api.ErrorResponse{Error: api.Error{
 		Code:    code,
-		Message: models.ErrorMessage(err),
+		Message: msg,
 		Field:   models.ErrorField(err),
 	}}
+}
+
+// isSafe reports whether err's message was written for callers.
+func isSafe(err error) bool {
+	var e *models.Error
+	return errors.As(err, &e) && e.Safe
+}
+
+// unavailable is an EUNAVAILABLE error whose message the server wrote for callers.
+func unavailable(format string, args ...any) *models.Error {
+	e := models.Errorf(models.EUNAVAILABLE, format, args...)
+	e.Safe = true
+	return e
 }
 
 // fail ends the request with err rendered through the status table. The error is kept on the

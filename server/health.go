@@ -7,7 +7,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/salience-ai/salience/api"
-	"github.com/salience-ai/salience/models"
 )
 
 // healthz answers 200 whenever the process serves HTTP: a liveness probe.
@@ -18,7 +17,7 @@ func (s *Server) healthz(c *gin.Context) {
 // readyz answers 503 until the store has loaded its indexes, then 200: a readiness probe.
 func (s *Server) readyz(c *gin.Context) {
 	if !s.ready() {
-		fail(c, models.Errorf(models.EUNAVAILABLE, "loading indexes"))
+		fail(c, unavailable("loading indexes"))
 		return
 	}
 	c.JSON(http.StatusOK, api.StatusResponse{Status: "ready"})

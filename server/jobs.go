@@ -37,7 +37,7 @@ const (
 )
 
 // errNoJobs answers the jobs routes of a server built without a scheduler.
-var errNoJobs = models.Errorf(models.EUNAVAILABLE, "jobs are not configured on this server")
+var errNoJobs = unavailable("jobs are not configured on this server")
 
 // listJobs handles GET /v1/admin/jobs.
 func (s *Server) listJobs(c *gin.Context) {
@@ -114,7 +114,7 @@ func jobRunToAPI(r *models.JobRun) api.JobRun {
 // whose memory was deleted since is left out.
 func (s *Server) listResurfacing(c *gin.Context) {
 	if s.queue == nil {
-		fail(c, models.Errorf(models.EUNAVAILABLE, "the resurfacing queue is not configured on this server"))
+		fail(c, unavailable("the resurfacing queue is not configured on this server"))
 		return
 	}
 	limit, err := parseLimitQuery(c.Request.URL.Query(), defaultQueueLimit, maxQueueLimit)

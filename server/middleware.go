@@ -197,7 +197,7 @@ func (s *Server) requireAdmin(c *gin.Context) {
 // no caller ever sees a partial index.
 func (s *Server) requireReady(c *gin.Context) {
 	if !s.ready() {
-		fail(c, models.Errorf(models.EUNAVAILABLE, "the server is loading its indexes; retry shortly"))
+		fail(c, unavailable("the server is loading its indexes; retry shortly"))
 		return
 	}
 	c.Next()
