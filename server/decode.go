@@ -49,6 +49,17 @@ func decodeStrict(body []byte, v any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return models.Invalid("", "request body must hold exactly one JSON value; found more after byte offset %d", dec.InputOffset())
 	}
+	if err := checkRaw(body); err != nil {
+		return err
+	}
+	// An explicit zero time decodes as "not given" (every time field is omitzero), so
+	// "created_at": "0001-01-01T00:00:00Z" would silently mean now. locate names it. Every
+	// RFC 3339 spelling of the zero instant starts with one of these dates.
+	if bytes.Contains(body, []byte(`"0001-01-01`)) || bytes.Contains(body, []byte(`"0000-12-31`)) {
+		if field, msg, ok := locate(reflect.TypeOf(v).Elem(), body, ""); ok {
+			return models.Invalid(field, "%s", msg)
+		}
+	}
 	return nil
 }
 
@@ -108,6 +119,9 @@ func locateDepth(t reflect.Type, raw []byte, path string, depth int) (string, st
 		var tm time.Time
 		if err := json.Unmarshal(raw, &tm); err != nil {
 			return path, fmt.Sprintf("%s must be an RFC 3339 time such as \"2024-05-01T14:30:00Z\", not %s", fieldLabel(path), describe(raw)), true
+		}
+		if tm.IsZero() {
+			return path, fmt.Sprintf("%s is %s, the zero time, which stands for no time: leave the field out (or send null) instead", fieldLabel(path), describe(raw)), true
 		}
 		return "", "", false
 	}

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -32,6 +34,19 @@ func TestDecodeStrictNamesTheField(t *testing.T) {
 		{"bad time", `{"kind":"fact","content":"x","created_at":"yesterday"}`, "created_at", "created_at must be an RFC 3339 time"},
 		{"number for time", `{"kind":"fact","content":"x","valid_at":5}`, "valid_at", "valid_at must be an RFC 3339 time"},
 		{"object for list", `{"kind":"fact","content":"x","triggers":{}}`, "triggers", "triggers must be an array, not an object"},
+		// What encoding/json accepts silently: the last of duplicate keys wins, invalid UTF-8
+		// and lone surrogates become U+FFFD, an explicit zero time reads as "not given".
+		{"duplicate key", `{"kind":"fact","kind":"turn","content":"x"}`, "kind", "kind is given more than once"},
+		{"duplicate key differing in case", `{"kind":"fact","Kind":"turn","content":"x"}`, "Kind", "given more than once"},
+		{"duplicate nested key", `{"kind":"fact","content":"x","source":{"speaker":"a","speaker":"b"}}`, "source.speaker", "given more than once"},
+		{"duplicate escaped key", `{"kind":"fact","k\u0069nd":"turn","content":"x"}`, "kind", "given more than once"},
+		{"invalid UTF-8 in content", "{\"kind\":\"fact\",\"content\":\"caf\xe9\"}", "content", "content is not valid UTF-8 (byte offset 29)"},
+		{"invalid UTF-8 in a list", "{\"kind\":\"fact\",\"content\":\"x\",\"domains\":[\"ok\",\"\xff\"]}", "domains[1]", "not valid UTF-8"},
+		{"lone high surrogate", `{"kind":"fact","content":"a\ud800b"}`, "content", "lone UTF-16 surrogate"},
+		{"lone low surrogate", `{"kind":"fact","content":"\udc00"}`, "content", "lone UTF-16 surrogate"},
+		{"high surrogate at the end", `{"kind":"fact","content":"\ud83d"}`, "content", "lone UTF-16 surrogate"},
+		{"zero time", `{"kind":"fact","content":"x","created_at":"0001-01-01T00:00:00Z"}`, "created_at", "the zero time"},
+		{"zero time with an offset", `{"kind":"fact","content":"x","valid_at":"0000-12-31T23:00:00-01:00"}`, "valid_at", "the zero time"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -61,6 +76,48 @@ func TestDecodeStrictAcceptsOneValue(t *testing.T) {
 	}
 }
 
+// TestDecodeStrictAcceptsWhatItShould: the raw checks reject nothing valid.
+func TestDecodeStrictAcceptsWhatItShould(t *testing.T) {
+	for _, body := range []string{
+		`{"kind":"fact","content":"caf\u00e9 \ud83d\ude00 \"quoted\" \\ back","source":{"speaker":"kind"}}`,
+		`{"kind":"fact","content":"café 😀","domains":["kind","Kind"],"triple":{"subject":"a","predicate":"b","object":"c"}}`,
+		`{"kind":"fact","content":"x","created_at":"0001-01-01T00:00:01Z","valid_at":null}`,
+		`{"kind":"fact","content":"0001-01-01T00:00:00Z is the zero time"}`,
+		` {"kind" : "fact" , "content" : "x" , "domains" : [ ] , "source" : { } } `,
+	} {
+		var in api.MemoryInput
+		if err := decodeStrict([]byte(body), &in); err != nil {
+			t.Errorf("decodeStrict(%s) = %v, want nil", body, err)
+		}
+	}
+	var in api.MemoryInput
+	if err := decodeStrict([]byte(`{"kind":"fact","content":"caf\u00e9 \ud83d\ude00"}`), &in); err != nil || in.Content != "café 😀" {
+		t.Errorf("content = %q, %v", in.Content, err)
+	}
+}
+
+// TestDuplicateKeysInLargeObject: past maxLinearKeys keys, duplicates are found by map.
+func TestDuplicateKeysInLargeObject(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"memories":[{"kind":"fact","content":"x"}],"source":{`)
+	for i := range 40 {
+		fmt.Fprintf(&b, `"k%d":1,`, i)
+	}
+	b.WriteString(`"K7":2}}`)
+	err := checkRaw([]byte(b.String()))
+	if models.ErrorField(err) != "source.K7" {
+		t.Errorf("err = %v, want one naming source.K7", err)
+	}
+	if err := checkRaw([]byte(strings.Replace(b.String(), `"K7"`, `"k40"`, 1))); err != nil {
+		t.Errorf("no duplicates: %v", err)
+	}
+	// A key no struct has is an unknown field to the decoder; checkRaw still names its object.
+	err = checkRaw([]byte("{\"source\":{\"\xc3\":1}}"))
+	if models.ErrorField(err) != "source" || !strings.Contains(models.ErrorMessage(err), "a key of source is not valid UTF-8") {
+		t.Errorf("invalid key: err = %v", err)
+	}
+}
+
 func TestDecodeMemoriesBatch(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -78,6 +135,9 @@ func TestDecodeMemoriesBatch(t *testing.T) {
 		{"empty batch", `{"memories":[]}`, 0, true, "memories"},
 		{"null batch", `{"memories":null}`, 0, true, "memories"},
 		{"batch not an array", `{"memories":{"kind":"fact"}}`, 0, true, "memories"},
+		{"batch item duplicate key", `{"memories":[{"kind":"fact","content":"a"},{"kind":"turn","content":"b","content":"c"}]}`, 0, true, "memories[1].content"},
+		{"batch item zero time", `{"memories":[{"kind":"fact","content":"a"},{"kind":"turn","content":"b","created_at":"0001-01-01T00:00:00Z"}]}`, 0, true, "memories[1].created_at"},
+		{"duplicate batch key", `{"memories":[{"kind":"fact","content":"a"}],"memories":[{"kind":"fact","content":"b"}]}`, 0, true, "memories"},
 		{"too many", `{"memories":[` + strings.Repeat(`{"kind":"fact","content":"a"},`, models.MaxBatch) + `{"kind":"fact","content":"a"}]}`, 0, true, "memories"},
 	}
 	for _, tt := range tests {
@@ -119,5 +179,29 @@ func TestDecodeMemoriesMapsEveryField(t *testing.T) {
 		m.Importance != 0.8 || m.Domains[0] != "work" || m.Triggers[0] != "lab" || m.Concepts[0] != "Ada" ||
 		*m.Triple != (models.Triple{Subject: "Ada", Predicate: "founded", Object: "the lab"}) || !m.Sensitive {
 		t.Errorf("mapped %+v", m)
+	}
+}
+
+// TestRecallConversationType: the type is a closed set; anything else is a 400 naming the
+// field (it used to be accepted and become a metrics key, 15,000 characters or control
+// characters included).
+func TestRecallConversationType(t *testing.T) {
+	for _, ct := range []string{"", "debugging", "help-seeking", "exploration", "casual", "other"} {
+		body := fmt.Sprintf(`{"query":"x","conversation_type":%q}`, ct)
+		req, err := decodeRecallBody([]byte(body), "ns")
+		if err != nil || req.ConversationType != ct {
+			t.Errorf("conversation_type %q: %v", ct, err)
+		}
+	}
+	for _, ct := range []string{"Debugging", "chit-chat", "casual\u0001", " other", strings.Repeat("x", 15000)} {
+		q, _ := json.Marshal(ct)
+		body := fmt.Sprintf(`{"query":"x","conversation_type":%s}`, q)
+		_, err := decodeRecallBody([]byte(body), "ns")
+		if models.ErrorCode(err) != models.EINVALID || models.ErrorField(err) != "conversation_type" {
+			t.Errorf("conversation_type %.20q: err = %v, want invalid naming conversation_type", ct, err)
+		}
+		if len(models.ErrorMessage(err)) > 300 {
+			t.Errorf("conversation_type %.20q: the message echoes it whole (%d bytes)", ct, len(models.ErrorMessage(err)))
+		}
 	}
 }

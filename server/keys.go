@@ -2,6 +2,7 @@ package server
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"os"
 
@@ -72,10 +73,32 @@ func LoadKeys(path string) (*Keyring, error) {
 	}
 	k, err := ParseKeys(b)
 	if err != nil {
-		return nil, fmt.Errorf("keys file %s: %w", path, err)
+		return nil, &keysFileError{path: path, err: err}
 	}
 	return k, nil
 }
+
+// keysFileError says what is wrong in a keys file once: main prints "salience: " before
+// every error, and the text of a models.Error carries its own "salience: invalid: " prefix,
+// so wrapping it with %w printed the prefix twice.
+type keysFileError struct {
+	path string
+	err  error
+}
+
+func (e *keysFileError) Error() string {
+	var me *models.Error
+	if !errors.As(e.err, &me) {
+		return fmt.Sprintf("keys file %s: %v", e.path, e.err)
+	}
+	msg := fmt.Sprintf("keys file %s: %s", e.path, me.Message)
+	if f := me.Field; f != "" {
+		msg += " (at " + f + ")"
+	}
+	return msg
+}
+
+func (e *keysFileError) Unwrap() error { return e.err }
 
 // ParseKeys parses a keys file (see KeysFile). It is strict: unknown fields, short or
 // duplicate keys, invalid namespace names and keys granted nothing are EINVALID errors

@@ -89,3 +89,20 @@ func TestLoadKeys(t *testing.T) {
 		t.Error("key from file not found")
 	}
 }
+
+// TestLoadKeysErrorSaysItOnce: the error main prints after "salience: " carries no second
+// "salience: invalid:" prefix, and still names the file, the problem and the entry.
+func TestLoadKeysErrorSaysItOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "keys.json")
+	if err := os.WriteFile(path, []byte(`{"keys":[{"key":"short","namespaces":["a"]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadKeys(path)
+	want := "keys file " + path + ": a key must be at least 16 characters (at keys[0].key)"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+	if models.ErrorField(err) != "keys[0].key" {
+		t.Errorf("field = %q, the models.Error is no longer reachable", models.ErrorField(err))
+	}
+}

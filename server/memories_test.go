@@ -1,12 +1,18 @@
 package server
 
 import (
+	"context"
+	"log/slog"
 	"net/url"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
 
+	"github.com/salience-ai/salience/embed"
+	"github.com/salience-ai/salience/ingest"
 	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/store/sqlite"
 )
 
 func TestParseListQuery(t *testing.T) {
@@ -64,5 +70,66 @@ func TestParseListQueryRejects(t *testing.T) {
 		if models.ErrorCode(err) != models.EINVALID || models.ErrorField(err) != tt.field {
 			t.Errorf("%q: err = %v (field %q), want invalid naming %q", tt.query, err, models.ErrorField(err), tt.field)
 		}
+	}
+}
+
+// ingestStack is a server over a real store and ingest service.
+func ingestStack(t *testing.T) (*Server, *sqlite.Store) {
+	t.Helper()
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "salience.db"), sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.Rebuild(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := newTestServer(t, Config{Ingester: ingest.New(st, embed.NewLocal(0)), Memories: st})
+	return s, st
+}
+
+// TestCreatedAtOutOfRange: dates before 1970 used to be a 500 from a panic in ids.New, for
+// one memory and for a batch; dates past the store's range were named by the store's
+// internal path ("writes[0].memory.created_at"); an explicit zero time was stored as now.
+func TestCreatedAtOutOfRange(t *testing.T) {
+	s, st := ingestStack(t)
+	h := s.Handler()
+	for _, tc := range []struct {
+		name, body string
+		status     int
+		field      string
+	}{
+		{"1960, single", `{"kind":"document","content":"a","created_at":"1960-01-01T00:00:00Z"}`, 201, ""},
+		{"1960, batch", `{"memories":[{"kind":"fact","content":"b"},{"kind":"document","content":"c","created_at":"1960-01-01T00:00:00Z"}]}`, 201, ""},
+		{"1600, single", `{"kind":"fact","content":"x","created_at":"1600-01-01T00:00:00Z"}`, 400, "created_at"},
+		{"2300, batch of one", `{"memories":[{"kind":"fact","content":"x","created_at":"2300-01-01T00:00:00Z"}]}`, 400, "memories[0].created_at"},
+		{"2300, batch", `{"memories":[{"kind":"fact","content":"x"},{"kind":"fact","content":"y","created_at":"2300-01-01T00:00:00Z"}]}`, 400, "memories[1].created_at"},
+		{"zero time", `{"kind":"fact","content":"x","created_at":"0001-01-01T00:00:00Z"}`, 400, "created_at"},
+		{"zero time, batch", `{"memories":[{"kind":"fact","content":"x","created_at":"0001-01-01T00:00:00Z"}]}`, 400, "memories[0].created_at"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, body := do(t, h, "POST", "/v1/namespaces/a/memories", tc.body)
+			if res.StatusCode != tc.status {
+				t.Fatalf("status = %d %s, want %d", res.StatusCode, body, tc.status)
+			}
+			if tc.status != 201 {
+				if e := errorOf(t, body); e.Code != "invalid" || e.Field != tc.field {
+					t.Errorf("error = %+v, want invalid naming %q", e, tc.field)
+				}
+			}
+		})
+	}
+	ms, total, err := st.FindMemories(context.Background(), models.MemoryFilter{Namespace: "a"})
+	if err != nil || total != 3 {
+		t.Fatalf("%d memories stored, %v; want the 3 accepted", total, err)
+	}
+	old := 0
+	for _, m := range ms {
+		if m.CreatedAt.Year() == 1960 {
+			old++
+		}
+	}
+	if old != 2 {
+		t.Errorf("%d memories dated 1960, want 2", old)
 	}
 }

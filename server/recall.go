@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -46,7 +48,24 @@ func decodeRecallBody(body []byte, ns string) (*recall.Request, error) {
 	if err := decodeStrict(body, &in); err != nil {
 		return nil, err
 	}
+	if err := validateConversationType(in.ConversationType); err != nil {
+		return nil, err
+	}
 	return recallRequest(ns, &in), nil
+}
+
+// conversationTypes is the closed set a bot may name; empty means "infer it".
+var conversationTypes = []string{models.ConvDebugging, models.ConvHelpSeeking, models.ConvExploration, models.ConvCasual, models.ConvOther}
+
+// validateConversationType rejects any other type: the type becomes a key of the
+// namespace's metrics and of the bandit's arms, so a free-form string (15,000 characters,
+// control characters, a new one each turn) would grow them without bound.
+func validateConversationType(t string) error {
+	if t == "" || slices.Contains(conversationTypes, t) {
+		return nil
+	}
+	return models.Invalid("conversation_type", "unknown conversation_type %q (one of %s; leave it out to have it inferred)",
+		models.Clip(t, 40), strings.Join(conversationTypes, ", "))
 }
 
 func decodeRecall(r *http.Request, ns string) (*recall.Request, error) {
