@@ -127,6 +127,8 @@ type Scheduler struct {
 	names    []string // in registration order
 	started  bool
 	stopping bool
+	// startedAt is when Start registered the schedules: the origin of @every ticks.
+	startedAt time.Time
 }
 
 // New returns a scheduler for jobs. Names must be unique and non-empty, specs must parse
@@ -210,6 +212,7 @@ func (s *Scheduler) Start() {
 		return
 	}
 	s.started = true
+	s.startedAt = s.now().UTC()
 	for _, name := range s.names {
 		e := s.jobs[name]
 		s.cron.Schedule(utcSchedule{e.sched}, cron.FuncJob(func() { s.cronTick(name) }))

@@ -433,7 +433,7 @@ func TestStatusShowsScheduleAndLastRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"hourly":  "2026-03-02T10:00:00Z", // @every 1h from now
+		"hourly":  "2026-03-02T10:00:00Z", // @every 1h from Start
 		"nightly": "2026-03-03T02:30:00Z",
 		"weekly":  "2026-03-08T00:00:00Z", // Sunday midnight, UTC
 	}
@@ -446,6 +446,26 @@ func TestStatusShowsScheduleAndLastRun(t *testing.T) {
 		}
 		if (st.Last != nil) != (st.Name == "nightly") {
 			t.Errorf("%s: last = %+v", st.Name, st.Last)
+		}
+	}
+
+	// An @every job ticks at Start + k·interval, whenever it is asked: the status used to
+	// say now + interval (10:30 here), which moved with every call.
+	for _, tc := range []struct {
+		advance time.Duration
+		want    string
+	}{
+		{30 * time.Minute, "2026-03-02T10:00:00Z"},
+		{30 * time.Minute, "2026-03-02T11:00:00Z"}, // at 10:00 exactly, that tick is due now
+		{150*time.Minute + time.Second, "2026-03-02T13:00:00Z"},
+	} {
+		clk.Advance(tc.advance)
+		sts, err := s.Jobs(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sts[0].Next.Format(time.RFC3339); got != tc.want {
+			t.Errorf("at %s: hourly next = %s, want %s", clk.Now().Format(time.TimeOnly), got, tc.want)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/robfig/cron/v3"
+
 	"github.com/salience-ai/salience/models"
 )
 
@@ -23,6 +25,24 @@ type Status struct {
 	Last *models.JobRun
 }
 
+// nextTick is the first tick of sched after now, for a schedule the cron started at start.
+// A cron spec's ticks are fixed in the calendar, so that is sched.Next(now). An @every
+// schedule's are not: the cron fires it at start + k·delay (each tick computed from the
+// previous one, to the second), so sched.Next(now) — now + delay — was wrong by up to a whole
+// interval and moved with every call.
+func nextTick(sched cron.Schedule, start, now time.Time) time.Time {
+	every, ok := sched.(cron.ConstantDelaySchedule)
+	if !ok || every.Delay <= 0 {
+		return sched.Next(now)
+	}
+	first := sched.Next(start)
+	if first.After(now) {
+		return first
+	}
+	k := now.Sub(first)/every.Delay + 1
+	return first.Add(k * every.Delay)
+}
+
 // Run-history limits of Runs.
 const (
 	DefaultRunsLimit = 20
@@ -39,7 +59,7 @@ func (s *Scheduler) Jobs(ctx context.Context) ([]Status, error) {
 		e := s.jobs[name]
 		st := Status{Name: name, Spec: e.job.Spec, Scheduled: scheduled}
 		if scheduled {
-			st.Next = e.sched.Next(now)
+			st.Next = nextTick(e.sched, s.startedAt, now)
 		}
 		if e.running != nil {
 			r := *e.running
