@@ -8,7 +8,7 @@ FUZZTIME  ?= 10s
 # Packages on the recall and ingest hot paths.
 BENCH_PKGS ?= ./index/... ./nlp/... ./embed/... ./recall/... ./store/... ./server/... ./cmd/salience/...
 
-.PHONY: build run test test-neo4j bench lint smoke fuzz clean
+.PHONY: build run test test-neo4j bench lint smoke fuzz fuzz-api soak soak-long test-diskfull clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/salience
@@ -47,6 +47,12 @@ fuzz:
 	    $(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZTIME) $$pkg; \
 	  done; \
 	done
+
+# Schemathesis against a live server's /openapi.yaml: every operation, with an admin key and
+# without keys; no 5xx, every response valid against the document. A few minutes; installs
+# Schemathesis into a virtualenv under ~/.cache/salience on first use.
+fuzz-api:
+	bash scripts/schemathesis.sh
 
 clean:
 	rm -rf bin
