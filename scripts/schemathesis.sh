@@ -15,6 +15,7 @@
 # failure. Usage: scripts/schemathesis.sh   (or make fuzz-api)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ROOT=$PWD
 
 VERSION=4.32.5
 CACHE=${SALIENCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/salience}
@@ -71,10 +72,12 @@ run() {
   local name=$1
   shift
   echo "== fuzz-api: $name ($EXAMPLES examples per operation, at most ${MAX_TIME}s)"
-  if ! "$ST" --config-file scripts/schemathesis.toml run "$BASE/openapi.yaml" --url "$BASE" \
+  # From the scratch directory: Schemathesis keeps its example database in the working
+  # directory, which must not be the checkout.
+  if ! (cd "$WORK" && "$ST" --config-file "$ROOT/scripts/schemathesis.toml" run "$BASE/openapi.yaml" --url "$BASE" \
       --max-examples "$EXAMPLES" --max-time "$MAX_TIME" --seed "$SEED" --workers 1 \
       --request-timeout 10 --suppress-health-check all --warnings off \
-      --output-truncate true "$@"; then
+      --output-truncate true "$@"); then
     FAILED=1
     echo "fuzz-api: $name failed; the server's warnings and errors:" >&2
     grep -E 'level=(WARN|ERROR)' "$WORK/$name.log" | tail -20 >&2 || true
