@@ -54,5 +54,16 @@ fuzz:
 fuzz-api:
 	bash scripts/schemathesis.sh
 
+# Mixed ingest, recall and engagement from several clients against a spawned server; fails on
+# any 5xx, a WAL over 64 MB, or RSS at the end over 1.1 × RSS after the first third.
+# soak is the short setting CI runs; soak-long is the 60 s, 4-client one of issue 8.
+SOAK_DURATION ?= 20s
+SOAK_CLIENTS  ?= 4
+soak: build
+	./$(BIN) soak --duration $(SOAK_DURATION) --clients $(SOAK_CLIENTS)
+
+soak-long: build
+	./$(BIN) soak --duration 60s --clients 4
+
 clean:
 	rm -rf bin

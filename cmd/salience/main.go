@@ -126,6 +126,7 @@ commands:
   metrics   print a namespace's engagement metrics (salience metrics --ns NS [--data DIR])
   mcp       serve a namespace's MCP tools over stdio, through a running server (salience mcp --ns NS)
   reembed   re-embed a namespace with the configured embedder, server stopped (salience reembed --ns NS [--data DIR] [--embedder ...])
+  soak      run a server under mixed traffic and check it holds (salience soak --help)
   version   print the version
 
 Run "salience serve -h" for the server's flags; each flag can also be set with the
@@ -143,7 +144,7 @@ func (m *Main) ParseFlags(ctx context.Context, args []string) error {
 	}
 	switch m.Command {
 	case "serve":
-	case "eval", "bench", "metrics", "mcp", "reembed":
+	case "eval", "bench", "metrics", "mcp", "reembed", "soak":
 		m.Args = args
 		return nil
 	case "version":
@@ -208,6 +209,8 @@ func (m *Main) Run(ctx context.Context) error {
 		return runMCP(ctx, m.Args, os.Stdin, nopCloser{m.Stdout}, m.Stderr, m.Getenv)
 	case "reembed":
 		return runReembed(ctx, m.Args, m.Getenv, m.Stdout, m.Stderr)
+	case "soak":
+		return runSoak(ctx, m.Args, m.Stdout, m.Stderr)
 	case "version":
 		fmt.Fprintf(m.Stdout, "salience %s (%s, %s/%s)\n", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return nil

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSoakShort runs the soak command briefly against a server in this process: every route
+// gets traffic, nothing fails, and the report has its lines.
+func TestSoakShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a server under load for 2 s; skipped with -short")
+	}
+	var out bytes.Buffer
+	err := runSoak(context.Background(), []string{"--in-process", "--duration", "2s", "--clients", "2",
+		"--preload", "100", "--window", "10", "--max-wal-mb", "10000", "--max-rss-growth", "100"}, &out, io.Discard)
+	if err != nil {
+		t.Fatalf("soak: %v\n%s", err, out.String())
+	}
+	report := out.String()
+	for _, route := range soakRoutes {
+		m := regexp.MustCompile(`(?m)^` + route + `\s+(\d+)\s+(\d+)\s+(\d+)\s`).FindStringSubmatch(report)
+		if m == nil {
+			t.Errorf("no %s row in the report:\n%s", route, report)
+			continue
+		}
+		if n, _ := strconv.Atoi(m[1]); n == 0 {
+			t.Errorf("%s: no requests", route)
+		}
+		if m[2] != "0" || m[3] != "0" {
+			t.Errorf("%s: %s errors, %s 5xx:\n%s", route, m[2], m[3], report)
+		}
+	}
+	for _, want := range []string{"rss: start ", "wal: start ", "soak: ok"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report lacks %q:\n%s", want, report)
+		}
+	}
+	// The corpus stays at its steady size: the preload and each client's window, plus one
+	// memory per client whose ingest the end of the run caught before its delete.
+	m := regexp.MustCompile(`GET memories 200, (\d+) memories`).FindStringSubmatch(report)
+	if m == nil {
+		t.Fatalf("no store line in the report:\n%s", report)
+	}
+	if n, _ := strconv.Atoi(m[1]); n < 120 || n > 122 {
+		t.Errorf("%d memories after the run, want 120 (+ at most one per client)", n)
+	}
+}
+
+// TestSoakCheck: the verdict's rules, on known values.
+func TestSoakCheck(t *testing.T) {
+	o := &soakOptions{maxWALMB: 64, maxGrowth: 1.10}
+	healthy := func() *soakReport {
+		return &soakReport{routes: map[string]*routeStats{"recall": {n: 10}}, rssThird: 100, rssEnd: 110, walMax: 64, finalStatus: 200}
+	}
+	if got := healthy().check(o); len(got) != 0 {
+		t.Errorf("at the limits: %v, want no failure", got)
+	}
+	for _, tc := range []struct {
+		name   string
+		break_ func(r *soakReport)
+		want   string
+	}{
+		{"a 5xx", func(r *soakReport) { r.routes["recall"].server = 1 }, "1 responses were 5xx"},
+		{"WAL over", func(r *soakReport) { r.walMax = 64.1 }, "the WAL reached 64.1 MB, over 64 MB"},
+		{"RSS growth", func(r *soakReport) { r.rssEnd = 110.2 }, "RSS grew from 100.0 MB after the first third to 110.2 MB, over ×1.10"},
+		{"RSS unknown", func(r *soakReport) { r.rssThird = 0 }, "RSS could not be read"},
+		{"store gone", func(r *soakReport) { r.finalStatus = 503 }, "listing memories after the run answered 503"},
+	} {
+		r := healthy()
+		tc.break_(r)
+		got := strings.Join(r.check(o), "; ")
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("%s: check = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestSoakFlags: bad settings are refused before anything starts.
+func TestSoakFlags(t *testing.T) {
+	for _, args := range [][]string{{"--clients", "0"}, {"--duration", "0s"}, {"--max-rss-growth", "0.5"}, {"extra"}} {
+		start := time.Now()
+		if err := runSoak(context.Background(), args, io.Discard, io.Discard); err == nil {
+			t.Errorf("soak %q: no error", args)
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Errorf("soak %q: took %v to refuse", args, time.Since(start))
+		}
+	}
+}
