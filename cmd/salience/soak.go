@@ -180,7 +180,7 @@ type soakReport struct {
 	routes                 map[string]*routeStats
 	rssStart, rssThird     float64 // MB
 	rssEnd                 float64
-	rssParts               string // the end's RSS by kind (anon, file, shmem): tells heap growth from mapped files
+	rssParts               string  // the end's RSS by kind (anon, file, shmem): tells heap growth from mapped files
 	walStart, walEnd       float64 // MB
 	walMax                 float64
 	elapsed                time.Duration
