@@ -54,6 +54,11 @@ fuzz:
 fuzz-api:
 	bash scripts/schemathesis.sh
 
+# A full disk: the data directory on an 8 MB tmpfs, filled. Needs root or unprivileged user
+# namespaces (it re-runs itself under unshare); says so and skips when it has neither.
+test-diskfull:
+	SALIENCE_DISKFULL=1 $(GO) test -race -count=1 -v -run '^TestDiskFull$$' ./cmd/salience
+
 # Mixed ingest, recall and engagement from several clients against a spawned server; fails on
 # any 5xx, a WAL over 64 MB, or RSS at the end over 1.1 × RSS after the first third.
 # soak is the short setting CI runs; soak-long is the 60 s, 4-client one of issue 8.
