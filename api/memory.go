@@ -23,7 +23,9 @@ type MemoryInput struct {
 	Kind string `json:"kind"`
 	// Content is the text; required, at most the server's content limit (64 KiB by default).
 	Content string `json:"content"`
-	// CreatedAt defaults to the server's clock.
+	// CreatedAt defaults to the server's clock. It, ValidAt and InvalidAt must lie in the
+	// years 1678 to 2261 (dates before 1970 are fine); "0001-01-01T00:00:00Z", the zero
+	// time, is rejected rather than read as "not given".
 	CreatedAt time.Time `json:"created_at,omitzero"`
 	// ValidAt is when the content became true (zero: CreatedAt); InvalidAt when it stopped
 	// being true (zero: still true). InvalidAt must be after ValidAt.
