@@ -43,6 +43,7 @@ type soakOptions struct {
 	inProcess bool
 	seed      uint64
 	gogc      string
+	warmup    time.Duration
 }
 
 // Routes of the soak's traffic, in the order they are printed.
@@ -63,6 +64,9 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.Float64Var(&o.maxGrowth, "max-rss-growth", 1.10, "fail when RSS at the end exceeds this factor of RSS after the first third")
 	fs.BoolVar(&o.inProcess, "in-process", false, "run the server inside this process instead of spawning `salience serve` (RSS then includes the clients)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the synthetic traffic")
+	// Caches fill in the first seconds of traffic (SQLite's page cache per pooled connection,
+	// conversation states, the runtime's own pools); counted, that warm-up reads as growth.
+	fs.DurationVar(&o.warmup, "warmup", 5*time.Second, "traffic before the clock starts, not counted")
 	// RSS tracks the live heap only when the collector runs often enough. At the server's
 	// own default (GOGC=400, set in main for the 100k-memory latency), the heap may grow to
 	// five times what is live before a collection, so over a minute RSS climbs with no leak:
@@ -74,7 +78,7 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	switch {
 	case fs.NArg() > 0:
 		return fmt.Errorf("soak: unexpected arguments %q", fs.Args())
-	case o.duration <= 0 || o.clients < 1 || o.preload < 0 || o.window < 1 || o.maxWALMB <= 0 || o.maxGrowth < 1:
+	case o.duration <= 0 || o.warmup < 0 || o.clients < 1 || o.preload < 0 || o.window < 1 || o.maxWALMB <= 0 || o.maxGrowth < 1:
 		return errors.New("soak: --duration, --clients, --window and --max-wal-mb must be positive, --preload not negative, --max-rss-growth at least 1")
 	}
 	if o.data == "" {
@@ -256,6 +260,16 @@ func soak(ctx context.Context, o *soakOptions, srv *soakServer) (*soakReport, er
 		}
 		clients[c] = cl
 	}
+	if o.warmup > 0 {
+		warm := &soakReport{routes: map[string]*routeStats{}}
+		for _, r := range soakRoutes {
+			warm.routes[r] = &routeStats{}
+		}
+		runClients(ctx, clients, warm, o.warmup)
+		if fives := warm.fives(); fives > 0 {
+			return nil, fmt.Errorf("soak: %d responses were 5xx during the warm-up", fives)
+		}
+	}
 	rep.rssStart, rep.walStart = rssMB(srv.pid), fileMB(srv.wal)
 	rep.walMax = rep.walStart
 
@@ -264,6 +278,7 @@ func soak(ctx context.Context, o *soakOptions, srv *soakServer) (*soakReport, er
 	start := time.Now()
 	var wg sync.WaitGroup
 	for _, cl := range clients {
+		cl.rep = rep
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -300,6 +315,30 @@ sampling:
 		rep.finalTotal = list.Total
 	}
 	return rep, nil
+}
+
+// runClients runs the clients for d, recording into rep.
+func runClients(ctx context.Context, clients []*soakClient, rep *soakReport, d time.Duration) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, cl := range clients {
+		cl.rep = rep
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cl.run(ctx)
+		}()
+	}
+	wg.Wait()
+}
+
+func (r *soakReport) fives() int {
+	n := 0
+	for _, st := range r.routes {
+		n += st.server
+	}
+	return n
 }
 
 // soakMemory is a synthetic turn in wire form.
@@ -493,8 +532,8 @@ func soakPost(ctx context.Context, client *http.Client, url string, body, out an
 }
 
 func (r *soakReport) print(w io.Writer, o *soakOptions, srv *soakServer) {
-	fmt.Fprintf(w, "soak: %s, %d clients, server pid %d (%s), %d memories preloaded, window %d per client\n",
-		r.elapsed.Round(time.Millisecond), o.clients, srv.pid, srv.desc, o.preload, o.window)
+	fmt.Fprintf(w, "soak: %s after %s of warm-up, %d clients, server pid %d (%s), %d memories preloaded, window %d per client\n",
+		r.elapsed.Round(time.Millisecond), o.warmup, o.clients, srv.pid, srv.desc, o.preload, o.window)
 	fmt.Fprintf(w, "%-12s %9s %8s %6s %9s %9s\n", "route", "requests", "errors", "5xx", "p50_ms", "p95_ms")
 	total, errs, fives := 0, 0, 0
 	for _, name := range soakRoutes {
@@ -530,11 +569,7 @@ func (r *soakReport) print(w io.Writer, o *soakOptions, srv *soakServer) {
 // a store that no longer answers.
 func (r *soakReport) check(o *soakOptions) []string {
 	var out []string
-	fives := 0
-	for _, st := range r.routes {
-		fives += st.server
-	}
-	if fives > 0 {
+	if fives := r.fives(); fives > 0 {
 		out = append(out, fmt.Sprintf("%d responses were 5xx", fives))
 	}
 	if r.walMax > o.maxWALMB {

@@ -18,7 +18,7 @@ func TestSoakShort(t *testing.T) {
 		t.Skip("runs a server under load for 2 s; skipped with -short")
 	}
 	var out bytes.Buffer
-	err := runSoak(context.Background(), []string{"--in-process", "--duration", "2s", "--clients", "2",
+	err := runSoak(context.Background(), []string{"--in-process", "--duration", "2s", "--warmup", "500ms", "--clients", "2",
 		"--preload", "100", "--window", "10", "--max-wal-mb", "10000", "--max-rss-growth", "100"}, &out, io.Discard)
 	if err != nil {
 		t.Fatalf("soak: %v\n%s", err, out.String())
@@ -84,7 +84,7 @@ func TestSoakCheck(t *testing.T) {
 
 // TestSoakFlags: bad settings are refused before anything starts.
 func TestSoakFlags(t *testing.T) {
-	for _, args := range [][]string{{"--clients", "0"}, {"--duration", "0s"}, {"--max-rss-growth", "0.5"}, {"extra"}} {
+	for _, args := range [][]string{{"--clients", "0"}, {"--duration", "0s"}, {"--warmup", "-1s"}, {"--max-rss-growth", "0.5"}, {"extra"}} {
 		start := time.Now()
 		if err := runSoak(context.Background(), args, io.Discard, io.Discard); err == nil {
 			t.Errorf("soak %q: no error", args)
