@@ -1,5 +1,6 @@
 # Salience. `make run` builds and starts the server on 127.0.0.1:7700 with ./data/salience.db;
-# `make test` is the one test command (CI runs it, then `make test-neo4j` when Java and Maven are there).
+# `make test` is the one test command (CI runs it, then `make test-neo4j` when Java and Maven are there,
+# then the fault suites: `make fuzz-api`, `make test-diskfull`, `make soak`).
 
 GO        ?= go
 BIN       ?= bin/salience
