@@ -6,6 +6,7 @@ import (
 
 	"github.com/salience-ai/salience/decay"
 	"github.com/salience-ai/salience/ids"
+	"github.com/salience-ai/salience/learn"
 	"github.com/salience-ai/salience/models"
 )
 
@@ -26,9 +27,11 @@ import (
 //  5. the memory's confidence and counters (Rules.ApplyToMemory) with the event's concepts
 //     or, when it has none, the surfacing's context, then its schedule (the namespace's
 //     decay policy, OnEvent);
+//     4b. the namespace's relevance model trains on the event (package learn);
 //  6. a positive event strengthens memory→concept edges for those concepts and co_retrieved
 //     edges to the memories of the same turn whose surfacings were already used or helpful;
-//     a surfacing turns positive once, so each pair counts once per turn;
+//     a surfacing turns positive once, so each pair counts once per turn; and the memory
+//     learns the turn's query words (learn.Expand);
 //  7. the surfacing's outcome becomes the event.
 //
 // A report that replaces the job's outcome does not undo the job's event: that moved the
@@ -113,7 +116,12 @@ func (s *Service) apply(b *batch, policy decay.Policy, ev *models.Event, now tim
 		return "", nil, err
 	}
 
-	// 5, 6. The memory, its schedule, the edges.
+	// 4b. The namespace's relevance model learns from every logged event, in log order.
+	if err := b.train(s.learn, sf, ev); err != nil {
+		return "", nil, err
+	}
+
+	// 5, 6. The memory, its schedule, the edges, the words it learned.
 	if m != nil {
 		concepts := ev.Concepts
 		if len(concepts) == 0 {
@@ -124,6 +132,9 @@ func (s *Service) apply(b *batch, policy decay.Policy, ev *models.Event, now tim
 		b.touchMemory(m)
 		if err := s.strengthen(b, m, sf, ev, concepts); err != nil {
 			return "", nil, err
+		}
+		if ev.Type.Positive() && len(sf.Terms) > 0 {
+			m.Learned = learn.Expand(m.Learned, sf.Terms, ev.At)
 		}
 	}
 

@@ -1,6 +1,9 @@
 package engagement
 
-import "github.com/salience-ai/salience/models"
+import (
+	"github.com/salience-ai/salience/learn"
+	"github.com/salience-ai/salience/models"
+)
 
 // maxTurnSurfacings bounds the surfacings read to find a turn's used memories; recall
 // returns at most 100 per call, so one turn never holds more unless a client reuses turn ids.
@@ -24,6 +27,9 @@ type batch struct {
 	edgeDirty map[models.EdgeKey]bool
 	surfOrder []string
 	surfDirty map[string]bool
+	// The namespace's relevance model, read at its first event and written by flush.
+	model      *learn.Model
+	modelDirty bool
 }
 
 func newBatch(tx models.Tx, ns string) *batch {
@@ -128,9 +134,34 @@ func (b *batch) putEdge(e *models.Edge) {
 	b.edges[k] = e
 }
 
+// train updates the namespace's relevance model with one applied event on sf, loading the
+// model at the batch's first event: per batch or per event, the updates are the same
+// sequence, so the stored model equals the per-event one.
+func (b *batch) train(cfg learn.Config, sf *models.Surfacing, ev *models.Event) error {
+	if b.model == nil {
+		s, err := b.tx.GetState(learn.Key(b.ns))
+		if err != nil {
+			return err
+		}
+		if b.model, err = learn.Decode(s, cfg); err != nil {
+			return models.Errorf(models.EINTERNAL, "%v", err)
+		}
+	}
+	x := learn.Features(&sf.Components)
+	b.model.Update(cfg, &x, learn.Label(ev.Type))
+	b.model.Seq = ev.Seq
+	b.modelDirty = true
+	return nil
+}
+
 // flush writes the changed memories, edges and surfacings, in the order they were first
-// changed.
+// changed, and the model.
 func (b *batch) flush() error {
+	if b.modelDirty {
+		if err := b.tx.SetState(learn.Key(b.ns), learn.Encode(b.model)); err != nil {
+			return err
+		}
+	}
 	for _, id := range b.memOrder {
 		if err := b.tx.PutMemory(b.mems[id]); err != nil {
 			return err

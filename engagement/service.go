@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/salience-ai/salience/decay"
+	"github.com/salience-ai/salience/learn"
 	"github.com/salience-ai/salience/models"
 )
 
@@ -32,6 +33,8 @@ type ServiceOptions struct {
 	Now func() time.Time
 	// MaxSkew is how far ahead of Now an event's time may be; 0 means DefaultMaxSkew.
 	MaxSkew time.Duration
+	// Learn are the relevance model's constants; the zero value means learn.DefaultConfig().
+	Learn learn.Config
 }
 
 // Service applies engagement events (DESIGN §5): the bots' reports (Apply) and the
@@ -46,6 +49,7 @@ type Service struct {
 	policy  func(ns string) decay.Policy
 	now     func() time.Time
 	maxSkew time.Duration
+	learn   learn.Config
 
 	mu      sync.Mutex
 	queue   []*request // waiting for the next group transaction
@@ -54,7 +58,10 @@ type Service struct {
 
 // NewService returns a Service over store.
 func NewService(store Store, opts ServiceOptions) *Service {
-	s := &Service{store: store, rules: opts.Rules, policy: opts.Policy, now: opts.Now, maxSkew: opts.MaxSkew}
+	s := &Service{store: store, rules: opts.Rules, policy: opts.Policy, now: opts.Now, maxSkew: opts.MaxSkew, learn: opts.Learn}
+	if s.learn == (learn.Config{}) {
+		s.learn = learn.DefaultConfig()
+	}
 	if s.rules == (Rules{}) {
 		s.rules = DefaultRules()
 	}

@@ -196,7 +196,14 @@ type bm25Scratch struct {
 
 // Search returns the k best documents for the query terms, best first; ties go to the
 // smaller id so results are deterministic.
-func (x *BM25) Search(terms []string, k int) []Hit {
+func (x *BM25) Search(terms []string, k int) []Hit { return x.SearchLearned(terms, k, nil, 0) }
+
+// SearchLearned is Search with the learned field l added to each document's score:
+// alpha·Σ weight·idf over the query's terms the document learned (idf as in BM25). A learned
+// term of weight 1 counts alpha times a content occurrence of the term in a document of
+// average length, about. Only indexed units learn (a chunked memory's learned terms, kept
+// on the parent, are not searched).
+func (x *BM25) SearchLearned(terms []string, k int, l *Learned, alpha float64) []Hit {
 	if k <= 0 || len(terms) == 0 {
 		return nil
 	}
@@ -257,6 +264,10 @@ func (x *BM25) Search(terms []string, k int) []Hit {
 		}
 	}
 
+	if l != nil && alpha > 0 {
+		touched = x.addLearned(terms, l, alpha, n, acc, touched)
+	}
+
 	h := topK{k: k, ids: x.ids}
 	for _, d := range touched {
 		h.offer(d, acc[d])
@@ -265,6 +276,29 @@ func (x *BM25) Search(terms []string, k int) []Hit {
 	s.touched = touched[:0]
 	x.scratch.Put(s)
 	return h.sorted()
+}
+
+// addLearned adds the learned field's scores into acc; x.mu is held.
+func (x *BM25) addLearned(terms []string, l *Learned, alpha, n float64, acc []float64, touched []int32) []int32 {
+	add := map[string]float64{}
+	l.scores(terms, func(t string) float64 {
+		df := 0.0
+		if tid, ok := x.termIDs[t]; ok {
+			df = float64(x.lists[tid].df)
+		}
+		return math.Log(1 + (n-df+0.5)/(df+0.5))
+	}, add)
+	for id, v := range add {
+		o, ok := x.ords[id]
+		if !ok || x.lens[o] < 0 || v <= 0 {
+			continue
+		}
+		if acc[o] == 0 {
+			touched = append(touched, o)
+		}
+		acc[o] += alpha * v
+	}
+	return touched
 }
 
 // topK keeps the k best (ordinal, score) pairs in a min-heap whose root is the worst kept.

@@ -105,12 +105,22 @@ type Memory struct {
 	LastSurfaced       time.Time  `json:"last_surfaced,omitzero"`
 	RecentDismissals   float64    `json:"recent_dismissals"`
 	IrrelevantContexts [][]string `json:"irrelevant_contexts,omitempty"`
+	// Learned are the words of the turns that used the memory (feedback expansion, package
+	// learn): a down-weighted, bounded, decaying field of the text index.
+	Learned []LearnedTerm `json:"learned,omitempty"`
 
 	// Decay scheduling state (policy-specific; zero until the first review).
 	Schedule Schedule `json:"schedule,omitzero"`
 
 	// Embedding of the indexed text (this memory, or this chunk). Never serialized to clients.
 	Embedding []float32 `json:"-"`
+}
+
+// LearnedTerm is one word a memory became findable by, its weight and when it last grew.
+type LearnedTerm struct {
+	Term   string    `json:"t"`
+	Weight float64   `json:"w"`
+	At     time.Time `json:"at"`
 }
 
 // Schedule is the spaced-repetition state of a memory.

@@ -39,7 +39,9 @@ type SurfacingFilter struct {
 type EventFilter struct {
 	Namespace    string
 	Since, Until time.Time
-	Limit        int // 0 = all
+	// AfterSeq > 0 lists the events with a larger Seq, in Seq order.
+	AfterSeq int64
+	Limit    int // 0 = all
 }
 
 // ResurfaceItem is a memory queued by the decay scan to come back into ambient recall.
@@ -85,9 +87,14 @@ type Tx interface {
 	// transaction's own writes (engagement finds the other surfacings of a turn that were
 	// already used, to strengthen co_retrieved edges without losing a concurrent report).
 	FindSurfacings(f SurfacingFilter) ([]*Surfacing, error)
-	// InsertEvent appends an event to the log; EDUPLICATE when an event with its id exists in
-	// the namespace (the caller treats that as an idempotent replay).
+	// InsertEvent appends an event to the log and sets e.Seq to its position in the
+	// namespace's log (the previous event's Seq + 1); EDUPLICATE when an event with its id
+	// exists in the namespace (the caller treats that as an idempotent replay).
 	InsertEvent(e *Event) error
+	// GetState and SetState are Store.GetState and SetState inside the transaction
+	// (engagement keeps the relevance model there, updated with the events).
+	GetState(key string) (string, error)
+	SetState(key, value string) error
 }
 
 // Store is the contract every store implements; store/storetest checks it. Namespaces are
@@ -151,7 +158,8 @@ type Store interface {
 	// Update runs fn in one transaction and commits when it returns nil. Updates are
 	// serializable: concurrent callers never lose each other's writes.
 	Update(ctx context.Context, fn func(tx Tx) error) error
-	// FindEvents lists engagement events matching f, oldest first.
+	// FindEvents lists engagement events matching f, oldest first (by time; with AfterSeq
+	// set, by Seq).
 	FindEvents(ctx context.Context, f EventFilter) ([]*Event, error)
 
 	// Enqueue adds or replaces resurfacing queue items (one per memory).

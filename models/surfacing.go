@@ -35,6 +35,14 @@ type Components struct {
 	Importance float64 `json:"importance"`
 	Novelty    float64 `json:"novelty"` // 1 − wallpaper penalty
 	Volunteer  float64 `json:"volunteer,omitempty"`
+	// What the relevance model reads besides the above (package learn): the weighted score of
+	// the components, the memory's engagement history when shown, whether the query named
+	// its speaker, whether it is a conversation turn.
+	Score   float64 `json:"score,omitempty"`   // Σ w·f / Σ w, the score before the model
+	Used    float64 `json:"used,omitempty"`    // times used or helpful before
+	Unused  float64 `json:"unused,omitempty"`  // times surfaced before and not used
+	Speaker float64 `json:"speaker,omitempty"` // 1 when the query names the memory's speaker
+	Turn    float64 `json:"turn,omitempty"`    // 1 for a conversation turn
 }
 
 // Surfacing is one memory shown in one turn; engagement events point at it.
@@ -53,6 +61,13 @@ type Surfacing struct {
 	ArmProb        float64    `json:"arm_probability,omitempty"`
 	Variant        string     `json:"variant,omitempty"`
 	Concepts       []string   `json:"concepts,omitempty"` // the context concepts of the turn
+	// Terms are the analysed words of the query (nlp.Terms, at most learn.MaxQueryTerms): a
+	// memory used in the turn learns them (feedback expansion).
+	Terms []string `json:"terms,omitempty"`
+	// PUse is the relevance model's probability that the memory would be used, and
+	// ModelVersion the model's version (events trained on) when it was shown.
+	PUse         float64 `json:"p_use"`
+	ModelVersion int64   `json:"model_version"`
 	// LatencyMS is the server-side time the recall call took up to recording its surfacings,
 	// for the retrieval-latency metric (all surfacings of a turn carry the same value).
 	LatencyMS float64   `json:"latency_ms,omitempty"`
@@ -98,6 +113,9 @@ type Event struct {
 	At             time.Time `json:"at"`
 	Concepts       []string  `json:"concepts,omitempty"`
 	Implicit       bool      `json:"implicit,omitempty"` // written by the implicit-ignore job
+	// Seq is the event's position in the namespace's application order, assigned by
+	// Tx.InsertEvent (1, 2, …): the relevance model is rebuilt from the log in this order.
+	Seq int64 `json:"seq,omitempty"`
 }
 
 // ConversationState is what Salience keeps about a conversation between recall calls.

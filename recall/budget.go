@@ -11,7 +11,7 @@ func cut(req *Request, list []*candidate) []Result {
 		if len(out) >= req.Limit {
 			break
 		}
-		r := Result{Memory: c.mem, Content: c.mem.Content, Score: c.score, Volunteered: !c.direct()}
+		r := Result{Memory: c.mem, Content: c.mem.Content, Score: c.score, PUse: c.pUse, Volunteered: !c.direct()}
 		if u := c.unitMem; u != nil && u.IsChunk() {
 			r.Content = u.Content
 			r.Fragment = &Fragment{ParentID: c.mem.ID, Index: u.ChunkIndex + 1, Count: c.mem.ChunkCount}

@@ -25,7 +25,8 @@ type candidate struct {
 	mem        *models.Memory
 	unitMem    *models.Memory
 	comps      models.Components
-	score      float64
+	score      float64 // the ranking score: the weighted score blended with pUse
+	pUse       float64 // the relevance model's probability of use
 }
 
 func (c *candidate) direct() bool { return c.textRank > 0 || c.vecRank > 0 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/salience-ai/salience/ids"
+	"github.com/salience-ai/salience/learn"
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/nlp"
 )
@@ -19,9 +20,11 @@ type intake struct {
 	focal    string          // normalized focal entity, if any
 	ranges   []nlp.TimeRange // temporal phrases of the query
 	pairs    [][2]string     // adjacent term pairs of the query, for phrase matches
+	terms    []string        // the distinct analysed words of text (learn.QueryTerms)
 	convType string
 	turnID   string
 	state    *models.ConversationState // nil without a conversation id
+	model    *learn.Model              // the namespace's relevance model
 }
 
 // contextMessages is how many of the latest messages ambient recall reads besides the query.
@@ -64,6 +67,7 @@ func (p *Pipeline) intake(ctx context.Context, req *Request) *intake {
 	}
 	in.focal = models.NormalizeConcept(req.FocalEntity)
 	in.pairs = queryPairs(req.Query)
+	in.terms = learn.QueryTerms(nlp.Terms(in.text))
 	in.ranges = nlp.Temporal(req.Query, req.Now)
 	in.convType = req.ConversationType
 	if in.convType == "" {

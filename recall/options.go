@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/salience-ai/salience/graph"
+	"github.com/salience-ai/salience/learn"
 	"github.com/salience-ai/salience/models"
 )
 
@@ -123,6 +124,9 @@ type Options struct {
 	Now func() time.Time
 	// Reranker reorders the best candidates after diversity (rerank.go); nil = none configured.
 	Reranker Reranker
+	// Learn are the relevance model's constants (package learn); the zero value means
+	// learn.DefaultConfig(). Engagement must train with the same ones.
+	Learn learn.Config
 }
 
 // DefaultOptions returns the defaults of every tuning constant.
@@ -174,6 +178,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Learn == (learn.Config{}) {
+		o.Learn = learn.DefaultConfig()
 	}
 	return o
 }

@@ -72,6 +72,9 @@ func (p *Pipeline) Recall(ctx context.Context, req *Request) (*Response, error) 
 		return nil, err
 	}
 	in.state = st
+	if in.model, err = p.model(ctx, req.Namespace); err != nil {
+		return nil, err
+	}
 	sw.lap("intake")
 	resp := &Response{
 		TurnID:           in.turnID,

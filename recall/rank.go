@@ -2,9 +2,11 @@ package recall
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"time"
 
+	"github.com/salience-ai/salience/learn"
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/nlp"
 )
@@ -20,6 +22,8 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 	}
 	recent := recentlySurfaced(req.Mode, in.state, p.opts.RecentTurns)
 	w := p.opts.Weights[req.Mode]
+	lambda := in.model.Lambda(p.opts.Learn)
+	speakers := map[string]float64{}
 	markPhraseCandidates(cs, p.opts.PhraseChecks*req.Limit)
 	list := make([]*candidate, 0, len(cs.byID))
 	for _, c := range cs.byID {
@@ -27,7 +31,11 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 			continue
 		}
 		c.comps = components(p.opts, c.mem, req.Now, c.signals(in, cs.hops))
-		c.score = weighted(w, c.comps, in.focal != "")
+		c.comps.Score = weighted(w, c.comps, in.focal != "")
+		history(&c.comps, c.mem, in.terms, speakers)
+		x := learn.Features(&c.comps)
+		c.pUse = in.model.P(&x)
+		c.score = learn.Rank(lambda, c.comps.Score, c.pUse)
 		if !c.direct() {
 			var ok bool
 			if c.comps.Volunteer, ok = volunteer(p.opts, req.Mode, threshold, c.mem, c.activation, c.resurface, req.Now); !ok {
@@ -43,6 +51,45 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 		return list[i].id < list[j].id
 	})
 	return list, nil
+}
+
+// history sets the components the relevance model reads besides the score's: the memory's
+// engagement history, whether the query names its speaker (speakers caches the answer per
+// speaker for the request), whether it is a conversation turn.
+func history(c *models.Components, m *models.Memory, queryTerms []string, speakers map[string]float64) {
+	c.Used = float64(m.UsageCount)
+	c.Unused = float64(max(0, m.SurfaceCount-m.UsageCount))
+	if m.Kind == models.KindTurn {
+		c.Turn = 1
+	}
+	sp := m.Source.Speaker
+	if sp == "" {
+		return
+	}
+	named, ok := speakers[sp]
+	if !ok {
+		for _, t := range nlp.Terms(sp) {
+			if slices.Contains(queryTerms, t) {
+				named = 1
+				break
+			}
+		}
+		speakers[sp] = named
+	}
+	c.Speaker = named
+}
+
+// model reads the namespace's relevance model; a namespace without one has the prior.
+func (p *Pipeline) model(ctx context.Context, ns string) (*learn.Model, error) {
+	s, err := p.store.GetState(ctx, learn.Key(ns))
+	if err != nil {
+		return nil, err
+	}
+	m, err := learn.Decode(s, p.opts.Learn)
+	if err != nil {
+		return nil, models.Errorf(models.EINTERNAL, "%v", err)
+	}
+	return m, nil
 }
 
 // hydrate loads each candidate's memory and best unit.

@@ -49,6 +49,7 @@ type Result struct {
 	Fragment    *Fragment          // set when Content is one chunk of Memory
 	SurfacingID string             // for engagement reports
 	Score       float64            // final score
+	PUse        float64            // the relevance model's probability that it will be used
 	Components  *models.Components // only with Explain
 	Reasons     []string           // how it was found: "text", "vector", "association", "resurface"
 	Volunteered bool               // reached only by association, prediction or resurfacing

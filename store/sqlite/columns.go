@@ -22,6 +22,11 @@ func intCol[R any](name string, f func(*R) *int) column[R] {
 	return column[R]{name: name, value: func(r *R) any { return int64(*f(r)) }, dest: func(r *R) any { return intDest{f(r)} }}
 }
 
+// int64Col is an INTEGER column holding an int64 field.
+func int64Col[R any](name string, f func(*R) *int64) column[R] {
+	return column[R]{name: name, value: func(r *R) any { return *f(r) }, dest: func(r *R) any { return int64Dest{f(r)} }}
+}
+
 // floatCol is a REAL column holding a float64 field.
 func floatCol[R any](name string, f func(*R) *float64) column[R] {
 	return column[R]{name: name, value: func(r *R) any { return *f(r) }, dest: func(r *R) any { return floatDest{f(r)} }}
@@ -53,6 +58,14 @@ type intDest struct{ p *int }
 func (d intDest) Scan(src any) error {
 	n, err := srcInt(src)
 	*d.p = int(n)
+	return err
+}
+
+type int64Dest struct{ p *int64 }
+
+func (d int64Dest) Scan(src any) error {
+	n, err := srcInt(src)
+	*d.p = n
 	return err
 }
 

@@ -13,6 +13,7 @@ type memoryRow struct {
 	m                            models.Memory
 	domains, triggers, concepts  string
 	triple, irrelevant, schedule string
+	learned                      string
 	embedding                    []byte
 }
 
@@ -39,6 +40,9 @@ func (r *memoryRow) memory() (*models.Memory, error) {
 		return nil, err
 	}
 	if err := decJSON(r.schedule, &m.Schedule, "schedule"); err != nil {
+		return nil, err
+	}
+	if err := decJSON(r.learned, &m.Learned, "learned"); err != nil {
 		return nil, err
 	}
 	if m.Embedding, err = decVector(r.embedding); err != nil {
@@ -89,6 +93,7 @@ func cloneMemory(m *models.Memory) *models.Memory {
 			c.IrrelevantContexts[i] = slices.Clone(ctx)
 		}
 	}
+	c.Learned = slices.Clone(m.Learned)
 	c.Embedding = slices.Clone(m.Embedding)
 	return &c
 }

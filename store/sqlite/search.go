@@ -18,6 +18,7 @@ import (
 // without their embedding, which lives once, in vecs.
 type space struct {
 	text     *index.BM25
+	learned  *index.Learned // the text index's learned field (feedback expansion)
 	vecs     *index.Vectors // nil until the namespace has an embedding dimension
 	graph    *index.Graph
 	mems     map[string]*models.Memory
@@ -28,6 +29,7 @@ type space struct {
 func newSpace() *space {
 	return &space{
 		text:     index.NewBM25(),
+		learned:  index.NewLearned(),
 		graph:    index.NewGraph(),
 		mems:     map[string]*models.Memory{},
 		concepts: map[string]*models.Concept{},
@@ -88,6 +90,9 @@ func cacheUnit(sp *space, m *models.Memory) {
 		sp.parents++
 	}
 	sp.mems[m.ID] = m
+	if len(m.Learned) > 0 {
+		sp.learned.Set(m.ID, m.Learned)
+	}
 }
 
 // applyCreate publishes a committed CreateMemories. The indexes lock themselves, so the
@@ -146,10 +151,11 @@ func (s *Store) applyDelete(ns string, ids []string, edges []models.EdgeKey) {
 			delete(sp.mems, id)
 		}
 	}
-	text, vecs, graph := sp.text, sp.vecs, sp.graph
+	text, vecs, graph, learned := sp.text, sp.vecs, sp.graph, sp.learned
 	s.mu.Unlock()
 	for _, id := range ids {
 		text.Remove(id)
+		learned.Remove(id)
 		if vecs != nil {
 			vecs.Remove(id)
 		}
@@ -174,6 +180,9 @@ func (s *Store) applyMeta(ms []*models.Memory, edges []*models.Edge) {
 		n := *old
 		setMeta(&n, m)
 		sp.mems[m.ID] = &n
+		if len(old.Learned) > 0 || len(n.Learned) > 0 {
+			sp.learned.Set(m.ID, n.Learned)
+		}
 	}
 	graphs := make([]*index.Graph, len(edges))
 	for i, e := range edges {
@@ -195,6 +204,7 @@ func setMeta(dst, src *models.Memory) {
 	dst.RecentDismissals = src.RecentDismissals
 	dst.IrrelevantContexts = cloneMemory(&models.Memory{IrrelevantContexts: src.IrrelevantContexts}).IrrelevantContexts
 	dst.Schedule = src.Schedule
+	dst.Learned = slices.Clone(src.Learned)
 }
 
 // cachedMemories answers GetMemories from the cache: copies, with embeddings.
@@ -519,8 +529,12 @@ func (s *Store) loadMemories(ctx context.Context, spaces map[string]*space, get 
 	return n, nil
 }
 
-// SearchText returns the top k indexed units of ns by BM25 over nlp.Terms of the query;
-// empty when the query has no terms. EUNAVAILABLE before Rebuild; EINVALID when k < 1.
+// learnedWeight is the learned field's weight against content in SearchText
+// (index.BM25.SearchLearned).
+const learnedWeight = 0.5
+
+// SearchText returns the top k indexed units of ns by BM25 over nlp.Terms of the query, plus
+// the learned field (learnedWeight); empty when the query has no terms. EUNAVAILABLE before Rebuild; EINVALID when k < 1.
 func (s *Store) SearchText(ctx context.Context, ns, query string, k int) ([]models.Hit, error) {
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
@@ -532,11 +546,13 @@ func (s *Store) SearchText(ctx context.Context, ns, query string, k int) ([]mode
 		return nil, unavailable()
 	}
 	terms := nlp.Terms(query)
-	text, _, _ := s.indexes(ns)
-	if len(terms) == 0 || text == nil {
+	s.mu.RLock()
+	sp := s.spaces[ns]
+	s.mu.RUnlock()
+	if len(terms) == 0 || sp == nil {
 		return nil, nil
 	}
-	return text.Search(terms, k), nil
+	return sp.text.SearchLearned(terms, k, sp.learned, learnedWeight), nil
 }
 
 // SearchVector returns the top k indexed units of ns by cosine similarity to vec.

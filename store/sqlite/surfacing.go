@@ -260,6 +260,9 @@ func (s *Store) FindEvents(ctx context.Context, f models.EventFilter) ([]*models
 	if !f.Until.IsZero() {
 		where, args = append(where, "at < ?"), append(args, filterTime(f.Until))
 	}
+	if f.AfterSeq > 0 {
+		where, args = append(where, "seq > ?"), append(args, f.AfterSeq)
+	}
 	if f.Limit < 0 {
 		return nil, models.Invalid("limit", "limit must not be negative")
 	}
@@ -267,7 +270,11 @@ func (s *Store) FindEvents(ctx context.Context, f models.EventFilter) ([]*models
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
 	}
-	q += ` ORDER BY at, id`
+	if f.AfterSeq > 0 {
+		q += ` ORDER BY seq`
+	} else {
+		q += ` ORDER BY at, id`
+	}
 	if f.Limit > 0 {
 		q, args = q+` LIMIT ?`, append(args, f.Limit)
 	}

@@ -46,6 +46,8 @@ var memoryRows = newTable("memories", []string{"ns", "id"},
 	}, func(r *memoryRow) *string { return &r.irrelevant }),
 	rawCol("schedule", func(r *memoryRow) any { return encJSON(r.m.Schedule, r.m.Schedule == (models.Schedule{})) },
 		func(r *memoryRow) *string { return &r.schedule }),
+	rawCol("learned", func(r *memoryRow) any { return encJSON(r.m.Learned, len(r.m.Learned) == 0) },
+		func(r *memoryRow) *string { return &r.learned }),
 	column[memoryRow]{name: "embedding", value: func(r *memoryRow) any { return encVector(r.m.Embedding) },
 		dest: func(r *memoryRow) any { return &r.embedding }},
 )
@@ -58,7 +60,7 @@ func rawCol[R any](name string, value func(*R) any, raw func(*R) *string) column
 // memoryMeta are the columns Tx.PutMemory writes: the retrieval metadata and the schedule
 // (setMeta copies the same fields in the cache).
 var memoryMeta = []string{"confidence", "usage_count", "last_used", "surface_count", "last_surfaced",
-	"recent_dismissals", "irrelevant_contexts", "schedule"}
+	"recent_dismissals", "irrelevant_contexts", "schedule", "learned"}
 
 var (
 	selectMemory     = memoryRows.sel + ` WHERE ns = ? AND id = ?`
@@ -89,6 +91,9 @@ var surfacingRows = newTable("surfacings", []string{"ns", "id"},
 	textCol("outcome", func(s *models.Surfacing) *string { return (*string)(&s.Outcome) }),
 	timeCol("outcome_at", func(s *models.Surfacing) *time.Time { return &s.OutcomeAt }),
 	floatCol("latency_ms", func(s *models.Surfacing) *float64 { return &s.LatencyMS }),
+	stringsCol("terms", func(s *models.Surfacing) *[]string { return &s.Terms }),
+	floatCol("p_use", func(s *models.Surfacing) *float64 { return &s.PUse }),
+	int64Col("model_version", func(s *models.Surfacing) *int64 { return &s.ModelVersion }),
 )
 
 // surfacingIndexed are the key and the columns the surfacings table's indexes hold.
@@ -115,6 +120,7 @@ var eventRows = newTable("events", []string{"ns", "id"},
 	timeCol("at", func(e *models.Event) *time.Time { return &e.At }),
 	stringsCol("concepts", func(e *models.Event) *[]string { return &e.Concepts }),
 	boolCol("implicit", func(e *models.Event) *bool { return &e.Implicit }),
+	int64Col("seq", func(e *models.Event) *int64 { return &e.Seq }),
 )
 
 var insertEvent = eventRows.insert("")

@@ -55,6 +55,7 @@ type storeTx struct {
 	done  bool
 	mems  map[[2]string]*models.Memory
 	edges map[edgeID]*models.Edge
+	seqs  map[string]int64 // the last event Seq of each namespace this transaction logged
 }
 
 var errTxDone = models.Errorf(models.EINTERNAL, "transaction used after Update returned")
@@ -236,9 +237,51 @@ func (t *storeTx) InsertEvent(e *models.Event) error {
 	if err := validateEvent(e); err != nil {
 		return err
 	}
+	last, ok := t.seqs[e.Namespace]
+	if !ok {
+		if err := t.tx.QueryRowContext(t.ctx, `SELECT COALESCE(MAX(seq), 0) FROM events WHERE ns = ?`, e.Namespace).Scan(&last); err != nil {
+			return wrap(err, "insert event")
+		}
+	}
+	e.Seq = last + 1
 	_, err := t.tx.ExecContext(t.ctx, insertEvent.sql, insertEvent.bind(e)...)
 	if isConstraintUnique(err) {
+		e.Seq = 0
 		return models.Errorf(models.EDUPLICATE, "event %s was already recorded", e.ID)
 	}
-	return wrap(err, "insert event")
+	if err != nil {
+		e.Seq = 0
+		return wrap(err, "insert event")
+	}
+	if t.seqs == nil {
+		t.seqs = map[string]int64{}
+	}
+	t.seqs[e.Namespace] = e.Seq
+	return nil
+}
+
+func (t *storeTx) GetState(key string) (string, error) {
+	if t.done {
+		return "", errTxDone
+	}
+	if key == "" {
+		return "", models.Invalid("key", "key is required")
+	}
+	var v string
+	err := t.tx.QueryRowContext(t.ctx, `SELECT value FROM state WHERE key = ?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return v, wrap(err, "get state")
+}
+
+func (t *storeTx) SetState(key, value string) error {
+	if t.done {
+		return errTxDone
+	}
+	if key == "" {
+		return models.Invalid("key", "key is required")
+	}
+	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
+	return wrap(err, "set state")
 }

@@ -1,0 +1,191 @@
+// Package learn is the per-namespace relevance model: the probability that a surfaced memory
+// will be used, learned online from engagement events by logistic regression, and the rule
+// by which a used memory learns the words of the turn that used it (feedback expansion).
+// Everything here is pure: state in, state out, no clock and no store.
+package learn
+
+import (
+	"math"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// The features of a surfacing, in the order of Model.W. Each is bounded (counts are
+// log1p-compressed and capped) so that one event can move the weights only so far.
+const (
+	FBias       = iota
+	FScore      // today's weighted score (recall's Σ w·f / Σ w)
+	FRelevance  // fused direct relevance, association and temporal bonus
+	FBM25       // BM25 over the query's best
+	FVector     // vector cosine
+	FActivation // spreading activation
+	FPhrase     // share of the query's word pairs found as phrases
+	FConfidence // confidence − 0.5 (0 for a memory nobody reported on)
+	FFreshness  // half-life decay of the memory's age
+	FImportance // importance
+	FUsed       // log1p(times used), at most capCount
+	FUnused     // log1p(times surfaced and not used), at most capCount
+	FSpeaker    // the query names the memory's speaker
+	FTurn       // the memory is a conversation turn (its kind)
+	D           // the number of features
+)
+
+// FeatureNames name the features in explain and in the metrics, by index.
+var FeatureNames = [D]string{"bias", "score", "relevance", "bm25", "vector", "activation", "phrase",
+	"confidence", "freshness", "importance", "used", "unused", "speaker", "turn"}
+
+// capCount bounds the log1p of a count: log1p(e^3−1) = 3, about 19 uses.
+const capCount = 3.0
+
+// Vector is one surfacing's features.
+type Vector [D]float64
+
+// Features builds the feature vector from a surfacing's components (what recall measured
+// when it showed the memory).
+func Features(c *models.Components) Vector {
+	var x Vector
+	x[FBias] = 1
+	x[FScore] = finite01(c.Score)
+	x[FRelevance] = finite01(c.Relevance)
+	x[FBM25] = finite01(c.BM25)
+	x[FVector] = finite01(c.Vector)
+	x[FActivation] = finite01(c.Activation)
+	x[FPhrase] = finite01(c.Phrase)
+	x[FConfidence] = finite01(c.Confidence) - 0.5
+	x[FFreshness] = finite01(c.Freshness)
+	x[FImportance] = finite01(c.Importance)
+	x[FUsed] = logCount(c.Used)
+	x[FUnused] = logCount(c.Unused)
+	x[FSpeaker] = finite01(c.Speaker)
+	x[FTurn] = finite01(c.Turn)
+	return x
+}
+
+func finite01(v float64) float64 {
+	if v != v {
+		return 0
+	}
+	return models.Clamp01(v)
+}
+
+func logCount(n float64) float64 {
+	if n != n || n <= 0 {
+		return 0
+	}
+	return math.Min(capCount, math.Log1p(n))
+}
+
+// Config are the model's constants.
+type Config struct {
+	// PriorBias and PriorScore define the prior p = σ(PriorBias + PriorScore·score): monotone
+	// in today's score, so a namespace without events ranks exactly as before. −4 and 4 put
+	// a top result (score ≈ 0.7) near 0.2 and a weak one (0.3) near 0.05, about the use rate
+	// of the top ten of a question with one or two evidence turns.
+	PriorBias, PriorScore float64
+	// Rate is AdaGrad's base step: each weight moves by Rate·g/√(Σg²), so the steps shrink as
+	// a weight's evidence grows, and a replay in the same order gives the same weights.
+	Rate float64
+	// L2 pulls every weight towards its prior by L2·(w − w0) per event: with no events the
+	// model is the prior exactly, and a feature that stops predicting drifts back.
+	L2 float64
+	// MaxWeight bounds every weight's distance from its prior whatever the stream.
+	MaxWeight float64
+	// N0 is the evidence half-point of the ranking schedule: ranking uses
+	// (1−λ)·score + λ·p_use with λ = n/(n+N0) after n events.
+	N0 float64
+}
+
+// DefaultConfig returns the constants the README states.
+func DefaultConfig() Config {
+	return Config{PriorBias: -4, PriorScore: 4, Rate: 0.2, L2: 0.002, MaxWeight: 8, N0: 50}
+}
+
+// Model is one namespace's state. The zero Model is not valid: start from New.
+type Model struct {
+	W Vector `json:"w"` // weights
+	G Vector `json:"g"` // AdaGrad's sums of squared gradients
+	// N is the number of events trained on; it is also the model's version, recorded on each
+	// surfacing, since the events are applied in sequence order and replay exactly.
+	N int64 `json:"n"`
+	// Seq is the sequence number of the last event trained on (the log's order).
+	Seq int64 `json:"seq"`
+}
+
+// New returns the prior model.
+func New(cfg Config) *Model {
+	m := &Model{}
+	m.W = cfg.prior()
+	return m
+}
+
+func (cfg Config) prior() Vector {
+	var w Vector
+	w[FBias], w[FScore] = cfg.PriorBias, cfg.PriorScore
+	return w
+}
+
+// Logit returns w·x.
+func (m *Model) Logit(x *Vector) float64 {
+	z := 0.0
+	for i := range x {
+		z += m.W[i] * x[i]
+	}
+	return z
+}
+
+// P returns the model's probability of use for x.
+func (m *Model) P(x *Vector) float64 { return sigmoid(m.Logit(x)) }
+
+// Contributions returns each feature's share of the logit, w_i·x_i, for explain.
+func (m *Model) Contributions(x *Vector) Vector {
+	var c Vector
+	for i := range x {
+		c[i] = m.W[i] * x[i]
+	}
+	return c
+}
+
+// Lambda is the share of p_use in the ranking score after the model's events.
+func (m *Model) Lambda(cfg Config) float64 {
+	if m == nil || m.N <= 0 {
+		return 0
+	}
+	return float64(m.N) / (float64(m.N) + cfg.N0)
+}
+
+// Rank is the ranking score of a candidate with weighted score s and probability p.
+func Rank(lambda, s, p float64) float64 { return (1-lambda)*s + lambda*p }
+
+// Update trains the model on one outcome (y = 1 used or helpful, 0 ignored or dismissed):
+// one AdaGrad step on the log loss plus L2/2·‖w − w0‖², then each weight held within
+// MaxWeight of its prior. It counts the event.
+func (m *Model) Update(cfg Config, x *Vector, y float64) {
+	p := m.P(x)
+	w0 := cfg.prior()
+	for i := range x {
+		g := (p-y)*x[i] + cfg.L2*(m.W[i]-w0[i])
+		if g == 0 {
+			continue
+		}
+		m.G[i] += g * g
+		m.W[i] -= cfg.Rate * g / math.Sqrt(m.G[i])
+		m.W[i] = math.Max(w0[i]-cfg.MaxWeight, math.Min(w0[i]+cfg.MaxWeight, m.W[i]))
+	}
+	m.N++
+}
+
+// Label is an event type's training target.
+func Label(t models.EventType) float64 {
+	if t.Positive() {
+		return 1
+	}
+	return 0
+}
+
+func sigmoid(z float64) float64 {
+	if z >= 0 {
+		return 1 / (1 + math.Exp(-z))
+	}
+	e := math.Exp(z)
+	return e / (1 + e)
+}
