@@ -131,11 +131,35 @@ type GraphHealth struct {
 	Modularity  float64 `json:"modularity"`
 }
 
-// Calibration is the correlation between confidence at surfacing and usefulness over N
-// surfacings with an outcome.
+// Calibration is how well what was known at surfacing predicted usefulness, over N
+// surfacings with an outcome: the correlation of confidence with usefulness, and how
+// calibrated the relevance model's p_use was (overall and by conversation type).
 type Calibration struct {
-	N           int     `json:"n"`
-	Correlation float64 `json:"correlation"`
+	N           int                        `json:"n"`
+	Correlation float64                    `json:"correlation"`
+	PUse        PUseCalibration            `json:"p_use"`
+	ByConvType  map[string]PUseCalibration `json:"p_use_by_conversation_type,omitempty"`
+}
+
+// PUseCalibration scores p_use at surfacing against outcomes (1 used or helpful, 0 ignored or
+// dismissed): the Brier score, the expected calibration error over 10 equal-width bins, the
+// Brier score of the best constant predictor (the positive rate), and the reliability
+// curve, one point per non-empty bin.
+type PUseCalibration struct {
+	N             int                `json:"n"`
+	Brier         float64            `json:"brier"`
+	ECE           float64            `json:"ece"`
+	Rate          float64            `json:"rate"`
+	ConstantBrier float64            `json:"constant_brier"`
+	Curve         []ReliabilityPoint `json:"reliability,omitempty"`
+}
+
+// ReliabilityPoint is one bin of a reliability curve: Count predictions of mean Predicted,
+// of which the share Observed came true.
+type ReliabilityPoint struct {
+	Count     int     `json:"count"`
+	Predicted float64 `json:"predicted"`
+	Observed  float64 `json:"observed"`
 }
 
 // DecayEffectiveness is the share of resurfaced memories that were used or helpful.

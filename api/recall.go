@@ -81,6 +81,8 @@ type RecallResult struct {
 	Content  string    `json:"content"`
 	Fragment *Fragment `json:"fragment,omitempty"`
 	Score    float64   `json:"score"`
+	// PUse is the namespace's relevance model's probability that the memory will be used.
+	PUse float64 `json:"p_use"`
 	// Components are returned with explain.
 	Components *Components `json:"components,omitempty"`
 	// Reasons say how the memory was found: text, vector, association, resurface.
@@ -121,6 +123,19 @@ type Components struct {
 	Novelty float64 `json:"novelty"`
 	// Volunteer is the score a volunteered memory must bring over the threshold.
 	Volunteer float64 `json:"volunteer,omitempty"`
+	// What the relevance model reads besides the above: WeightedScore is the weighted sum of
+	// the components (the score before the model); Used and Unused the times the memory was
+	// used, and surfaced without being used, before; Speaker 1 when the query names the
+	// memory's speaker; Turn 1 for a conversation turn.
+	WeightedScore float64 `json:"weighted_score"`
+	Used          float64 `json:"used,omitempty"`
+	Unused        float64 `json:"unused,omitempty"`
+	Speaker       float64 `json:"speaker,omitempty"`
+	Turn          float64 `json:"turn,omitempty"`
+	// Model is each feature's contribution w·x to the logit of p_use (bias included), and
+	// Lambda the share of p_use in the score: score = (1−λ)·weighted_score + λ·p_use.
+	Model  map[string]float64 `json:"model,omitempty"`
+	Lambda float64            `json:"lambda,omitempty"`
 }
 
 // RerankStatus says whether the LLM reranker ran and, if not, why: status is one of

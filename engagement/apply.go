@@ -8,6 +8,7 @@ import (
 	"github.com/salience-ai/salience/ids"
 	"github.com/salience-ai/salience/learn"
 	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/nlp"
 )
 
 // apply applies one checked event — a bot's report or the implicit-ignore job's — inside
@@ -134,7 +135,7 @@ func (s *Service) apply(b *batch, policy decay.Policy, ev *models.Event, now tim
 			return "", nil, err
 		}
 		if ev.Type.Positive() && len(sf.Terms) > 0 {
-			m.Learned = learn.Expand(m.Learned, sf.Terms, ev.At)
+			m.Learned = learn.Expand(m.Learned, learn.Missing(sf.Terms, nlp.Terms(m.Content)), ev.At)
 		}
 	}
 

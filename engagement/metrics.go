@@ -10,6 +10,7 @@ import (
 
 	"github.com/salience-ai/salience/api"
 	"github.com/salience-ai/salience/graph"
+	"github.com/salience-ai/salience/learn"
 	"github.com/salience-ai/salience/models"
 )
 
@@ -371,9 +372,12 @@ func anticipation(ss []*models.Surfacing) (int, api.ProactiveRecall, api.LeadTim
 	return len(byConv), pr, lt
 }
 
-// calibration correlates confidence at surfacing with usefulness (Pearson's r).
+// calibration correlates confidence at surfacing with usefulness (Pearson's r) and scores
+// p_use at surfacing against the outcomes, overall and by conversation type.
 func calibration(ss []*models.Surfacing) api.Calibration {
 	var xs, ys []float64
+	var all learn.Calibration
+	byType := map[string]*learn.Calibration{}
 	for _, sf := range ss {
 		if sf.Outcome == "" {
 			continue
@@ -384,8 +388,32 @@ func calibration(ss []*models.Surfacing) api.Calibration {
 		}
 		xs = append(xs, sf.Components.Confidence)
 		ys = append(ys, y)
+		all.Add(sf.PUse, y)
+		ct := sf.ConvType
+		if ct == "" {
+			ct = "unknown"
+		}
+		if byType[ct] == nil {
+			byType[ct] = &learn.Calibration{}
+		}
+		byType[ct].Add(sf.PUse, y)
 	}
-	return api.Calibration{N: len(xs), Correlation: pearson(xs, ys)}
+	out := api.Calibration{N: len(xs), Correlation: pearson(xs, ys), PUse: pUseCalibration(&all)}
+	if len(byType) > 0 {
+		out.ByConvType = map[string]api.PUseCalibration{}
+		for ct, c := range byType {
+			out.ByConvType[ct] = pUseCalibration(c)
+		}
+	}
+	return out
+}
+
+func pUseCalibration(c *learn.Calibration) api.PUseCalibration {
+	out := api.PUseCalibration{N: c.N, Brier: c.Brier(), ECE: c.ECE(), Rate: c.Rate(), ConstantBrier: c.ConstantBrier()}
+	for _, p := range c.Curve() {
+		out.Curve = append(out.Curve, api.ReliabilityPoint{Count: p.Count, Predicted: p.Predicted, Observed: p.Observed})
+	}
+	return out
 }
 
 // pearson returns the correlation of xs and ys, 0 when it is undefined: fewer than two

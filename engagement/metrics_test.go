@@ -118,6 +118,17 @@ func TestMetricsOnASeededScenario(t *testing.T) {
 		Calibration:        api.Calibration{N: 9, Correlation: 0.4520972150897326},
 		DecayEffectiveness: api.DecayEffectiveness{Resurfaced: 2, Useful: 1, Rate: 0.5},
 	}
+	// p_use was 0 on every surfacing of the scenario (recorded without a model): six of nine
+	// outcomes positive, so Brier = ECE = 6/9 and the constant predictor's Brier 2/3·1/3.
+	pu := got.Calibration.PUse
+	if pu.N != 9 || math.Abs(pu.Brier-6.0/9) > 1e-12 || math.Abs(pu.ECE-6.0/9) > 1e-12 ||
+		math.Abs(pu.ConstantBrier-2.0/9) > 1e-12 || len(pu.Curve) != 1 || pu.Curve[0].Count != 9 {
+		t.Errorf("p_use calibration %+v", pu)
+	}
+	if len(got.Calibration.ByConvType) != 2 || got.Calibration.ByConvType["debugging"].N+got.Calibration.ByConvType["casual"].N != 9 {
+		t.Errorf("p_use calibration by conversation type %+v", got.Calibration.ByConvType)
+	}
+	got.Calibration.PUse, got.Calibration.ByConvType = api.PUseCalibration{}, nil
 	if math.Abs(got.Calibration.Correlation-want.Calibration.Correlation) < 1e-12 {
 		got.Calibration.Correlation = want.Calibration.Correlation
 	}

@@ -20,6 +20,7 @@ const ImplicitPrefix = "implicit:"
 // the logs and graph the metrics read.
 type Store interface {
 	Update(ctx context.Context, fn func(tx models.Tx) error) error
+	GetSurfacing(ctx context.Context, ns, id string) (*models.Surfacing, error)
 	MetricsStore
 }
 

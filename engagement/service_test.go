@@ -250,10 +250,10 @@ func TestApplyReportsEachEvent(t *testing.T) {
 	logged, err := st.FindEvents(ctx, models.EventFilter{Namespace: "a"})
 	must(t, err)
 	wantLog := []*models.Event{
-		{ID: "e13", Namespace: "a", SurfacingID: "s3", MemoryID: "m3", ConversationID: "c1", Type: models.EventIgnored, At: t0.Add(-time.Minute)},
-		{ID: "e0", Namespace: "a", SurfacingID: "s1", MemoryID: "m1", ConversationID: "c1", Type: models.EventUsed, At: t0},
-		{ID: "e11", Namespace: "a", SurfacingID: "s5", MemoryID: "m4", ConversationID: "c9", Type: models.EventDismissed, At: t0, Concepts: []string{"Taxes"}},
-		{ID: "e10", Namespace: "a", SurfacingID: "s2", MemoryID: "m2", ConversationID: "c1", Type: models.EventHelpful, At: t0.Add(4 * time.Minute)},
+		{ID: "e13", Namespace: "a", SurfacingID: "s3", MemoryID: "m3", ConversationID: "c1", Type: models.EventIgnored, At: t0.Add(-time.Minute), Seq: 4},
+		{ID: "e0", Namespace: "a", SurfacingID: "s1", MemoryID: "m1", ConversationID: "c1", Type: models.EventUsed, At: t0, Seq: 1},
+		{ID: "e11", Namespace: "a", SurfacingID: "s5", MemoryID: "m4", ConversationID: "c9", Type: models.EventDismissed, At: t0, Concepts: []string{"Taxes"}, Seq: 3},
+		{ID: "e10", Namespace: "a", SurfacingID: "s2", MemoryID: "m2", ConversationID: "c1", Type: models.EventHelpful, At: t0.Add(4 * time.Minute), Seq: 2},
 	}
 	if !reflect.DeepEqual(logged, wantLog) {
 		t.Errorf("event log:\n%s\nwant\n%s", dump(logged), dump(wantLog))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/salience-ai/salience/engagement"
 	"github.com/salience-ai/salience/ingest"
+	"github.com/salience-ai/salience/learn"
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/recall"
 )
@@ -39,6 +40,12 @@ type LearnReport struct {
 	Replayed int
 	Events   int
 	Elapsed  time.Duration
+	// Precision is used / surfaced over the first and the second half of each
+	// conversation's replayed questions (in the order replayed).
+	Shown, Used [2]int
+	// Calib is p_use of the held-back questions' top 10 with feedback against whether the
+	// result was evidence.
+	Calib learn.Calibration
 }
 
 // Held reports whether a question is held back for evaluation (else it is replayed); a
@@ -66,14 +73,23 @@ func Learn(ctx context.Context, without, with Engine, convs []*Conversation, log
 			return nil, err
 		}
 		used := map[string]bool{} // dia ids used during the replay
+		var replayed []int
 		for i, q := range c.QA {
-			if !Evaluable(q) || Held(c, i, q) {
-				continue
+			if Evaluable(q) && !Held(c, i, q) {
+				replayed = append(replayed, i)
 			}
-			n, err := replay(ctx, with, c, i, q, byB, used)
+		}
+		for j, i := range replayed {
+			n, u, err := replay(ctx, with, c, i, c.QA[i], byB, used)
 			if err != nil {
 				return nil, err
 			}
+			half := 0
+			if 2*j >= len(replayed) {
+				half = 1
+			}
+			rep.Shown[half] += n
+			rep.Used[half] += u
 			rep.Replayed++
 			rep.Events += n
 		}
@@ -86,9 +102,23 @@ func Learn(ctx context.Context, without, with Engine, convs []*Conversation, log
 			if err != nil {
 				return nil, err
 			}
-			b, _, err := Ask(ctx, with.Recall, c, q, conv, 25, byB)
+			b, resp, err := Ask(ctx, with.Recall, c, q, conv, 25, byB)
 			if err != nil {
 				return nil, err
+			}
+			isEv := map[string]bool{}
+			for _, e := range q.Evidence {
+				isEv[e] = true
+			}
+			for j, r := range resp.Results {
+				if j >= replayK {
+					break
+				}
+				y := 0.0
+				if isEv[byB[r.Memory.ID]] {
+					y = 1
+				}
+				rep.Calib.Add(r.PUse, y)
 			}
 			rep.Without.Add(a, q.Evidence)
 			rep.With.Add(b, q.Evidence)
@@ -121,13 +151,15 @@ func Learn(ctx context.Context, without, with Engine, convs []*Conversation, log
 	return rep, nil
 }
 
-// replay asks one question as a bot would and reports engagement under LearnPolicy.
-func replay(ctx context.Context, e Engine, c *Conversation, i int, q QA, byID map[string]string, used map[string]bool) (int, error) {
+// replay asks one question as a bot would and reports engagement under LearnPolicy; it
+// returns the events applied and how many of them were uses.
+func replay(ctx context.Context, e Engine, c *Conversation, i int, q QA, byID map[string]string, used map[string]bool) (int, int, error) {
 	conv := fmt.Sprintf("replay-%s-%d", c.Name, i)
 	_, resp, err := Ask(ctx, e.Recall, c, q, conv, replayK, byID)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
+	uses := 0
 	ev := map[string]bool{}
 	for _, x := range q.Evidence {
 		ev[x] = true
@@ -138,26 +170,27 @@ func replay(ctx context.Context, e Engine, c *Conversation, i int, q QA, byID ma
 		if dia := byID[r.Memory.ID]; ev[dia] {
 			t = models.EventUsed
 			used[dia] = true
+			uses++
 		}
 		events = append(events, &models.Event{
 			ID: fmt.Sprintf("%s-%d", conv, j), SurfacingID: r.SurfacingID, Type: t, At: c.Last(),
 		})
 	}
 	if len(events) == 0 {
-		return 0, nil
+		return 0, 0, nil
 	}
 	res, err := e.Engagement.Apply(ctx, Namespace(c), events)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if res.Rejected > 0 {
 		for _, r := range res.Results {
 			if r.Err != nil {
-				return 0, fmt.Errorf("engagement rejected %s: %v", r.ID, r.Err)
+				return 0, 0, fmt.Errorf("engagement rejected %s: %v", r.ID, r.Err)
 			}
 		}
 	}
-	return res.Applied, nil
+	return res.Applied, uses, nil
 }
 
 // Print writes both sides, the lift and the ceiling; the last line is JSON.
@@ -173,5 +206,20 @@ func (r *LearnReport) Print(w io.Writer) {
 	}
 	lift := r.With.Mean(10) - r.Without.Mean(10)
 	fmt.Fprintf(w, "lift recall@10 %+.3f of a ceiling of %.3f (%.1fs)\n", lift, r.Ceiling, r.Elapsed.Seconds())
-	fmt.Fprintf(w, `{"recall@10_without":%.4f,"recall@10_with":%.4f,"lift":%.4f,"ceiling":%.4f}`+"\n", r.Without.Mean(10), r.With.Mean(10), lift, r.Ceiling)
+	p1, p2 := ratio(r.Used[0], r.Shown[0]), ratio(r.Used[1], r.Shown[1])
+	fmt.Fprintf(w, "replay precision (used/surfaced): first half %.3f, second half %.3f\n", p1, p2)
+	fmt.Fprintf(w, "held-back top %d p_use: Brier %.4f (best constant %.4f at %.3f), ECE %.4f (constant 0), %d predictions\n",
+		replayK, r.Calib.Brier(), r.Calib.ConstantBrier(), r.Calib.Rate(), r.Calib.ECE(), r.Calib.N)
+	for _, pt := range r.Calib.Curve() {
+		fmt.Fprintf(w, "  reliability: predicted %.3f observed %.3f (%d)\n", pt.Predicted, pt.Observed, pt.Count)
+	}
+	fmt.Fprintf(w, `{"recall@10_without":%.4f,"recall@10_with":%.4f,"lift":%.4f,"ceiling":%.4f,"precision_first":%.4f,"precision_second":%.4f,"brier":%.4f,"brier_constant":%.4f,"ece":%.4f}`+"\n",
+		r.Without.Mean(10), r.With.Mean(10), lift, r.Ceiling, p1, p2, r.Calib.Brier(), r.Calib.ConstantBrier(), r.Calib.ECE())
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
 }

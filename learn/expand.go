@@ -86,3 +86,15 @@ func decayed(w float64, since, at time.Time) float64 {
 	}
 	return w * math.Pow(0.5, float64(at.Sub(since))/float64(TermHalfLife))
 }
+
+// Missing are the query words the memory's own words (content, analysed) lack: what it
+// cannot already be found by.
+func Missing(query, own []string) []string {
+	var out []string
+	for _, t := range query {
+		if !slices.Contains(own, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}

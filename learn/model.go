@@ -97,7 +97,7 @@ type Config struct {
 
 // DefaultConfig returns the constants the README states.
 func DefaultConfig() Config {
-	return Config{PriorBias: -4, PriorScore: 4, Rate: 0.2, L2: 0.002, MaxWeight: 8, N0: 50}
+	return Config{PriorBias: -4, PriorScore: 4, Rate: 0.5, L2: 0.002, MaxWeight: 8, N0: 50}
 }
 
 // Model is one namespace's state. The zero Model is not valid: start from New.

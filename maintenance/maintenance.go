@@ -28,6 +28,7 @@ type Store interface {
 	ScanEdges(ctx context.Context, ns string, after models.EdgeKey, limit int) ([]*models.Edge, error)
 	FindSurfacings(ctx context.Context, f models.SurfacingFilter) ([]*models.Surfacing, error)
 	FindEvents(ctx context.Context, f models.EventFilter) ([]*models.Event, error) // engagement.Store's
+	GetSurfacing(ctx context.Context, ns, id string) (*models.Surfacing, error)    // engagement.Store's
 	Update(ctx context.Context, fn func(tx models.Tx) error) error
 	Enqueue(ctx context.Context, items []*models.ResurfaceItem) error
 	Queue(ctx context.Context, ns string, limit int) ([]*models.ResurfaceItem, error)

@@ -39,7 +39,9 @@ type SurfacingFilter struct {
 type EventFilter struct {
 	Namespace    string
 	Since, Until time.Time
-	// AfterSeq > 0 lists the events with a larger Seq, in Seq order.
+	// BySeq orders by Seq (the namespace's application order) instead of time; AfterSeq
+	// keeps the events with a larger Seq.
+	BySeq    bool
 	AfterSeq int64
 	Limit    int // 0 = all
 }
@@ -158,8 +160,8 @@ type Store interface {
 	// Update runs fn in one transaction and commits when it returns nil. Updates are
 	// serializable: concurrent callers never lose each other's writes.
 	Update(ctx context.Context, fn func(tx Tx) error) error
-	// FindEvents lists engagement events matching f, oldest first (by time; with AfterSeq
-	// set, by Seq).
+	// FindEvents lists engagement events matching f, oldest first: by time, or with f.BySeq
+	// in application order (Seq).
 	FindEvents(ctx context.Context, f EventFilter) ([]*Event, error)
 
 	// Enqueue adds or replaces resurfacing queue items (one per memory).

@@ -108,6 +108,9 @@ func (p *Pipeline) Recall(ctx context.Context, req *Request) (*Response, error) 
 	}
 	list, resp.Rerank = p.rerank(ctx, req, in, list, sw)
 	results := cut(req, list)
+	if req.Explain {
+		explainModel(in.model, p.opts.Learn, results)
+	}
 	sw.lap("rank")
 
 	resp.LatencyMS = sw.total() // so far: what the surfacings record as the retrieval latency

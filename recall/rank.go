@@ -79,6 +79,24 @@ func history(c *models.Components, m *models.Memory, queryTerms []string, speake
 	c.Speaker = named
 }
 
+// explainModel gives each result the relevance model's contribution per feature.
+func explainModel(m *learn.Model, cfg learn.Config, results []Result) {
+	lambda := m.Lambda(cfg)
+	for i := range results {
+		r := &results[i]
+		if r.Components == nil {
+			continue
+		}
+		x := learn.Features(r.Components)
+		c := m.Contributions(&x)
+		r.Model = make(map[string]float64, learn.D)
+		for j, name := range learn.FeatureNames {
+			r.Model[name] = c[j]
+		}
+		r.Lambda = lambda
+	}
+}
+
 // model reads the namespace's relevance model; a namespace without one has the prior.
 func (p *Pipeline) model(ctx context.Context, ns string) (*learn.Model, error) {
 	s, err := p.store.GetState(ctx, learn.Key(ns))

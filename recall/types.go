@@ -52,7 +52,11 @@ type Result struct {
 	PUse        float64            // the relevance model's probability that it will be used
 	Components  *models.Components // only with Explain
 	Reasons     []string           // how it was found: "text", "vector", "association", "resurface"
-	Volunteered bool               // reached only by association, prediction or resurfacing
+	// Model is each feature's contribution to the logit of PUse and Lambda the share of PUse
+	// in Score; only with Explain.
+	Model       map[string]float64
+	Lambda      float64
+	Volunteered bool // reached only by association, prediction or resurfacing
 }
 
 // RerankStatus says whether the LLM reranker ran and, if not, why.

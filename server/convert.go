@@ -142,6 +142,7 @@ func recallResultToAPI(res *recall.Result) api.RecallResult {
 		SurfacingID: res.SurfacingID,
 		Content:     res.Content,
 		Score:       res.Score,
+		PUse:        res.PUse,
 		Reasons:     res.Reasons,
 		Volunteered: res.Volunteered,
 	}
@@ -157,6 +158,7 @@ func recallResultToAPI(res *recall.Result) api.RecallResult {
 	}
 	if c := res.Components; c != nil {
 		out.Components = componentsToAPI(c)
+		out.Components.Model, out.Components.Lambda = res.Model, res.Lambda
 	}
 	return out
 }
@@ -176,5 +178,11 @@ func componentsToAPI(c *models.Components) *api.Components {
 		Importance: c.Importance,
 		Novelty:    c.Novelty,
 		Volunteer:  c.Volunteer,
+
+		WeightedScore: c.Score,
+		Used:          c.Used,
+		Unused:        c.Unused,
+		Speaker:       c.Speaker,
+		Turn:          c.Turn,
 	}
 }

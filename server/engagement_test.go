@@ -204,6 +204,11 @@ func TestNamespaceMetricsOverHTTP(t *testing.T) {
 		Graph:       api.GraphHealth{Nodes: 2, Edges: 1, AvgDegree: 1, Communities: 1},
 		Calibration: api.Calibration{N: 2},
 	}
+	// The surfacings' p_use is the prior model's; their calibration has its own tests.
+	if pu := got.Calibration.PUse; pu.N != 2 || pu.Rate != 0.5 {
+		t.Errorf("p_use calibration %+v, want 2 outcomes at rate 0.5", pu)
+	}
+	got.Calibration.PUse, got.Calibration.ByConvType = api.PUseCalibration{}, nil
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("metrics %s\nwant %+v", body, want)
 	}

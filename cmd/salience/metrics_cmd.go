@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -118,6 +119,15 @@ func printMetrics(w io.Writer, r *api.MetricsResponse) error {
 	fmt.Fprintf(w, "graph: %d nodes, %d edges, average degree %.2f, clustering %.3f, %d communities (modularity %.3f)\n",
 		g.Nodes, g.Edges, g.AvgDegree, g.Clustering, g.Communities, g.Modularity)
 	fmt.Fprintf(w, "confidence calibration: r = %.3f over %d surfacings with an outcome\n", r.Calibration.Correlation, r.Calibration.N)
+	pu := r.Calibration.PUse
+	fmt.Fprintf(w, "p_use calibration: Brier %.4f (best constant %.4f at rate %.3f), ECE %.4f over %d surfacings\n", pu.Brier, pu.ConstantBrier, pu.Rate, pu.ECE, pu.N)
+	for _, ct := range slices.Sorted(maps.Keys(r.Calibration.ByConvType)) {
+		c := r.Calibration.ByConvType[ct]
+		fmt.Fprintf(w, "  %s: Brier %.4f (constant %.4f), ECE %.4f over %d\n", ct, c.Brier, c.ConstantBrier, c.ECE, c.N)
+	}
+	for _, p := range pu.Curve {
+		fmt.Fprintf(w, "  reliability: predicted %.3f, observed %.3f (%d)\n", p.Predicted, p.Observed, p.Count)
+	}
 	d := r.DecayEffectiveness
 	_, err := fmt.Fprintf(w, "decay effectiveness: %.3f (%d of %d resurfaced memories used or helpful)\n", d.Rate, d.Useful, d.Resurfaced)
 	return err

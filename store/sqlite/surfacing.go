@@ -270,7 +270,7 @@ func (s *Store) FindEvents(ctx context.Context, f models.EventFilter) ([]*models
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
 	}
-	if f.AfterSeq > 0 {
+	if f.BySeq {
 		q += ` ORDER BY seq`
 	} else {
 		q += ` ORDER BY at, id`

@@ -45,7 +45,7 @@ func (f *filler) value(t *testing.T, v reflect.Value, path string) {
 	switch v.Kind() {
 	case reflect.String:
 		v.SetString(fmt.Sprintf("v%d", f.next()))
-	case reflect.Int:
+	case reflect.Int, reflect.Int64:
 		v.SetInt(int64(f.next()))
 	case reflect.Float64:
 		v.SetFloat(float64(f.next()) / 128) // exact in binary, and ≤ 1 for the first 128
@@ -524,7 +524,7 @@ func stored(t *testing.T, f reflect.Value) any {
 	switch f.Kind() {
 	case reflect.String:
 		return f.String()
-	case reflect.Int:
+	case reflect.Int, reflect.Int64:
 		return f.Int()
 	case reflect.Float64:
 		return f.Float()

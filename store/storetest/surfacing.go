@@ -322,11 +322,51 @@ func testUpdate(t *testing.T, open func(t *testing.T) models.Store) {
 		}))
 		evs, err := s.FindEvents(ctx, models.EventFilter{Namespace: ns})
 		mustNil(t, err)
-		assertEqual(t, "events", evs, []*models.Event{ev, {ID: "e2", Namespace: ns, Type: models.EventIgnored, At: at(9), Implicit: true}})
+		// Seq numbers each namespace's events in application order; a duplicate takes none.
+		if ev.Seq != 1 {
+			t.Errorf("e1 seq = %d, want 1", ev.Seq)
+		}
+		assertEqual(t, "events", evs, []*models.Event{ev, {ID: "e2", Namespace: ns, Type: models.EventIgnored, At: at(9), Implicit: true, Seq: 2}})
+		// Application order, whatever the times: e0 is dated first but applied third.
+		mustNil(t, s.Update(ctx, func(tx models.Tx) error {
+			return tx.InsertEvent(&models.Event{ID: "e0", Namespace: ns, Type: models.EventUsed, At: at(1)})
+		}))
+		bySeq, err := s.FindEvents(ctx, models.EventFilter{Namespace: ns, BySeq: true, AfterSeq: 1})
+		mustNil(t, err)
+		if len(bySeq) != 2 || bySeq[0].ID != "e2" || bySeq[1].ID != "e0" || bySeq[1].Seq != 3 {
+			t.Errorf("events after seq 1 by seq: %v, want e2 (2), e0 (3)", bySeq)
+		}
+		otherEvs, err := s.FindEvents(ctx, models.EventFilter{Namespace: other, BySeq: true})
+		mustNil(t, err)
+		if len(otherEvs) != 1 || otherEvs[0].Seq != 1 {
+			t.Errorf("the other namespace's events %v, want one at seq 1", otherEvs)
+		}
 		err = s.Update(ctx, func(tx models.Tx) error {
 			return tx.InsertEvent(&models.Event{ID: "e3", Namespace: ns, Type: "shrugged", At: at(9)})
 		})
 		wantCode(t, err, models.EINVALID)
+	})
+	t.Run("TxState", func(t *testing.T) {
+		// State set in a transaction is the store's state once it commits, and not when it
+		// fails.
+		mustNil(t, s.Update(ctx, func(tx models.Tx) error {
+			v, err := tx.GetState("learn/test")
+			if err != nil || v != "" {
+				t.Errorf("missing key = %q, %v; want \"\"", v, err)
+			}
+			return tx.SetState("learn/test", "one")
+		}))
+		err := s.Update(ctx, func(tx models.Tx) error {
+			if v, err := tx.GetState("learn/test"); err != nil || v != "one" {
+				t.Errorf("in tx = %q, %v; want one", v, err)
+			}
+			mustNil(t, tx.SetState("learn/test", "two"))
+			return models.Errorf(models.EINVALID, "abort")
+		})
+		wantCode(t, err, models.EINVALID)
+		if v, err := s.GetState(ctx, "learn/test"); err != nil || v != "one" {
+			t.Errorf("after an aborted tx = %q, %v; want one", v, err)
+		}
 	})
 	t.Run("ErrNotFound", func(t *testing.T) {
 		err := s.Update(ctx, func(tx models.Tx) error {

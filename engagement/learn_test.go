@@ -1,0 +1,120 @@
+package engagement_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/salience-ai/salience/engagement"
+	"github.com/salience-ai/salience/learn"
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/store/sqlite"
+)
+
+// learnFixture adds to fixture n surfacings of m1–m3 in namespace a with varied components
+// and query words, and returns the events that report on them (uses for m1, else ignores).
+func learnFixture(t *testing.T, n int) (*sqlite.Store, *engagement.Service, []*models.Event) {
+	t.Helper()
+	st, svc := fixture(t)
+	var evs []*models.Event
+	for i := range n {
+		mem := fmt.Sprintf("m%d", 1+i%3)
+		at := t0.Add(-time.Duration(n-i) * time.Second)
+		sf := surfacing("a", fmt.Sprintf("L%d", i), "c2", fmt.Sprintf("T%d", i), mem, models.ModeSearch, at)
+		sf.Components = models.Components{Score: 0.3 + 0.05*float64(i%7), BM25: float64(i%5) / 4, Confidence: 0.5, Used: float64(i % 4)}
+		sf.Terms = []string{"sunset", "paint"}
+		must(t, st.RecordSurfacings(ctx, []*models.Surfacing{sf}, nil))
+		typ := models.EventIgnored
+		if mem == "m1" {
+			typ = models.EventUsed
+		}
+		evs = append(evs, &models.Event{ID: fmt.Sprintf("e%d", i), SurfacingID: sf.ID, Type: typ, At: at})
+	}
+	return st, svc, evs
+}
+
+func modelOf(t *testing.T, st *sqlite.Store) (string, *learn.Model) {
+	t.Helper()
+	s, err := st.GetState(ctx, learn.Key("a"))
+	must(t, err)
+	m, err := learn.Decode(s, learn.DefaultConfig())
+	must(t, err)
+	return s, m
+}
+
+// The model trains on every applied event, in the log's sequence order; per batch or per
+// event the stored model is the same; a replayed event changes nothing; relearn rebuilds
+// the online model from the log.
+func TestModelLearnsFromEvents(t *testing.T) {
+	st, svc, evs := learnFixture(t, 30)
+	for _, ev := range evs[:10] {
+		_, err := svc.Apply(ctx, "a", []*models.Event{ev})
+		must(t, err)
+	}
+	_, err := svc.Apply(ctx, "a", evs[10:])
+	must(t, err)
+	state, m := modelOf(t, st)
+	if m.N != 30 || m.Seq != 30 {
+		t.Fatalf("model N %d seq %d, want 30 and 30", m.N, m.Seq)
+	}
+	if m.W[learn.FBias] == -4 {
+		t.Error("the bias did not move")
+	}
+	logged, err := st.FindEvents(ctx, models.EventFilter{Namespace: "a", BySeq: true})
+	must(t, err)
+	for i, ev := range logged {
+		if ev.Seq != int64(i+1) || ev.ID != evs[i].ID {
+			t.Fatalf("event %d: %s seq %d, want %s seq %d", i, ev.ID, ev.Seq, evs[i].ID, i+1)
+		}
+	}
+
+	// The same events one batch at a time on a fresh store give the same model.
+	st2, svc2, evs2 := learnFixture(t, 30)
+	_, err = svc2.Apply(ctx, "a", evs2)
+	must(t, err)
+	if state2, _ := modelOf(t, st2); state2 != state {
+		t.Errorf("one batch and many batches differ:\n%s\n%s", state2, state)
+	}
+
+	// A replayed event is a duplicate and leaves the model as it was.
+	res, err := svc.Apply(ctx, "a", []*models.Event{evs[3]})
+	must(t, err)
+	if res.Duplicates != 1 {
+		t.Fatalf("replay: %+v", res.Results)
+	}
+	if again, _ := modelOf(t, st); again != state {
+		t.Errorf("a replayed event changed the model:\n%s\n%s", again, state)
+	}
+
+	// Relearn from the log.
+	rr, err := svc.Relearn(ctx, "a")
+	must(t, err)
+	if rr.Events != 30 || rr.Version != 30 || rr.MaxDiff > 1e-9 {
+		t.Errorf("relearn: %+v, want 30 events, version 30, max diff ≤ 1e-9", rr)
+	}
+	if after, _ := modelOf(t, st); after != state {
+		t.Errorf("relearned model differs:\n%s\n%s", after, state)
+	}
+}
+
+// A used memory learns the query words its content lacks, and text search finds it by them.
+func TestUsedMemoryLearnsQueryWords(t *testing.T) {
+	st, svc, evs := learnFixture(t, 3)
+	if hits, err := st.SearchText(ctx, "a", "sunset", 10); err != nil || len(hits) != 0 {
+		t.Fatalf("before: %v, %v; want no hit", hits, err)
+	}
+	_, err := svc.Apply(ctx, "a", evs)
+	must(t, err)
+	m := getMemory(t, st, "a", "m1")
+	if len(m.Learned) != 2 || m.Learned[0].Term != "paint" || m.Learned[1].Term != "sunset" || m.Learned[0].Weight != 1 {
+		t.Errorf("m1 learned %+v, want paint and sunset at weight 1", m.Learned)
+	}
+	if m2 := getMemory(t, st, "a", "m2"); len(m2.Learned) != 0 {
+		t.Errorf("an ignored memory learned %+v", m2.Learned)
+	}
+	hits, err := st.SearchText(ctx, "a", "sunset", 10)
+	must(t, err)
+	if len(hits) != 1 || hits[0].ID != "m1" {
+		t.Errorf("search by a learned word: %v, want m1", hits)
+	}
+}
