@@ -124,6 +124,7 @@ commands:
   eval      run a retrieval evaluation (salience eval locomo --help)
   bench     run a benchmark (salience bench recall --help, salience bench engagement --help)
   metrics   print a namespace's engagement metrics (salience metrics --ns NS [--data DIR])
+  relearn   rebuild a namespace's relevance model from its event log (salience relearn --ns NS [--data DIR])
   mcp       serve a namespace's MCP tools over stdio, through a running server (salience mcp --ns NS)
   reembed   re-embed a namespace with the configured embedder, server stopped (salience reembed --ns NS [--data DIR] [--embedder ...])
   soak      run a server under mixed traffic and check it holds (salience soak --help)
@@ -144,7 +145,7 @@ func (m *Main) ParseFlags(ctx context.Context, args []string) error {
 	}
 	switch m.Command {
 	case "serve":
-	case "eval", "bench", "metrics", "mcp", "reembed", "soak":
+	case "eval", "bench", "metrics", "mcp", "reembed", "soak", "relearn":
 		m.Args = args
 		return nil
 	case "version":
@@ -205,6 +206,8 @@ func (m *Main) Run(ctx context.Context) error {
 		return runBench(ctx, m.Args, m.Stdout, m.Stderr)
 	case "metrics":
 		return runMetrics(ctx, m.Args, m.Stdout, m.Stderr)
+	case "relearn":
+		return runRelearn(ctx, m.Args, m.Stdout, m.Stderr)
 	case "mcp":
 		return runMCP(ctx, m.Args, os.Stdin, nopCloser{m.Stdout}, m.Stderr, m.Getenv)
 	case "reembed":

@@ -88,10 +88,25 @@ func TestEngagementLoopEndToEnd(t *testing.T) {
 		"namespace loop, all time: 1 conversations, 1 turns",
 		"events: 2 (used 1, helpful 0, ignored 0, dismissed 1; 0 implicit)",
 		"proactive recall: 0.000 (0 of 1 used search results had been volunteered earlier)",
+		"p_use calibration: Brier",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}
+	}
+
+	// relearn rebuilds the model the two events trained, while the server runs.
+	out.Reset()
+	cli = NewMain()
+	cli.Stdout, cli.Stderr = &out, &errOut
+	if err := cli.ParseFlags(context.Background(), []string{"relearn", "--data", s.dir, "--ns", "loop"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cli.Run(context.Background()); err != nil {
+		t.Fatalf("relearn: %v\n%s", err, errOut.String())
+	}
+	if want := "namespace loop: relevance model rebuilt from 2 events (0 without their surfacing), version 2; largest weight difference from the online model 0\n"; out.String() != want {
+		t.Errorf("relearn printed %q, want %q", out.String(), want)
 	}
 }
 

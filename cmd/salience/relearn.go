@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/salience-ai/salience/engagement"
+	"github.com/salience-ai/salience/store/sqlite"
+)
+
+// runRelearn runs `salience relearn`: it rebuilds a namespace's relevance model from the
+// engagement log, replayed in sequence order from the prior, stores it, and prints how far
+// the online model was from it. It opens the database of a data directory like `salience
+// metrics`; that is safe while a server uses the same database: the rebuilt model is stored
+// in one transaction only when no event was applied after the last one replayed
+// (engagement.Service.Relearn), else the new events are replayed first.
+func runRelearn(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("salience relearn", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	data := fs.String("data", DefaultDataDir, "data directory; the database is <data>/"+DatabaseFile)
+	ns := fs.String("ns", "", "namespace (required)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: salience relearn --ns NS [--data DIR]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("relearn: unexpected arguments %q", fs.Args())
+	}
+	if *ns == "" {
+		fs.Usage()
+		return errors.New("relearn: --ns is required")
+	}
+	path := filepath.Join(*data, DatabaseFile)
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("relearn: no database at %s: %w", path, err)
+	}
+	st, err := sqlite.Open(path, sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	r, err := engagement.NewService(st, engagement.ServiceOptions{}).Relearn(ctx, *ns)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "namespace %s: relevance model rebuilt from %d events (%d without their surfacing), version %d; largest weight difference from the online model %.3g\n",
+		*ns, r.Events, r.Skipped, r.Version, r.MaxDiff)
+	return err
+}
