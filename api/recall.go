@@ -124,12 +124,11 @@ type Components struct {
 	// Volunteer is the score a volunteered memory must bring over the threshold.
 	Volunteer float64 `json:"volunteer,omitempty"`
 	// What the relevance model reads besides the above: WeightedScore is the weighted sum of
-	// the components (the score before the model); Used and Unused the times the memory was
-	// used, and surfaced without being used, before; Speaker 1 when the query names the
+	// the components (the score before the model); Used the times the memory was used
+	// before; Speaker 1 when the query names the
 	// memory's speaker; Turn 1 for a conversation turn.
 	WeightedScore float64 `json:"weighted_score"`
 	Used          float64 `json:"used,omitempty"`
-	Unused        float64 `json:"unused,omitempty"`
 	Speaker       float64 `json:"speaker,omitempty"`
 	Turn          float64 `json:"turn,omitempty"`
 	// Model is each feature's contribution w·x to the logit of p_use (bias included), and

@@ -24,7 +24,7 @@ func FuzzUpdate(f *testing.F) {
 				data = data[8:]
 				return x
 			}
-			c := models.Components{Score: v(), BM25: v(), Used: v(), Unused: v(), Speaker: 1}
+			c := models.Components{Score: v(), BM25: v(), Used: v(), Phrase: v(), Speaker: 1}
 			y := float64(data[0] & 1)
 			data = data[1:]
 			x := Features(&c)

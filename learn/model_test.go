@@ -107,7 +107,7 @@ func TestL2PullsTowardsPrior(t *testing.T) {
 }
 
 func TestFeaturesBounded(t *testing.T) {
-	x := Features(&models.Components{Score: math.NaN(), BM25: 7, Used: 1e9, Unused: -3, Confidence: math.Inf(1)})
+	x := Features(&models.Components{Score: math.NaN(), BM25: 7, Used: 1e9, Confidence: math.Inf(1)})
 	want := Vector{FBias: 1, FBM25: 1, FUsed: capCount, FConfidence: 0.5}
 	if x != want {
 		t.Errorf("features = %v, want %v", x, want)

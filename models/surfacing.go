@@ -40,7 +40,6 @@ type Components struct {
 	// its speaker, whether it is a conversation turn.
 	Score   float64 `json:"weighted_score,omitempty"` // Σ w·f / Σ w, the score before the model
 	Used    float64 `json:"used,omitempty"`           // times used or helpful before
-	Unused  float64 `json:"unused,omitempty"`         // times surfaced before and not used
 	Speaker float64 `json:"speaker,omitempty"`        // 1 when the query names the memory's speaker
 	Turn    float64 `json:"turn,omitempty"`           // 1 for a conversation turn
 }

@@ -58,7 +58,6 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 // speaker for the request), whether it is a conversation turn.
 func history(c *models.Components, m *models.Memory, queryTerms []string, speakers map[string]float64) {
 	c.Used = float64(m.UsageCount)
-	c.Unused = float64(max(0, m.SurfaceCount-m.UsageCount))
 	if m.Kind == models.KindTurn {
 		c.Turn = 1
 	}

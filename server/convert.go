@@ -181,7 +181,6 @@ func componentsToAPI(c *models.Components) *api.Components {
 
 		WeightedScore: c.Score,
 		Used:          c.Used,
-		Unused:        c.Unused,
 		Speaker:       c.Speaker,
 		Turn:          c.Turn,
 	}
