@@ -175,7 +175,11 @@ func (m *Model) Update(cfg Config, x *Vector, y float64) {
 			continue
 		}
 		m.G[i] += g * g
-		m.W[i] -= cfg.Rate * g / math.Sqrt(m.G[i])
+		step := cfg.Rate * g / math.Sqrt(m.G[i])
+		if math.IsNaN(step) || math.IsInf(step, 0) {
+			continue // a gradient so small its square underflows (found by FuzzUpdate)
+		}
+		m.W[i] -= step
 		m.W[i] = math.Max(w0[i]-cfg.MaxWeight, math.Min(w0[i]+cfg.MaxWeight, m.W[i]))
 	}
 	m.N++
