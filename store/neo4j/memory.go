@@ -35,6 +35,9 @@ func metaProps(m *models.Memory) map[string]any {
 		"surfaces": int64(m.SurfaceCount), "last_surfaced": encTime(m.LastSurfaced),
 		"dismissals": m.RecentDismissals, "irrelevant": encJSON(m.IrrelevantContexts, len(m.IrrelevantContexts) == 0),
 		"schedule": encJSON(m.Schedule, m.Schedule == (models.Schedule{})),
+		// The learned words (feedback expansion) are kept; SearchText does not search
+		// them yet (the embedded store's learned field has no Lucene counterpart here).
+		"learned": encJSON(m.Learned, len(m.Learned) == 0),
 	}
 }
 
@@ -65,6 +68,7 @@ func decMemory(v any) (*models.Memory, error) {
 	}
 	p.json("irrelevant", &m.IrrelevantContexts)
 	p.json("schedule", &m.Schedule)
+	p.json("learned", &m.Learned)
 	return m, p.err
 }
 
@@ -480,6 +484,7 @@ func cloneMemory(m *models.Memory) *models.Memory {
 	for _, ctx := range m.IrrelevantContexts {
 		c.IrrelevantContexts = append(c.IrrelevantContexts, slices.Clone(ctx))
 	}
+	c.Learned = slices.Clone(m.Learned)
 	return &c
 }
 

@@ -37,6 +37,7 @@ var schema = []string{
 	`CREATE INDEX salience_surfacing_memory IF NOT EXISTS FOR (n:Surfacing) ON (n.ns, n.memory)`,
 	`CREATE INDEX salience_surfacing_conv IF NOT EXISTS FOR (n:Surfacing) ON (n.ns, n.conv)`,
 	`CREATE INDEX salience_event_at IF NOT EXISTS FOR (n:Event) ON (n.ns, n.at)`,
+	`CREATE INDEX salience_event_seq IF NOT EXISTS FOR (n:Event) ON (n.ns, n.seq)`,
 	`CREATE INDEX salience_queue_ns IF NOT EXISTS FOR (n:QueueItem) ON (n.ns)`,
 	`CREATE INDEX salience_jobrun_job IF NOT EXISTS FOR (n:JobRun) ON (n.job)`,
 	// The terms are nlp.Terms of the unit's text joined by spaces: the whitespace analyzer

@@ -19,6 +19,7 @@ func surfacingProps(s *models.Surfacing) map[string]any {
 		"conv_type":  s.ConvType, "threshold": s.Threshold, "arm_prob": s.ArmProb, "variant": s.Variant,
 		"concepts": encStrings(s.Concepts), "latency": s.LatencyMS, "at": encTime(s.At),
 		"outcome": string(s.Outcome), "outcome_at": encTime(s.OutcomeAt),
+		"terms": encStrings(s.Terms), "p_use": s.PUse, "model_version": s.ModelVersion,
 	}
 }
 
@@ -35,6 +36,7 @@ func decSurfacing(v any) (*models.Surfacing, error) {
 		ConvType: p.str("conv_type"), Threshold: p.f64("threshold"), ArmProb: p.f64("arm_prob"), Variant: p.str("variant"),
 		Concepts: p.strs("concepts"), LatencyMS: p.f64("latency"), At: p.time("at"),
 		Outcome: models.EventType(p.str("outcome")), OutcomeAt: p.time("outcome_at"),
+		Terms: p.strs("terms"), PUse: p.f64("p_use"), ModelVersion: p.i64("model_version"),
 	}
 	p.json("components", &s.Components)
 	return s, p.err
@@ -356,6 +358,7 @@ func eventProps(e *models.Event) map[string]any {
 	return map[string]any{
 		"ns": e.Namespace, "id": e.ID, "surfacing": e.SurfacingID, "memory": e.MemoryID, "conv": e.ConversationID,
 		"type": string(e.Type), "at": encTime(e.At), "concepts": encStrings(e.Concepts), "implicit": e.Implicit,
+		"seq": e.Seq,
 	}
 }
 
@@ -364,7 +367,7 @@ func decEvent(v any) (*models.Event, error) {
 	e := &models.Event{
 		ID: p.str("id"), Namespace: p.str("ns"), SurfacingID: p.str("surfacing"), MemoryID: p.str("memory"),
 		ConversationID: p.str("conv"), Type: models.EventType(p.str("type")), At: p.time("at"),
-		Concepts: p.strs("concepts"), Implicit: p.bool("implicit"),
+		Concepts: p.strs("concepts"), Implicit: p.bool("implicit"), Seq: p.i64("seq"),
 	}
 	return e, p.err
 }
@@ -375,11 +378,17 @@ const (
 	findEventsEnd = `
 		AND ($since IS NULL OR e.at >= $since)
 		AND ($until IS NULL OR e.at < $until)
-		RETURN e {.*} AS e ORDER BY e.at, e.id LIMIT $limit`
+		AND ($after IS NULL OR e.seq > $after)
+		RETURN e {.*} AS e ORDER BY `
+	byTime = `e.at, e.id LIMIT $limit`
+	bySeq  = `e.seq LIMIT $limit`
 )
 
-// findEventsQueries[allNamespaces].
-var findEventsQueries = [2]string{findEventsNS + findEventsEnd, findEventsAll + findEventsEnd}
+// findEventsQueries[allNamespaces][bySeq].
+var findEventsQueries = [2][2]string{
+	{findEventsNS + findEventsEnd + byTime, findEventsNS + findEventsEnd + bySeq},
+	{findEventsAll + findEventsEnd + byTime, findEventsAll + findEventsEnd + bySeq},
+}
 
 // noLimit stands for "all rows" where a query takes a LIMIT.
 const noLimit = int64(1) << 62
@@ -402,8 +411,16 @@ func (s *Store) FindEvents(ctx context.Context, f models.EventFilter) ([]*models
 	}
 	var out []*models.Event
 	err := s.read(ctx, "find events", func(tx neo4j.ManagedTransaction) error {
-		recs, err := collect(ctx, tx, findEventsQueries[all], map[string]any{"ns": optString(f.Namespace),
-			"since": optTime(f.Since), "until": optTime(f.Until), "limit": limit})
+		order := 0
+		if f.BySeq {
+			order = 1
+		}
+		var after any
+		if f.AfterSeq > 0 {
+			after = f.AfterSeq
+		}
+		recs, err := collect(ctx, tx, findEventsQueries[all][order], map[string]any{"ns": optString(f.Namespace),
+			"since": optTime(f.Since), "until": optTime(f.Until), "after": after, "limit": limit})
 		if err != nil {
 			return err
 		}

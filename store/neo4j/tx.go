@@ -29,7 +29,8 @@ func (s *Store) Update(ctx context.Context, fn func(tx models.Tx) error) error {
 type storeTx struct {
 	ctx    context.Context
 	tx     neo4j.ManagedTransaction
-	locked map[string]bool // namespaces whose update lock this transaction holds
+	locked map[string]bool  // namespaces whose update lock this transaction holds
+	seqs   map[string]int64 // the last event Seq of each namespace this transaction logged
 	done   bool
 }
 
@@ -237,6 +238,10 @@ func (t *storeTx) FindSurfacings(f models.SurfacingFilter) ([]*models.Surfacing,
 const (
 	txEventExists = `MATCH (e:Event {ns: $ns, id: $id}) RETURN count(e) AS n`
 	txInsertEvent = `CREATE (e:Event) SET e = $p`
+	txLastSeq     = `MATCH (e:Event {ns: $ns}) RETURN coalesce(max(e.seq), 0) AS n`
+	// txGetState write-locks the state node it reads, as the other Gets do, so a
+	// read-modify-write of a key (the relevance model) cannot lose a concurrent one.
+	txGetState = `MERGE (s:State {key: $key}) SET s.lk = NOT coalesce(s.lk, false) RETURN s.value AS value`
 )
 
 // InsertEvent appends an event; EDUPLICATE when its id exists in the namespace. The check
@@ -259,5 +264,52 @@ func (t *storeTx) InsertEvent(e *models.Event) error {
 	if n, _ := recs[0].Values[0].(int64); n > 0 {
 		return models.Errorf(models.EDUPLICATE, "event %s was already recorded", e.ID)
 	}
-	return t.wrap(exec(t.ctx, t.tx, txInsertEvent, map[string]any{"p": eventProps(e)}), "insert event")
+	// The namespace's update lock, held to commit, makes max + 1 the next number.
+	last, ok := t.seqs[e.Namespace]
+	if !ok {
+		recs, err := collect(t.ctx, t.tx, txLastSeq, map[string]any{"ns": e.Namespace})
+		if err != nil {
+			return t.wrap(err, "insert event")
+		}
+		last, _ = recs[0].Values[0].(int64)
+	}
+	e.Seq = last + 1
+	if err := exec(t.ctx, t.tx, txInsertEvent, map[string]any{"p": eventProps(e)}); err != nil {
+		e.Seq = 0
+		return t.wrap(err, "insert event")
+	}
+	if t.seqs == nil {
+		t.seqs = map[string]int64{}
+	}
+	t.seqs[e.Namespace] = e.Seq
+	return nil
+}
+
+// GetState and SetState read and write the store's state inside the transaction.
+func (t *storeTx) GetState(key string) (string, error) {
+	if t.done {
+		return "", errTxDone
+	}
+	if key == "" {
+		return "", models.Invalid("key", "key is required")
+	}
+	recs, err := collect(t.ctx, t.tx, txGetState, map[string]any{"key": key})
+	if err != nil {
+		return "", t.wrap(err, "get state")
+	}
+	v := ""
+	if len(recs) > 0 {
+		v, _ = recs[0].Values[0].(string)
+	}
+	return v, nil
+}
+
+func (t *storeTx) SetState(key, value string) error {
+	if t.done {
+		return errTxDone
+	}
+	if key == "" {
+		return models.Invalid("key", "key is required")
+	}
+	return t.wrap(exec(t.ctx, t.tx, setState, map[string]any{"key": key, "value": value}), "set state")
 }
