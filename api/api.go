@@ -31,3 +31,14 @@ type StatusResponse struct {
 type NamespacesResponse struct {
 	Namespaces []string `json:"namespaces"`
 }
+
+// RelearnResponse says what rebuilding a namespace's relevance model did (admin): the
+// events replayed, those skipped because their surfacing is gone, the rebuilt model's
+// version and the largest difference of a weight from the online model's.
+type RelearnResponse struct {
+	Namespace string  `json:"namespace"`
+	Events    int     `json:"events"`
+	Skipped   int     `json:"skipped"`
+	Version   int64   `json:"version"`
+	MaxDiff   float64 `json:"max_diff"`
+}

@@ -7,7 +7,32 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/salience-ai/salience/api"
+	"github.com/salience-ai/salience/engagement"
+	"github.com/salience-ai/salience/models"
 )
+
+// Relearner rebuilds a namespace's relevance model from its event log (engagement.Service).
+type Relearner interface {
+	Relearn(ctx context.Context, ns string) (*engagement.RelearnResult, error)
+}
+
+// errNoRelearn answers the relearn route of a server built without it.
+var errNoRelearn = models.Errorf(models.EUNAVAILABLE, "relearn is not configured on this server")
+
+// relearn handles POST /v1/admin/namespaces/:ns/relearn.
+func (s *Server) relearn(c *gin.Context) {
+	if s.relearner == nil {
+		fail(c, errNoRelearn)
+		return
+	}
+	ns := c.Param("ns")
+	r, err := s.relearner.Relearn(c.Request.Context(), ns)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, api.RelearnResponse{Namespace: ns, Events: r.Events, Skipped: r.Skipped, Version: r.Version, MaxDiff: r.MaxDiff})
+}
 
 // NamespaceLister lists the namespaces that hold memories (admin).
 type NamespaceLister interface {

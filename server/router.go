@@ -48,6 +48,7 @@ func (s *Server) routes() *gin.Engine {
 	// Admin routes: admin keys only.
 	admin := v1.Group("/admin", s.requireAdmin, s.requireReady)
 	admin.GET("/namespaces", s.listNamespaces)
+	admin.POST("/namespaces/:ns/relearn", s.relearn)
 	admin.GET("/jobs", s.listJobs)
 	admin.GET("/jobs/:name/runs", s.jobRuns)
 	admin.POST("/jobs/:name/run", s.runJob)

@@ -40,6 +40,9 @@ type Config struct {
 	Engagement Engager
 	// Reports serves GET /v1/namespaces/{ns}/metrics (engagement.Service); nil answers it 503.
 	Reports MetricsReporter
+	// Relearner serves POST /v1/admin/namespaces/{ns}/relearn (engagement.Service); nil
+	// answers it 503.
+	Relearner Relearner
 
 	// Keys are the API keys; nil means no authentication (the caller must then listen on
 	// loopback only).
@@ -72,6 +75,7 @@ type Server struct {
 
 	engagement Engager
 	reports    MetricsReporter
+	relearner  Relearner
 
 	metrics *metrics
 	engine  *gin.Engine
@@ -94,6 +98,7 @@ func New(cfg Config) *Server {
 		queue:      cfg.Queue,
 		engagement: cfg.Engagement,
 		reports:    cfg.Reports,
+		relearner:  cfg.Relearner,
 		keys:       cfg.Keys,
 		maxBody:    cfg.MaxBodyBytes,
 		log:        cfg.Logger,

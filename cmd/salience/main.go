@@ -289,6 +289,7 @@ func (m *Main) serve(ctx context.Context) error {
 		Queue:        st,
 		Engagement:   eng,
 		Reports:      eng,
+		Relearner:    eng,
 		Keys:         m.keys,
 		MaxBodyBytes: c.MaxBodyBytes,
 		Logger:       m.logger,

@@ -108,6 +108,12 @@ func TestEngagementLoopEndToEnd(t *testing.T) {
 	if want := "namespace loop: relevance model rebuilt from 2 events (0 without their surfacing), version 2; largest weight difference from the online model 0\n"; out.String() != want {
 		t.Errorf("relearn printed %q, want %q", out.String(), want)
 	}
+	// The same through the running server's admin route.
+	var rr api.RelearnResponse
+	s.must("POST", "/v1/admin/namespaces/loop/relearn", "", "", 200, &rr)
+	if rr != (api.RelearnResponse{Namespace: "loop", Events: 2, Version: 2}) {
+		t.Errorf("relearn route = %+v", rr)
+	}
 }
 
 func TestMetricsCommandErrors(t *testing.T) {
