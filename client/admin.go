@@ -62,6 +62,16 @@ func (c *Client) JobRuns(ctx context.Context, job string, limit int) ([]api.JobR
 	return out.Runs, nil
 }
 
+// Relearn rebuilds a namespace's relevance model from its event log, in sequence order.
+// Retried: a rebuild from the same log stores the same model.
+func (c *Client) Relearn(ctx context.Context, ns string) (*api.RelearnResponse, error) {
+	var out api.RelearnResponse
+	if err := c.do(ctx, call{route: routeRelearn, params: []string{ns}, idempotent: true}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // RunJob starts a manual run of a job and returns the run as it started; JobRuns shows how
 // it ended. CodeConflict when the job is already running. Not retried: a repeat would
 // start a second run.

@@ -165,6 +165,10 @@ func TestTourOfEveryRoute(t *testing.T) {
 	if err != nil || !slices.Contains(names, "tour") {
 		t.Errorf("namespaces = %v, %v", names, err)
 	}
+	// The tour reported one use: the relevance model learned from one event.
+	if rl, err := c.Relearn(ctx, "tour"); err != nil || rl.Events != 1 || rl.Version != 1 || rl.MaxDiff != 0 {
+		t.Errorf("relearn = %+v, %v; want 1 event, version 1, max diff 0", rl, err)
+	}
 	jobs, err := c.Jobs(ctx)
 	if err != nil || len(jobs) != 4 {
 		t.Fatalf("jobs = %+v, %v", jobs, err)

@@ -51,5 +51,6 @@ var (
 	routeJobs        = route{"GET", "/v1/admin/jobs"}
 	routeJobRuns     = route{"GET", "/v1/admin/jobs/{name}/runs"}
 	routeJobRun      = route{"POST", "/v1/admin/jobs/{name}/run"}
-	routes           = []route{routeHealth, routeReady, routeCreate, routeList, routeGet, routeDelete, routeRecall, routeEngagement, routeMetrics, routeResurfacing, routeNamespaces, routeJobs, routeJobRuns, routeJobRun}
+	routeRelearn     = route{"POST", "/v1/admin/namespaces/{ns}/relearn"}
+	routes           = []route{routeHealth, routeReady, routeCreate, routeList, routeGet, routeDelete, routeRecall, routeEngagement, routeMetrics, routeResurfacing, routeNamespaces, routeJobs, routeJobRuns, routeJobRun, routeRelearn}
 )

@@ -80,6 +80,12 @@ func TestTenantIsolation(t *testing.T) {
 				{"unknown key", path("a"), "sk-tenant-a-000000000009", 401},
 			}
 			switch {
+			case strings.HasPrefix(r.Path, "/v1/admin/"):
+				checks = append(checks,
+					check{"A", path("a"), keyA, 403},
+					check{"*", path("a"), keyAll, 403},
+					check{"admin", path("a"), keyAdmin, adminStatus(route)},
+				)
 			case strings.Contains(r.Path, ":ns"):
 				checks = append(checks,
 					check{"A on b", path("b"), keyA, 403},
@@ -88,12 +94,6 @@ func TestTenantIsolation(t *testing.T) {
 					check{"A on a", path("a"), keyA, 0},
 					check{"B on b2", path("b2"), keyB, 0},
 					check{"* on b", path("b"), keyAll, 0},
-				)
-			case strings.HasPrefix(r.Path, "/v1/admin/"):
-				checks = append(checks,
-					check{"A", path(""), keyA, 403},
-					check{"*", path(""), keyAll, 403},
-					check{"admin", path(""), keyAdmin, adminStatus(route)},
 				)
 			default:
 				t.Fatalf("route %s has no authorization check in this test", route)

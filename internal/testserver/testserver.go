@@ -99,6 +99,7 @@ func Start(t testing.TB, opts Options) *Server {
 		Queue:      st,
 		Engagement: eng,
 		Reports:    eng,
+		Relearner:  eng,
 		Keys:       keys,
 		Logger:     logger,
 	})
