@@ -26,18 +26,25 @@ const unitTolerance = 1e-5
 // Vectors is an exact nearest-neighbour index by cosine similarity. Vectors are stored
 // L2-normalized in one flat row-major []float32, so a search is one matrix–vector product
 // (gonum blas32.Gemv) followed by a top-k selection; removal swaps the last row into the hole.
+//
+// Beside each row it keeps the row's int8 code (see vectors_approx.go): from ApproxMinRows
+// rows on, Search scans the codes, a quarter of the bytes, and rescores only the best few
+// hundred rows exactly.
 type Vectors struct {
-	mu   sync.RWMutex
-	dims int
-	data []float32 // len(ids) rows of dims
-	ids  []string  // by row
-	rows map[string]int
-	pool sync.Pool // *[]float32 score buffers
+	mu     sync.RWMutex
+	dims   int
+	data   []float32 // len(ids) rows of dims
+	stride int       // bytes in one int8 code: dims rounded up to a multiple of 32
+	codes  []int8    // len(ids) rows of stride
+	scales []float32 // by row: a code's unit, so row ≈ scale·code
+	ids    []string // by row
+	rows   map[string]int
+	pool   sync.Pool // *scratch
 }
 
 // NewVectors returns an empty index of dims-dimensional vectors.
 func NewVectors(dims int) *Vectors {
-	return &Vectors{dims: dims, rows: map[string]int{}}
+	return &Vectors{dims: dims, stride: (dims + 31) / 32 * 32, rows: map[string]int{}}
 }
 
 // Dims returns the dimension of the vectors.
@@ -83,9 +90,11 @@ func (v *Vectors) Add(id string, vec []float32) error {
 	defer v.mu.Unlock()
 	if r, ok := v.rows[id]; ok {
 		copy(v.data[r*v.dims:(r+1)*v.dims], vec)
+		v.scales[r] = quantize(v.codes[r*v.stride:(r+1)*v.stride], vec)
 		return nil
 	}
-	v.rows[id] = len(v.ids)
+	r := len(v.ids)
+	v.rows[id] = r
 	v.ids = append(v.ids, id)
 	if len(v.data)+v.dims > cap(v.data) {
 		// Double explicitly: append grows large slices by only 1.25×, which copies the
@@ -93,6 +102,8 @@ func (v *Vectors) Add(id string, vec []float32) error {
 		v.reserveLocked(2 * len(v.ids))
 	}
 	v.data = append(v.data, vec...)
+	v.codes = append(v.codes, make([]int8, v.stride)...)
+	v.scales = append(v.scales, quantize(v.codes[r*v.stride:], vec))
 	return nil
 }
 
@@ -117,6 +128,12 @@ func (v *Vectors) reserveLocked(rows int) {
 		copy(data, v.data)
 		v.data = data
 	}
+	if need := rows * v.stride; need > cap(v.codes) {
+		codes := make([]int8, len(v.codes), need)
+		copy(codes, v.codes)
+		v.codes = codes
+	}
+	v.scales = slices.Grow(v.scales, max(0, rows-len(v.scales)))
 }
 
 // Get returns a copy of id's stored (normalized) vector, or nil.
@@ -143,6 +160,8 @@ func (v *Vectors) Remove(id string) {
 	last := len(v.ids) - 1
 	if r != last {
 		copy(v.data[r*v.dims:(r+1)*v.dims], v.data[last*v.dims:])
+		copy(v.codes[r*v.stride:(r+1)*v.stride], v.codes[last*v.stride:])
+		v.scales[r] = v.scales[last]
 		v.ids[r] = v.ids[last]
 		v.rows[v.ids[r]] = r
 	}
@@ -150,11 +169,24 @@ func (v *Vectors) Remove(id string) {
 	v.ids[last] = ""
 	v.ids = v.ids[:last]
 	v.data = v.data[:last*v.dims]
+	v.codes = v.codes[:last*v.stride]
+	v.scales = v.scales[:last]
 }
 
 // Search returns the k vectors most similar to q by cosine similarity, best first; ties go
-// to the smaller id. It returns nil when q has the wrong dimension or is not finite.
+// to the smaller id. Below ApproxMinRows rows it is SearchExact; from there on it is
+// SearchApprox with Rescore(k) rows rescored. It returns nil when q has the wrong dimension
+// or is not finite.
 func (v *Vectors) Search(q []float32, k int) []Hit {
+	if v.Len() >= ApproxMinRows {
+		return v.SearchApprox(q, k, Rescore(k))
+	}
+	return v.SearchExact(q, k)
+}
+
+// SearchExact is Search by a full scan: every row's cosine with q. It is the reference the
+// approximate search is measured against.
+func (v *Vectors) SearchExact(q []float32, k int) []Hit {
 	if k <= 0 || len(q) != v.dims {
 		return nil
 	}
@@ -168,14 +200,9 @@ func (v *Vectors) Search(q []float32, k int) []Hit {
 	if n == 0 {
 		return nil
 	}
-	bp, _ := v.pool.Get().(*[]float32)
-	if bp == nil {
-		bp = new([]float32)
-	}
-	if cap(*bp) < n {
-		*bp = make([]float32, n+n/4)
-	}
-	scores := (*bp)[:n]
+	sc := v.scratch()
+	defer v.pool.Put(sc)
+	scores := growF32(&sc.scores, n)
 
 	x := blas32.Vector{N: v.dims, Inc: 1, Data: q}
 	gemv := func(lo, hi int) {
@@ -200,6 +227,5 @@ func (v *Vectors) Search(q []float32, k int) []Hit {
 		}
 		h.offer(int32(r), float64(s))
 	}
-	v.pool.Put(bp)
 	return h.sorted()
 }

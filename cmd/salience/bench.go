@@ -26,15 +26,17 @@ import (
 // server-side recall latency; the last line is JSON.
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: salience bench recall [--memories N] [--queries N] [--concurrency N] [--mode search|ambient] [--data DIR]\n       salience bench engagement [--events N] [--clients N] [--batch N]")
+		return errors.New("usage: salience bench recall [--memories N] [--queries N] [--concurrency N] [--mode search|ambient] [--data DIR]\n       salience bench engagement [--events N] [--clients N] [--batch N]\n       salience bench ann [--vectors N] [--queries N] [--k N] [--cluster-dims N]")
 	}
 	switch args[0] {
 	case "recall":
 		return benchRecall(ctx, args[1:], stdout, stderr)
 	case "engagement":
 		return benchEngagement(ctx, args[1:], stdout, stderr)
+	case "ann":
+		return benchANN(ctx, args[1:], stdout, stderr)
 	}
-	return fmt.Errorf("bench: unknown benchmark %q (want recall or engagement)", args[0])
+	return fmt.Errorf("bench: unknown benchmark %q (want recall, engagement or ann)", args[0])
 }
 
 func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) error {

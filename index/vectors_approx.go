@@ -1,0 +1,149 @@
+package index
+
+import (
+	"math"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/blas/blas32"
+)
+
+// Approximate search: every row also has an int8 code, the row scaled so its largest
+// component is ±127 and rounded, with that scale kept beside it. A search quantizes the query
+// the same way, scans the codes — a quarter of the float32 matrix's bytes, which is what
+// bounds the exact scan — ranking rows by scale·(code·query code), then ranks the best
+// Rescore(k) of those by their exact float32 cosine. Quantization error moves a score by far
+// less than the gap between a top-k row and the rows the rescoring does not reach, so the
+// result is, as measured (salience bench ann), almost always the exact top k.
+
+// ApproxMinRows is the index size from which Search is approximate. Below it the exact scan
+// costs about a millisecond, so small namespaces (a LoCoMo conversation is a few hundred
+// rows) keep exact results.
+const ApproxMinRows = 20_000
+
+// rescoreMin and rescoreFactor size the exact rescoring: Rescore(k) rows.
+const (
+	rescoreMin    = 256
+	rescoreFactor = 8
+)
+
+// Rescore is how many code-scan candidates a search for k rescores exactly: 8·k, at least
+// 256 (a 1 KB row each at 256 dimensions: 1/400 of the matrix at 100,000 rows).
+func Rescore(k int) int { return max(rescoreMin, rescoreFactor*k) }
+
+// quantize writes vec's int8 code into code (len ≥ len(vec), the rest zeroed) and returns its
+// scale: vec ≈ scale·code. A zero vector has scale 0.
+func quantize(code []int8, vec []float32) float32 {
+	clear(code)
+	var m float32
+	for _, f := range vec {
+		m = max(m, float32(math.Abs(float64(f))))
+	}
+	if m == 0 {
+		return 0
+	}
+	inv := 127 / m
+	for i, f := range vec {
+		code[i] = int8(math.Round(float64(f * inv)))
+	}
+	return m / 127
+}
+
+// dotsInt8Go is dotsInt8 without SIMD: the reference, and the kernel off amd64.
+func dotsInt8Go(q []int16, codes []int8, stride int, out []int32) {
+	for r := range out {
+		c := codes[r*stride : (r+1)*stride]
+		var s int32
+		for j, x := range c {
+			s += int32(q[j]) * int32(x)
+		}
+		out[r] = s
+	}
+}
+
+// scratch holds one search's buffers; pooled because searches run on every recall.
+type scratch struct {
+	scores []float32
+	dots   []int32
+	qcode  []int8
+	q16    []int16
+}
+
+func (v *Vectors) scratch() *scratch {
+	sc, _ := v.pool.Get().(*scratch)
+	if sc == nil {
+		sc = new(scratch)
+	}
+	return sc
+}
+
+// growF32 returns (*b)[:n], reallocating with headroom when it is too small.
+func growF32(b *[]float32, n int) []float32 {
+	if cap(*b) < n {
+		*b = make([]float32, n+n/4)
+	}
+	return (*b)[:n]
+}
+
+// SearchApprox is Search by int8 codes: the rescore rows (at least k) with the best code
+// scores are ranked by exact cosine and the best k returned; code-score ties go to the
+// smaller id. With rescore ≥ Len it equals SearchExact.
+func (v *Vectors) SearchApprox(q []float32, k, rescore int) []Hit {
+	if k <= 0 || len(q) != v.dims {
+		return nil
+	}
+	q, err := Normalize(q)
+	if err != nil {
+		return nil
+	}
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	n := len(v.ids)
+	if n == 0 {
+		return nil
+	}
+	rescore = min(max(rescore, k), n)
+	sc := v.scratch()
+	defer v.pool.Put(sc)
+
+	if cap(sc.qcode) < v.stride {
+		sc.qcode, sc.q16 = make([]int8, v.stride), make([]int16, v.stride)
+	}
+	qc, q16 := sc.qcode[:v.stride], sc.q16[:v.stride]
+	quantize(qc, q)
+	for i, c := range qc {
+		q16[i] = int16(c)
+	}
+	if cap(sc.dots) < n {
+		sc.dots = make([]int32, n+n/4)
+	}
+	dots := sc.dots[:n]
+	if n >= parallelRows && runtime.GOMAXPROCS(0) > 1 {
+		mid := n / 2
+		var wg sync.WaitGroup
+		wg.Go(func() { dotsInt8(q16, v.codes[:mid*v.stride], v.stride, dots[:mid]) })
+		dotsInt8(q16, v.codes[mid*v.stride:n*v.stride], v.stride, dots[mid:])
+		wg.Wait()
+	} else {
+		dotsInt8(q16, v.codes[:n*v.stride], v.stride, dots)
+	}
+
+	// The code scores' best rescore rows; the query's own scale is common to all and left out.
+	cand := topK{k: rescore, ids: v.ids}
+	for r, d := range dots {
+		s := float64(float32(d) * v.scales[r])
+		if len(cand.heap) == rescore && s < cand.heap[0].score {
+			continue
+		}
+		cand.offer(int32(r), s)
+	}
+
+	x := blas32.Vector{N: v.dims, Inc: 1, Data: q}
+	h := topK{k: k, ids: v.ids}
+	for _, c := range cand.heap {
+		r := int(c.ord)
+		row := blas32.Vector{N: v.dims, Inc: 1, Data: v.data[r*v.dims : (r+1)*v.dims]}
+		h.offer(c.ord, float64(blas32.Dot(x, row)))
+	}
+	return h.sorted()
+}
