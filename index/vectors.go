@@ -37,7 +37,7 @@ type Vectors struct {
 	stride int       // bytes in one int8 code: dims rounded up to a multiple of 32
 	codes  []int8    // len(ids) rows of stride
 	scales []float32 // by row: a code's unit, so row ≈ scale·code
-	ids    []string // by row
+	ids    []string  // by row
 	rows   map[string]int
 	pool   sync.Pool // *scratch
 }

@@ -58,6 +58,8 @@ type Store struct {
 	// commits, so the indexes see changes in commit order; Rebuild holds it too.
 	wmu sync.Mutex
 
+	surfacings surfacingGroup // group commit of RecordSurfacings (surfacing_group.go)
+
 	mu     sync.RWMutex      // guards spaces and the maps inside each space
 	spaces map[string]*space // in-memory state per namespace, valid when ready
 	ready  atomic.Bool

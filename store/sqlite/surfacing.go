@@ -61,7 +61,14 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 	if len(ss) == 0 && state == nil {
 		return nil
 	}
-	return s.write(ctx, "record surfacings", func(tx *wtx) (func(), error) {
+	return s.surfacings.record(s, &surfacingReq{ctx: ctx, ss: ss, state: state,
+		done: make(chan struct{}), lead: make(chan struct{}, 1)})
+}
+
+// recordTx writes one turn's surfacings and conversation state inside tx and returns what
+// to apply to the caches once tx commits.
+func (s *Store) recordTx(ctx context.Context, tx *wtx, ss []*models.Surfacing, state *models.ConversationState) (func(), error) {
+	{
 		if len(ss) > 0 {
 			// One statement for the rows and one per (namespace, time, count) for the
 			// counters: a turn's surfacings cost three statements, not two per result.
@@ -120,7 +127,7 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 				s.cacheConversation(state)
 			}
 		}, nil
-	})
+	}
 }
 
 // bumpSurfaced moves the cached counters of surfaced memories as RecordSurfacings did in SQL.

@@ -1,0 +1,136 @@
+package index
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func TestQuantizeLiterals(t *testing.T) {
+	code := make([]int8, 6)
+	code[5] = 9 // padding must be cleared
+	scale := quantize(code, []float32{0.5, -0.25, 0, 1, -1})
+	// 0.5·127 = 63.5 rounds away from zero; −0.25·127 = −31.75.
+	if want := []int8{64, -32, 0, 127, -127, 0}; !slices.Equal(code, want) {
+		t.Fatalf("code = %v, want %v", code, want)
+	}
+	if scale != float32(1)/127 {
+		t.Fatalf("scale = %v, want 1/127", scale)
+	}
+	if s := quantize(code, []float32{0, 0}); s != 0 || !slices.Equal(code, make([]int8, 6)) {
+		t.Fatalf("zero vector: scale %v, code %v", s, code)
+	}
+}
+
+// TestDotsInt8MatchesGo checks the SIMD kernel (where there is one) against the plain loop,
+// over the whole int8 range, several strides and row counts.
+func TestDotsInt8MatchesGo(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, stride := range []int{32, 64, 256, 1536} {
+		for _, rows := range []int{0, 1, 3, 37} {
+			q := make([]int16, stride)
+			for i := range q {
+				q[i] = int16(r.IntN(256) - 128)
+			}
+			codes := make([]int8, rows*stride)
+			for i := range codes {
+				codes[i] = int8(r.IntN(256) - 128)
+			}
+			codes = append(codes, make([]int8, 5)...) // bytes past the last row are not read
+			if rows > 0 {
+				codes[0], q[0] = -128, -128 // the extremes
+			}
+			got, want := make([]int32, rows), make([]int32, rows)
+			dotsInt8(q, codes, stride, got)
+			dotsInt8Go(q, codes, stride, want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("stride %d rows %d: got %v, want %v", stride, rows, got, want)
+			}
+		}
+	}
+	// A literal: (1,2,…,32)·(−1,…,−1) = −528.
+	q, c, out := make([]int16, 32), make([]int8, 32), make([]int32, 1)
+	for i := range q {
+		q[i], c[i] = int16(i+1), -1
+	}
+	dotsInt8(q, c, 32, out)
+	if out[0] != -528 {
+		t.Fatalf("literal dot = %d, want -528", out[0])
+	}
+}
+
+// TestSearchApproxEqualsExact: above ApproxMinRows, through swap-deletes and replacements,
+// Search (approximate) returns what brute force does on random vectors, whose top scores are
+// well apart compared with the int8 quantization error; and with rescore ≥ Len it is exact
+// by construction, also on dimensions that are not a multiple of 32.
+func TestSearchApproxEqualsExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	const dims = 40 // codes padded to 64
+	v := NewVectors(dims)
+	ref := map[string][]float32{}
+	n := ApproxMinRows + 2000
+	v.Grow(n)
+	for i := range n {
+		id := fmt.Sprintf("v%06d", i)
+		vec := randUnit(r, dims)
+		if err := v.Add(id, vec); err != nil {
+			t.Fatal(err)
+		}
+		ref[id] = vec
+	}
+	for i := 0; i < n; i += 7 {
+		id := fmt.Sprintf("v%06d", i)
+		if i%2 == 0 {
+			v.Remove(id)
+			delete(ref, id)
+		} else {
+			vec := randUnit(r, dims)
+			if err := v.Add(id, vec); err != nil {
+				t.Fatal(err)
+			}
+			ref[id] = vec
+		}
+	}
+	if v.Len() < ApproxMinRows {
+		t.Fatalf("Len = %d, below ApproxMinRows: the test would not exercise the approximate path", v.Len())
+	}
+	for range 20 {
+		q := randUnit(r, dims)
+		want := bruteForce(ref, q, 20)
+		assertHitsTol(t, v.Search(q, 20), want, 1e-5)
+		assertHitsTol(t, v.SearchExact(q, 20), want, 1e-5)
+	}
+	small := NewVectors(3)
+	for i, vec := range [][]float32{{1, 0, 0}, {0, 1, 0}, {0.9, 0.1, 0}, {-1, 0, 0}} {
+		if err := small.Add(fmt.Sprint(i), vec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := []float32{1, 0.05, 0}
+	assertHitsTol(t, small.SearchApprox(q, 2, 100), small.SearchExact(q, 2), 0)
+	if got := small.SearchApprox(q, 0, 10); got != nil {
+		t.Fatalf("k=0 returned %v", got)
+	}
+}
+
+func BenchmarkVectorsSearch100k256(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	v := NewVectors(256)
+	v.Grow(100_000)
+	for i := range 100_000 {
+		if err := v.Add(fmt.Sprintf("v%06d", i), randUnit(r, 256)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	qs := make([][]float32, 64)
+	for i := range qs {
+		qs[i] = randUnit(r, 256)
+	}
+	b.Run("exact", func(b *testing.B) {
+		reportPercentiles(b, func(i int) { v.SearchExact(qs[i%len(qs)], 40) })
+	})
+	b.Run("approx", func(b *testing.B) {
+		reportPercentiles(b, func(i int) { v.SearchApprox(qs[i%len(qs)], 40, Rescore(40)) })
+	})
+}
