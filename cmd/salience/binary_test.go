@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -222,6 +223,113 @@ func TestKill9LosesNoAcknowledgedWrite(t *testing.T) {
 	res.Body.Close()
 	if list.Total < len(want) {
 		t.Errorf("after restart the namespace holds %d memories, fewer than the %d acknowledged", list.Total, len(want))
+	}
+}
+
+// TestKill9KeepsReturnedSurfacings runs recalls from several goroutines (their surfacings
+// share group commits), kills the server with SIGKILL mid-stream, restarts it and checks
+// that engagement finds every surfacing id a recall returned before the kill.
+func TestKill9KeepsReturnedSurfacings(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	p := startBinary(t, bin, dir)
+	client := &http.Client{Timeout: 10 * time.Second}
+	post := func(base, path string, in, out any) int {
+		t.Helper()
+		body, _ := json.Marshal(in)
+		res, err := client.Post(base+path, "application/json", strings.NewReader(string(body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if out != nil {
+			if err := json.NewDecoder(res.Body).Decode(out); err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+		}
+		return res.StatusCode
+	}
+	var seed api.CreateMemoriesRequest
+	for i := range 40 {
+		seed.Memories = append(seed.Memories, api.MemoryInput{Kind: "fact",
+			Content: fmt.Sprintf("fact %d: the heron nests by the pond near the harbour tide table", i)})
+	}
+	if code := post(p.base, "/v1/namespaces/durable/memories", seed, nil); code != http.StatusCreated {
+		t.Fatalf("seeding: %d", code)
+	}
+
+	var (
+		mu    sync.Mutex
+		ids   []string
+		wg    sync.WaitGroup
+		count = make(chan struct{}, 1<<16)
+	)
+	for w := range 4 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				body, _ := json.Marshal(api.RecallRequest{Mode: "search", Query: "heron pond harbour tide", Limit: 5,
+					ConversationID: fmt.Sprintf("c%d", w), TurnID: fmt.Sprintf("w%d-t%d", w, i)})
+				res, err := client.Post(p.base+"/v1/namespaces/durable/recall", "application/json", strings.NewReader(string(body)))
+				if err != nil {
+					return // the server is gone
+				}
+				var out api.RecallResponse
+				err = json.NewDecoder(res.Body).Decode(&out)
+				res.Body.Close()
+				if err != nil || res.StatusCode != http.StatusOK {
+					continue // not returned: nothing to check
+				}
+				mu.Lock()
+				for _, r := range out.Results {
+					if r.SurfacingID != "" {
+						ids = append(ids, r.SurfacingID)
+					}
+				}
+				mu.Unlock()
+				count <- struct{}{}
+			}
+		})
+	}
+	deadline := time.After(60 * time.Second)
+	for n := 0; n < 150; n++ {
+		select {
+		case <-count:
+		case <-deadline:
+			t.Fatalf("only %d recalls answered in 60 s", n)
+		}
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err := p.cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("the server did not die of SIGKILL: %v", err)
+	}
+	wg.Wait()
+	mu.Lock()
+	want := append([]string(nil), ids...)
+	mu.Unlock()
+	if len(want) < 150 {
+		t.Fatalf("only %d surfacing ids returned before SIGKILL", len(want))
+	}
+	t.Logf("%d surfacing ids returned before SIGKILL", len(want))
+
+	p2 := startBinary(t, bin, dir)
+	for part := range slices.Chunk(want, 1000) {
+		var req api.EngagementRequest
+		for _, id := range part {
+			req.Events = append(req.Events, api.EngagementEvent{ID: "e-" + id, SurfacingID: id, Type: "used"})
+		}
+		var out api.EngagementResponse
+		if code := post(p2.base, "/v1/namespaces/durable/engagement", req, &out); code != http.StatusOK {
+			t.Fatalf("engagement: %d", code)
+		}
+		for i, r := range out.Results {
+			if r.Status != "applied" {
+				t.Errorf("surfacing %s returned before SIGKILL: engagement says %s %+v", part[i], r.Status, r.Error)
+			}
+		}
 	}
 }
 
