@@ -129,7 +129,10 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	defer st.Close()
 	rebuild := time.Since(start)
 	runtime.GC() // as serve does: collect the rebuild's garbage before serving
-	fmt.Fprintf(stdout, "reopened and rebuilt indexes in %.2fs\n", rebuild.Seconds())
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	rssMB, heapMB := float64(residentBytes())/(1<<20), float64(ms.HeapInuse)/(1<<20)
+	fmt.Fprintf(stdout, "reopened and rebuilt indexes in %.2fs; resident set %.0f MB, heap in use %.0f MB\n", rebuild.Seconds(), rssMB, heapMB)
 
 	rb, err := newBenchReranker(*fakeLatency)
 	if err != nil {
@@ -198,6 +201,6 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fmt.Fprintf(stdout, "recall (%s store, %s, %d memories, %d queries, concurrency %d): p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, %.0f qps, %.1f results/query\n",
 		sc.Kind, *mode, *n, *queries, *conc, pct(0.50), pct(0.95), pct(0.99), qps, float64(results.Load())/float64(*queries))
 	extra := rb.report(stdout, *budget, *queries)
-	fmt.Fprintf(stdout, `{"p50_ms":%.3f,"p95_ms":%.3f,"p99_ms":%.3f,"qps":%.1f,"rebuild_s":%.3f%s}`+"\n", pct(0.50), pct(0.95), pct(0.99), qps, rebuild.Seconds(), extra)
+	fmt.Fprintf(stdout, `{"p50_ms":%.3f,"p95_ms":%.3f,"p99_ms":%.3f,"qps":%.1f,"rebuild_s":%.3f,"rss_mb":%.0f,"heap_mb":%.0f%s}`+"\n", pct(0.50), pct(0.95), pct(0.99), qps, rebuild.Seconds(), rssMB, heapMB, extra)
 	return nil
 }

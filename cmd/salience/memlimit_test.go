@@ -26,3 +26,13 @@ func TestDefaultMemoryLimit(t *testing.T) {
 		t.Error("memTotal found no MemTotal in /proc/meminfo")
 	}
 }
+
+func TestResidentBytes(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	// A live process holds at least its own code: more than a megabyte, less than a terabyte.
+	if n := residentBytes(); n < 1<<20 || n > 1<<40 {
+		t.Fatalf("residentBytes = %d", n)
+	}
+}
