@@ -27,16 +27,17 @@ const unitTolerance = 1e-5
 // L2-normalized in one flat row-major []float32, so a search is one matrix–vector product
 // (gonum blas32.Gemv) followed by a top-k selection; removal swaps the last row into the hole.
 //
-// Beside each row it keeps the row's int8 code (see vectors_approx.go): from ApproxMinRows
-// rows on, Search scans the codes, a quarter of the bytes, and rescores only the best few
-// hundred rows exactly.
+// Once it has held ApproxMinRows rows it also keeps each row's int8 code (see
+// vectors_approx.go), and Search scans the codes, a quarter of the bytes, and rescores only
+// the best few hundred rows exactly. Smaller indexes — most namespaces — carry no codes.
 type Vectors struct {
 	mu     sync.RWMutex
 	dims   int
 	data   []float32 // len(ids) rows of dims
 	stride int       // bytes in one int8 code: dims rounded up to a multiple of 32
-	codes  []int8    // len(ids) rows of stride
-	scales []float32 // by row: a code's unit, so row ≈ scale·code
+	coded  bool      // codes and scales are kept: set on reaching ApproxMinRows, never unset
+	codes  []int8    // len(ids) rows of stride, when coded
+	scales []float32 // by row: a code's unit, so row ≈ scale·code, when coded
 	ids    []string  // by row
 	rows   map[string]int
 	pool   sync.Pool // *scratch
@@ -90,7 +91,9 @@ func (v *Vectors) Add(id string, vec []float32) error {
 	defer v.mu.Unlock()
 	if r, ok := v.rows[id]; ok {
 		copy(v.data[r*v.dims:(r+1)*v.dims], vec)
-		v.scales[r] = quantize(v.codes[r*v.stride:(r+1)*v.stride], vec)
+		if v.coded {
+			v.scales[r] = quantize(v.codes[r*v.stride:(r+1)*v.stride], vec)
+		}
 		return nil
 	}
 	r := len(v.ids)
@@ -102,8 +105,13 @@ func (v *Vectors) Add(id string, vec []float32) error {
 		v.reserveLocked(2 * len(v.ids))
 	}
 	v.data = append(v.data, vec...)
-	v.codes = append(v.codes, make([]int8, v.stride)...)
-	v.scales = append(v.scales, quantize(v.codes[r*v.stride:], vec))
+	switch {
+	case v.coded:
+		v.codes = append(v.codes, make([]int8, v.stride)...)
+		v.scales = append(v.scales, quantize(v.codes[r*v.stride:], vec))
+	case len(v.ids) >= ApproxMinRows:
+		v.encodeLocked()
+	}
 	return nil
 }
 
@@ -114,11 +122,26 @@ func (v *Vectors) Grow(n int) {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if !v.coded && len(v.ids)+n >= ApproxMinRows {
+		v.encodeLocked() // now, so the codes are reserved with the rest
+	}
 	v.reserveLocked(len(v.ids) + n)
 	v.ids = slices.Grow(v.ids, n)
 	if len(v.rows) == 0 {
 		v.rows = make(map[string]int, n)
 	}
+}
+
+// encodeLocked starts keeping codes: it quantizes every row, with room for as many rows as
+// data has.
+func (v *Vectors) encodeLocked() {
+	n, room := len(v.ids), max(cap(v.data)/max(v.dims, 1), len(v.ids))
+	v.codes = make([]int8, n*v.stride, room*v.stride)
+	v.scales = make([]float32, n, room)
+	for r := range n {
+		v.scales[r] = quantize(v.codes[r*v.stride:(r+1)*v.stride], v.data[r*v.dims:(r+1)*v.dims])
+	}
+	v.coded = true
 }
 
 // reserveLocked grows data's capacity to hold rows vectors.
@@ -127,6 +150,9 @@ func (v *Vectors) reserveLocked(rows int) {
 		data := make([]float32, len(v.data), need)
 		copy(data, v.data)
 		v.data = data
+	}
+	if !v.coded {
+		return
 	}
 	if need := rows * v.stride; need > cap(v.codes) {
 		codes := make([]int8, len(v.codes), need)
@@ -160,8 +186,10 @@ func (v *Vectors) Remove(id string) {
 	last := len(v.ids) - 1
 	if r != last {
 		copy(v.data[r*v.dims:(r+1)*v.dims], v.data[last*v.dims:])
-		copy(v.codes[r*v.stride:(r+1)*v.stride], v.codes[last*v.stride:])
-		v.scales[r] = v.scales[last]
+		if v.coded {
+			copy(v.codes[r*v.stride:(r+1)*v.stride], v.codes[last*v.stride:])
+			v.scales[r] = v.scales[last]
+		}
 		v.ids[r] = v.ids[last]
 		v.rows[v.ids[r]] = r
 	}
@@ -169,8 +197,10 @@ func (v *Vectors) Remove(id string) {
 	v.ids[last] = ""
 	v.ids = v.ids[:last]
 	v.data = v.data[:last*v.dims]
-	v.codes = v.codes[:last*v.stride]
-	v.scales = v.scales[:last]
+	if v.coded {
+		v.codes = v.codes[:last*v.stride]
+		v.scales = v.scales[:last]
+	}
 }
 
 // Search returns the k vectors most similar to q by cosine similarity, best first; ties go

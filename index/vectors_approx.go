@@ -92,10 +92,17 @@ func growF32(b *[]float32, n int) []float32 {
 
 // SearchApprox is Search by int8 codes: the rescore rows (at least k) with the best code
 // scores are ranked by exact cosine and the best k returned; code-score ties go to the
-// smaller id. With rescore ≥ Len it equals SearchExact.
+// smaller id. With rescore ≥ Len, or on an index that never held ApproxMinRows rows (it has
+// no codes), it equals SearchExact.
 func (v *Vectors) SearchApprox(q []float32, k, rescore int) []Hit {
 	if k <= 0 || len(q) != v.dims {
 		return nil
+	}
+	v.mu.RLock()
+	coded := v.coded
+	v.mu.RUnlock()
+	if !coded {
+		return v.SearchExact(q, k)
 	}
 	q, err := Normalize(q)
 	if err != nil {

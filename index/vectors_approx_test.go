@@ -95,6 +95,7 @@ func TestSearchApproxEqualsExact(t *testing.T) {
 	if v.Len() < ApproxMinRows {
 		t.Fatalf("Len = %d, below ApproxMinRows: the test would not exercise the approximate path", v.Len())
 	}
+	checkCodes(t, v)
 	for range 20 {
 		q := randUnit(r, dims)
 		want := bruteForce(ref, q, 20)
@@ -112,6 +113,52 @@ func TestSearchApproxEqualsExact(t *testing.T) {
 	if got := small.SearchApprox(q, 0, 10); got != nil {
 		t.Fatalf("k=0 returned %v", got)
 	}
+}
+
+// checkCodes asserts that v keeps a code for every row, equal to the row's quantization.
+func checkCodes(t *testing.T, v *Vectors) {
+	t.Helper()
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	if !v.coded || len(v.codes) != len(v.ids)*v.stride || len(v.scales) != len(v.ids) {
+		t.Fatalf("coded %v, %d code bytes and %d scales for %d rows of stride %d", v.coded, len(v.codes), len(v.scales), len(v.ids), v.stride)
+	}
+	want := make([]int8, v.stride)
+	for r := range v.ids {
+		scale := quantize(want, v.data[r*v.dims:(r+1)*v.dims])
+		if !slices.Equal(v.codes[r*v.stride:(r+1)*v.stride], want) || v.scales[r] != scale {
+			t.Fatalf("row %d (%s): code or scale differs from the row's quantization", r, v.ids[r])
+		}
+	}
+}
+
+// TestVectorsCodesFromThreshold: an index added to one by one has no codes below
+// ApproxMinRows and codes for every row from there on, replacements included.
+func TestVectorsCodesFromThreshold(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 11))
+	v := NewVectors(8)
+	for i := range ApproxMinRows - 1 {
+		if err := v.Add(fmt.Sprintf("v%06d", i), randUnit(r, 8)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v.Remove("v000000")
+	if err := v.Add("v000000", randUnit(r, 8)); err != nil {
+		t.Fatal(err)
+	}
+	if v.coded || v.codes != nil {
+		t.Fatalf("codes kept below ApproxMinRows (%d rows)", v.Len())
+	}
+	q := randUnit(r, 8)
+	assertHitsTol(t, v.SearchApprox(q, 10, 20), v.SearchExact(q, 10), 0)
+	for _, id := range []string{"x1", "x2", "v000005"} { // the threshold, a new row, a replacement
+		if err := v.Add(id, randUnit(r, 8)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkCodes(t, v)
+	v.Remove("v000007")
+	checkCodes(t, v)
 }
 
 func BenchmarkVectorsSearch100k256(b *testing.B) {
