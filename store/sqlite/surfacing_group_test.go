@@ -2,7 +2,9 @@ package sqlite
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -67,5 +69,40 @@ func TestRecordSurfacingsGroupCommit(t *testing.T) {
 	}
 	if m.SurfaceCount != 1+n-1 {
 		t.Errorf("surface_count = %d, want %d", m.SurfaceCount, n)
+	}
+}
+
+// BenchmarkRecordSurfacingsConcurrent is BenchmarkRecordSurfacings from 8 concurrent
+// callers, per turn: "grouped" through RecordSurfacings (turns share group commits),
+// "alone" one transaction a turn, as before group commit.
+func BenchmarkRecordSurfacingsConcurrent(b *testing.B) {
+	for _, grouped := range []bool{true, false} {
+		b.Run(map[bool]string{true: "grouped", false: "alone"}[grouped], func(b *testing.B) {
+			s := openAt(b, buildDB(b, 1000, 8))
+			base := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+			var next atomic.Int64
+			cpu0 := cpuTime()
+			b.SetParallelism(max(1, 8/runtime.GOMAXPROCS(0)))
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					t := int(next.Add(1))
+					at := base.Add(time.Duration(t) * time.Second)
+					state := &models.ConversationState{Namespace: "ns", ConversationID: fmt.Sprintf("conv-%d", t%50), Turns: t,
+						RecentTopics: []string{"cat"}, UpdatedAt: at}
+					ss := benchSurfacings(t, at)
+					var err error
+					if grouped {
+						err = s.RecordSurfacings(ctx, ss, state)
+					} else {
+						err = s.write(ctx, "record surfacings", func(tx *wtx) (func(), error) { return s.recordTx(ctx, tx, ss, state) })
+					}
+					if err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			reportCPU(b, cpu0)
+		})
 	}
 }
