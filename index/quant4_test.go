@@ -1,0 +1,84 @@
+package index
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func TestQuantize4Literals(t *testing.T) {
+	vec := make([]float32, 70) // two blocks; dims 64…69 in the second
+	vec[0], vec[1], vec[32], vec[33], vec[65] = 1, -0.5, 0.25, -1, 0.75
+	code := make([]byte, u4Bytes(len(vec)))
+	if len(code) != 64 {
+		t.Fatalf("u4Bytes(70) = %d, want 64", len(code))
+	}
+	scale := quantize4(code, vec)
+	if scale != float32(1)/7 {
+		t.Fatalf("scale = %v, want 1/7", scale)
+	}
+	// 1 → 7 → 15; −0.5 → −3.5 → −4 → 4; 0.25 → 1.75 → 2 → 10; −1 → −7 → 1; 0 → 8; 0.75 → 5.25 → 5 → 13;
+	// in the second block the high nibbles (dimensions 96…127) are padding, 0.
+	want := map[int]byte{0: 15 | 10<<4, 1: 4 | 1<<4, 2: 8 | 8<<4, 32: 8, 33: 13, 37: 8} // 32…: high nibbles are padding
+	for i, w := range want {
+		if code[i] != w {
+			t.Errorf("code[%d] = %#x, want %#x", i, code[i], w)
+		}
+	}
+}
+
+func TestDotsU4MatchesGo(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 13))
+	for _, cbytes := range []int{32, 128, 768} {
+		for _, rows := range []int{0, 1, 5, 33} {
+			q := make([]int8, 2*cbytes)
+			for i := range q {
+				q[i] = int8(r.IntN(255) - 127)
+			}
+			codes := make([]byte, rows*cbytes+7)
+			for i := range codes {
+				codes[i] = byte(r.IntN(256))
+			}
+			if rows > 0 {
+				codes[0], q[0], q[32] = 0xff, -127, -127 // the extremes
+			}
+			got, want := make([]int32, rows), make([]int32, rows)
+			dotsU4(q, codes, cbytes, got)
+			dotsU4Go(q, codes, cbytes, want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("cbytes %d rows %d: got %v, want %v", cbytes, rows, got, want)
+			}
+		}
+	}
+}
+
+func BenchmarkScanKernels100k256(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const n = 100_000
+	c8 := make([]int8, n*256)
+	c4 := make([]byte, n*128)
+	for i := range c8 {
+		c8[i] = int8(r.IntN(255) - 127)
+	}
+	for i := range c4 {
+		c4[i] = byte(r.IntN(256))
+	}
+	q16, q8 := make([]int16, 256), make([]int8, 256)
+	for i := range q8 {
+		q8[i] = int8(r.IntN(255) - 127)
+		q16[i] = int16(q8[i])
+	}
+	out := make([]int32, n)
+	b.Run("int8", func(b *testing.B) {
+		for b.Loop() {
+			dotsInt8(q16, c8, 256, out)
+		}
+	})
+	b.Run("u4", func(b *testing.B) {
+		for b.Loop() {
+			dotsU4(q8, c4, 128, out)
+		}
+	})
+	_ = fmt.Sprint
+}
