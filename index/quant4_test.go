@@ -1,7 +1,6 @@
 package index
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -51,34 +50,4 @@ func TestDotsU4MatchesGo(t *testing.T) {
 			}
 		}
 	}
-}
-
-func BenchmarkScanKernels100k256(b *testing.B) {
-	r := rand.New(rand.NewPCG(1, 2))
-	const n = 100_000
-	c8 := make([]int8, n*256)
-	c4 := make([]byte, n*128)
-	for i := range c8 {
-		c8[i] = int8(r.IntN(255) - 127)
-	}
-	for i := range c4 {
-		c4[i] = byte(r.IntN(256))
-	}
-	q16, q8 := make([]int16, 256), make([]int8, 256)
-	for i := range q8 {
-		q8[i] = int8(r.IntN(255) - 127)
-		q16[i] = int16(q8[i])
-	}
-	out := make([]int32, n)
-	b.Run("int8", func(b *testing.B) {
-		for b.Loop() {
-			dotsInt8(q16, c8, 256, out)
-		}
-	})
-	b.Run("u4", func(b *testing.B) {
-		for b.Loop() {
-			dotsU4(q8, c4, 128, out)
-		}
-	})
-	_ = fmt.Sprint
 }

@@ -34,10 +34,10 @@ type Vectors struct {
 	mu     sync.RWMutex
 	dims   int
 	data   []float32 // len(ids) rows of dims
-	stride int       // bytes in one int8 code: dims rounded up to a multiple of 32
+	stride int       // bytes in one code: u4Bytes(dims)
 	coded  bool      // codes and scales are kept: set on reaching ApproxMinRows, never unset
-	codes  []int8    // len(ids) rows of stride, when coded
-	scales []float32 // by row: a code's unit, so row ≈ scale·code, when coded
+	codes  []byte    // len(ids) 4-bit codes of stride bytes, when coded
+	scales []float32 // by row: a code's unit, so row ≈ scale·(code − 8), when coded
 	ids    []string  // by row
 	rows   map[string]int
 	pool   sync.Pool // *scratch
@@ -45,7 +45,7 @@ type Vectors struct {
 
 // NewVectors returns an empty index of dims-dimensional vectors.
 func NewVectors(dims int) *Vectors {
-	return &Vectors{dims: dims, stride: (dims + 31) / 32 * 32, rows: map[string]int{}}
+	return &Vectors{dims: dims, stride: u4Bytes(dims), rows: map[string]int{}}
 }
 
 // Dims returns the dimension of the vectors.
@@ -92,7 +92,7 @@ func (v *Vectors) Add(id string, vec []float32) error {
 	if r, ok := v.rows[id]; ok {
 		copy(v.data[r*v.dims:(r+1)*v.dims], vec)
 		if v.coded {
-			v.scales[r] = quantize(v.codes[r*v.stride:(r+1)*v.stride], vec)
+			v.scales[r] = quantize4(v.codes[r*v.stride:(r+1)*v.stride], vec)
 		}
 		return nil
 	}
@@ -107,8 +107,8 @@ func (v *Vectors) Add(id string, vec []float32) error {
 	v.data = append(v.data, vec...)
 	switch {
 	case v.coded:
-		v.codes = append(v.codes, make([]int8, v.stride)...)
-		v.scales = append(v.scales, quantize(v.codes[r*v.stride:], vec))
+		v.codes = append(v.codes, make([]byte, v.stride)...)
+		v.scales = append(v.scales, quantize4(v.codes[r*v.stride:], vec))
 	case len(v.ids) >= ApproxMinRows:
 		v.encodeLocked()
 	}
@@ -136,10 +136,10 @@ func (v *Vectors) Grow(n int) {
 // data has.
 func (v *Vectors) encodeLocked() {
 	n, room := len(v.ids), max(cap(v.data)/max(v.dims, 1), len(v.ids))
-	v.codes = make([]int8, n*v.stride, room*v.stride)
+	v.codes = make([]byte, n*v.stride, room*v.stride)
 	v.scales = make([]float32, n, room)
 	for r := range n {
-		v.scales[r] = quantize(v.codes[r*v.stride:(r+1)*v.stride], v.data[r*v.dims:(r+1)*v.dims])
+		v.scales[r] = quantize4(v.codes[r*v.stride:(r+1)*v.stride], v.data[r*v.dims:(r+1)*v.dims])
 	}
 	v.coded = true
 }
@@ -155,7 +155,7 @@ func (v *Vectors) reserveLocked(rows int) {
 		return
 	}
 	if need := rows * v.stride; need > cap(v.codes) {
-		codes := make([]int8, len(v.codes), need)
+		codes := make([]byte, len(v.codes), need)
 		copy(codes, v.codes)
 		v.codes = codes
 	}

@@ -23,43 +23,6 @@ func TestQuantizeLiterals(t *testing.T) {
 	}
 }
 
-// TestDotsInt8MatchesGo checks the SIMD kernel (where there is one) against the plain loop,
-// over the whole int8 range, several strides and row counts.
-func TestDotsInt8MatchesGo(t *testing.T) {
-	r := rand.New(rand.NewPCG(5, 6))
-	for _, stride := range []int{32, 64, 256, 1536} {
-		for _, rows := range []int{0, 1, 3, 37} {
-			q := make([]int16, stride)
-			for i := range q {
-				q[i] = int16(r.IntN(256) - 128)
-			}
-			codes := make([]int8, rows*stride)
-			for i := range codes {
-				codes[i] = int8(r.IntN(256) - 128)
-			}
-			codes = append(codes, make([]int8, 5)...) // bytes past the last row are not read
-			if rows > 0 {
-				codes[0], q[0] = -128, -128 // the extremes
-			}
-			got, want := make([]int32, rows), make([]int32, rows)
-			dotsInt8(q, codes, stride, got)
-			dotsInt8Go(q, codes, stride, want)
-			if !slices.Equal(got, want) {
-				t.Fatalf("stride %d rows %d: got %v, want %v", stride, rows, got, want)
-			}
-		}
-	}
-	// A literal: (1,2,…,32)·(−1,…,−1) = −528.
-	q, c, out := make([]int16, 32), make([]int8, 32), make([]int32, 1)
-	for i := range q {
-		q[i], c[i] = int16(i+1), -1
-	}
-	dotsInt8(q, c, 32, out)
-	if out[0] != -528 {
-		t.Fatalf("literal dot = %d, want -528", out[0])
-	}
-}
-
 // TestSearchApproxEqualsExact: above ApproxMinRows, through swap-deletes and replacements,
 // Search (approximate) returns what brute force does on random vectors, whose top scores are
 // well apart compared with the int8 quantization error; and with rescore ≥ Len it is exact
@@ -123,9 +86,9 @@ func checkCodes(t *testing.T, v *Vectors) {
 	if !v.coded || len(v.codes) != len(v.ids)*v.stride || len(v.scales) != len(v.ids) {
 		t.Fatalf("coded %v, %d code bytes and %d scales for %d rows of stride %d", v.coded, len(v.codes), len(v.scales), len(v.ids), v.stride)
 	}
-	want := make([]int8, v.stride)
+	want := make([]byte, v.stride)
 	for r := range v.ids {
-		scale := quantize(want, v.data[r*v.dims:(r+1)*v.dims])
+		scale := quantize4(want, v.data[r*v.dims:(r+1)*v.dims])
 		if !slices.Equal(v.codes[r*v.stride:(r+1)*v.stride], want) || v.scales[r] != scale {
 			t.Fatalf("row %d (%s): code or scale differs from the row's quantization", r, v.ids[r])
 		}
