@@ -68,66 +68,64 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 // recordTx writes one turn's surfacings and conversation state inside tx and returns what
 // to apply to the caches once tx commits.
 func (s *Store) recordTx(ctx context.Context, tx *wtx, ss []*models.Surfacing, state *models.ConversationState) (func(), error) {
-	{
-		if len(ss) > 0 {
-			// One statement for the rows and one per (namespace, time, count) for the
-			// counters: a turn's surfacings cost three statements, not two per result.
-			// SQLite binds at most 32,766 variables a statement: 500 rows at a time.
-			const rowsPerInsert = 500
-			for part := range slices.Chunk(ss, rowsPerInsert) {
-				args := make([]any, 0, len(part)*len(surfacingRows.cols))
-				for _, sf := range part {
-					args = appendValues(args, surfacingRows.cols, sf)
+	if len(ss) > 0 {
+		// One statement for the rows and one per (namespace, time, count) for the
+		// counters: a turn's surfacings cost three statements, not two per result.
+		// SQLite binds at most 32,766 variables a statement: 500 rows at a time.
+		const rowsPerInsert = 500
+		for part := range slices.Chunk(ss, rowsPerInsert) {
+			args := make([]any, 0, len(part)*len(surfacingRows.cols))
+			for _, sf := range part {
+				args = appendValues(args, surfacingRows.cols, sf)
+			}
+			if _, err := tx.ExecContext(ctx, surfacingRows.insertRows(len(part)), args...); err != nil {
+				if isConstraintUnique(err) {
+					return nil, models.Errorf(models.ECONFLICT, "a surfacing of the batch exists")
 				}
-				if _, err := tx.ExecContext(ctx, surfacingRows.insertRows(len(part)), args...); err != nil {
-					if isConstraintUnique(err) {
-						return nil, models.Errorf(models.ECONFLICT, "a surfacing of the batch exists")
-					}
-					return nil, err
-				}
-			}
-			type bumpKey struct {
-				ns string
-				at int64
-				n  int
-			}
-			counts := map[[2]string]int{}
-			last := map[[2]string]int64{}
-			for _, sf := range ss {
-				k := [2]string{sf.Namespace, sf.MemoryID}
-				counts[k]++
-				if t := encTime(sf.At); t > last[k] {
-					last[k] = t
-				}
-			}
-			groups := map[bumpKey][]string{}
-			for k, n := range counts {
-				bk := bumpKey{k[0], last[k], n}
-				groups[bk] = append(groups[bk], k[1])
-			}
-			for bk, all := range groups {
-				for ids := range slices.Chunk(all, rowsPerInsert) {
-					_, err := tx.ExecContext(ctx, `UPDATE memories SET surface_count = surface_count + ?, last_surfaced = MAX(last_surfaced, ?) WHERE ns = ? AND id IN (`+placeholders(len(ids))+`)`,
-						append([]any{bk.n, bk.at, bk.ns}, anys(ids)...)...)
-					if err != nil {
-						return nil, err
-					}
-				}
-			}
-		}
-		if state != nil {
-			_, err := tx.ExecContext(ctx, upsertConversation.sql, upsertConversation.bind(state)...)
-			if err != nil {
 				return nil, err
 			}
 		}
-		return func() {
-			s.bumpSurfaced(ss)
-			if state != nil {
-				s.cacheConversation(state)
+		type bumpKey struct {
+			ns string
+			at int64
+			n  int
+		}
+		counts := map[[2]string]int{}
+		last := map[[2]string]int64{}
+		for _, sf := range ss {
+			k := [2]string{sf.Namespace, sf.MemoryID}
+			counts[k]++
+			if t := encTime(sf.At); t > last[k] {
+				last[k] = t
 			}
-		}, nil
+		}
+		groups := map[bumpKey][]string{}
+		for k, n := range counts {
+			bk := bumpKey{k[0], last[k], n}
+			groups[bk] = append(groups[bk], k[1])
+		}
+		for bk, all := range groups {
+			for ids := range slices.Chunk(all, rowsPerInsert) {
+				_, err := tx.ExecContext(ctx, `UPDATE memories SET surface_count = surface_count + ?, last_surfaced = MAX(last_surfaced, ?) WHERE ns = ? AND id IN (`+placeholders(len(ids))+`)`,
+					append([]any{bk.n, bk.at, bk.ns}, anys(ids)...)...)
+				if err != nil {
+					return nil, err
+				}
+			}
+		}
 	}
+	if state != nil {
+		_, err := tx.ExecContext(ctx, upsertConversation.sql, upsertConversation.bind(state)...)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return func() {
+		s.bumpSurfaced(ss)
+		if state != nil {
+			s.cacheConversation(state)
+		}
+	}, nil
 }
 
 // bumpSurfaced moves the cached counters of surfaced memories as RecordSurfacings did in SQL.
