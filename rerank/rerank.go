@@ -55,9 +55,8 @@ const (
 	// tries again an endpoint it found too slow (once every sample has aged out, the next
 	// call goes out to measure it anew): a slow endpoint costs one call a minute, each one
 	// still inside its budget.
-	DefaultSampleTTL   = time.Minute
-	DefaultSettingsTTL = 10 * time.Second
-	DefaultProbeEvery  = time.Second
+	DefaultSampleTTL  = time.Minute
+	DefaultProbeEvery = time.Second
 )
 
 // Options configure a Reranker; zero values take the defaults above.
@@ -85,10 +84,9 @@ type Options struct {
 	// Default is the policy of a namespace whose settings say nothing: PolicyOn or
 	// PolicyOff (the default: nothing leaves the server unless someone turned it on).
 	Default string
-	// Settings reads namespace settings (the store); nil means every namespace follows
-	// Default. SettingsTTL is how long a namespace's settings are cached.
-	Settings    SettingsReader
-	SettingsTTL time.Duration
+	// Settings returns namespace settings (settings.Service, which caches them); nil
+	// means every namespace follows Default.
+	Settings SettingsSource
 	// Now is the clock of the gate and the breaker; nil means time.Now.
 	Now func() time.Time
 	// Logger hears when the circuit opens and closes; nil discards.
@@ -131,9 +129,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Default == "" {
 		o.Default = PolicyOff
-	}
-	if o.SettingsTTL <= 0 {
-		o.SettingsTTL = DefaultSettingsTTL
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -204,7 +199,7 @@ func New(opts Options) (*Reranker, error) {
 		lat:     newLatencies(opts.Window, opts.SampleTTL),
 		breaker: newBreaker(opts.FailureThreshold, opts.Cooldown),
 		prober:  newProber(opts.ProbeEvery, opts.SampleTTL),
-		policy:  &policy{def: opts.Default, settings: opts.Settings, ttl: opts.SettingsTTL},
+		policy:  &policy{def: opts.Default, settings: opts.Settings},
 		metrics: newMetrics(),
 	}, nil
 }
@@ -248,7 +243,7 @@ func (r *Reranker) admit(ctx context.Context, req *Request) (admission, *Outcome
 		return refuse(StatusOff, "rerank off in request")
 	}
 	now := r.opts.Now()
-	if on, why := r.policy.resolve(ctx, req.Namespace, now); !on {
+	if on, why := r.policy.resolve(ctx, req.Namespace); !on {
 		return refuse(StatusOff, why)
 	}
 	window := min(len(req.Candidates), r.opts.TopN)

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/salience-ai/salience/models"
 )
 
 // clock is a hand-moved clock: the gate and the breaker read it, the fake endpoint moves it
@@ -442,12 +444,8 @@ func TestRerankOffAndPolicy(t *testing.T) {
 	clk := newClock()
 	srv := &chatServer{}
 	srv.answer = answering(clk, time.Millisecond, `{"ranking": ["m2", "m1"]}`)
-	settings := mapSettings{
-		"settings/quiet":  `{"rerank":"off","other":1}`,
-		"settings/loud":   `{"rerank":"on"}`,
-		"settings/broken": `{"rerank":`,
-		"settings/weird":  `{"rerank":"sometimes"}`,
-	}
+	on, off := &models.Settings{Rerank: PolicyOn}, &models.Settings{Rerank: PolicyOff}
+	settings := mapSettings{"quiet": off, "loud": on}
 	r := newTestReranker(t, srv, clk, Options{Default: PolicyOff, Settings: settings})
 	for _, tc := range []struct {
 		ns, mode, status, reason string
@@ -457,9 +455,8 @@ func TestRerankOffAndPolicy(t *testing.T) {
 		{"quiet", ModeAuto, StatusOff, "rerank off in the settings of namespace quiet"},
 		{"quiet", ModeOn, StatusOff, "rerank off in the settings of namespace quiet"},
 		{"none", ModeAuto, StatusOff, `rerank off by default (turn it on with --rerank on, or {"rerank":"on"} in the namespace settings)`},
-		{"broken", ModeAuto, StatusOff, "rerank off: settings of namespace broken are not a JSON object: unexpected end of JSON input"},
-		{"weird", ModeAuto, StatusOff, `rerank off: settings of namespace weird say rerank "sometimes", want on or off`},
-		{"failing", ModeAuto, StatusOff, "rerank off: namespace settings unreadable: disk on fire"},
+		{"broken", ModeAuto, StatusOff, "rerank off: settings of namespace broken unusable: stored settings are not a settings record"},
+		{"failing", ModeAuto, StatusOff, "rerank off: settings of namespace failing unusable: internal error"},
 	} {
 		req := request(time.Second, candidates("a", "b"))
 		req.Namespace, req.Mode = tc.ns, tc.mode
@@ -471,16 +468,12 @@ func TestRerankOffAndPolicy(t *testing.T) {
 	if srv.count() != 1 {
 		t.Errorf("%d calls, want 1 (only the namespace that turned it on)", srv.count())
 	}
-	// Settings are cached for SettingsTTL, then read again.
-	settings["settings/loud"] = `{"rerank":"off"}`
+	// The reranker keeps no copy: the next request follows the settings as they are now.
+	settings["loud"] = off
 	req := request(time.Second, candidates("a", "b"))
 	req.Namespace = "loud"
-	if out := r.Rerank(context.Background(), req); out.Status != StatusApplied {
-		t.Errorf("within the cache TTL: %+v, want applied", out)
-	}
-	clk.Advance(DefaultSettingsTTL)
 	if out := r.Rerank(context.Background(), req); out.Status != StatusOff {
-		t.Errorf("after the cache TTL: %+v, want off", out)
+		t.Errorf("after the settings changed: %+v, want off", out)
 	}
 	// Fewer than two candidates: nothing to do.
 	if out := r.Rerank(context.Background(), &Request{Namespace: "none", Candidates: candidates("a")}); out.Status != StatusOff {
@@ -488,13 +481,19 @@ func TestRerankOffAndPolicy(t *testing.T) {
 	}
 }
 
-type mapSettings map[string]string
+type mapSettings map[string]*models.Settings
 
-func (m mapSettings) GetState(_ context.Context, key string) (string, error) {
-	if key == "settings/failing" {
-		return "", errors.New("disk on fire")
+func (m mapSettings) For(_ context.Context, ns string) (*models.Settings, error) {
+	switch ns {
+	case "failing":
+		return nil, errors.New("disk on fire")
+	case "broken":
+		return nil, models.Invalid("", "stored settings are not a settings record")
 	}
-	return m[key], nil
+	if s, ok := m[ns]; ok {
+		return s, nil
+	}
+	return &models.Settings{}, nil
 }
 
 func TestNewRejectsBadPolicy(t *testing.T) {
