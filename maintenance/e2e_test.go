@@ -18,6 +18,7 @@ import (
 	"github.com/salience-ai/salience/maintenance"
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/recall"
+	"github.com/salience-ai/salience/settings"
 	"github.com/salience-ai/salience/store/sqlite"
 )
 
@@ -57,7 +58,7 @@ func TestDecayAndResurfacingEndToEnd(t *testing.T) {
 	if err := st.Rebuild(ctx); err != nil {
 		t.Fatal(err)
 	}
-	policies, err := maintenance.NewPolicies("fsrs", decay.Params{}, st, nil)
+	policies, err := maintenance.NewPolicies("fsrs", decay.Params{}, settings.New(st, settings.Options{}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

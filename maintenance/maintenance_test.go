@@ -16,6 +16,7 @@ import (
 	"github.com/salience-ai/salience/ingest"
 	"github.com/salience-ai/salience/maintenance"
 	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/settings"
 	"github.com/salience-ai/salience/store/sqlite"
 )
 
@@ -601,13 +602,14 @@ func TestImplicitIgnore(t *testing.T) {
 func TestPolicyOverridePerNamespace(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if err := e.st.SetState(ctx, "policy/lin", "linear"); err != nil {
+	if err := e.st.SetState(ctx, "settings/lin", `{"version":1,"decay":{"policy":"linear"}}`); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.st.SetState(ctx, "policy/bad", "sm2"); err != nil {
+	// A hand-written record that is not valid settings: the default applies.
+	if err := e.st.SetState(ctx, "settings/bad", `{"decay":{"policy":"sm2"}}`); err != nil {
 		t.Fatal(err)
 	}
-	p, err := maintenance.NewPolicies("fsrs", decay.Params{Threshold: 0.5, TargetRetention: 0.8}, e.st, nil)
+	p, err := maintenance.NewPolicies("fsrs", decay.Params{Threshold: 0.5, TargetRetention: 0.8}, settings.New(e.st, settings.Options{}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,8 +69,11 @@ type Surfacing struct {
 	ModelVersion int64   `json:"model_version"`
 	// LatencyMS is the server-side time the recall call took up to recording its surfacings,
 	// for the retrieval-latency metric (all surfacings of a turn carry the same value).
-	LatencyMS float64   `json:"latency_ms,omitempty"`
-	At        time.Time `json:"at"`
+	LatencyMS float64 `json:"latency_ms,omitempty"`
+	// SettingsVersion is the version of the namespace settings the turn was ranked under
+	// (0: none written yet), so engagement can be read per version of a bot's character.
+	SettingsVersion int       `json:"settings_version,omitempty"`
+	At              time.Time `json:"at"`
 	// Outcome is what became of the surfacing, once known: the first report on it, or
 	// ignored by the implicit-ignore job (which a later report replaces). OutcomeAt is the
 	// deciding report's time; it is zero for the job's outcome, whose event is dated at the

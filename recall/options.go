@@ -127,6 +127,8 @@ type Options struct {
 	// Learn are the relevance model's constants (package learn); the zero value means
 	// learn.DefaultConfig(). Engagement must train with the same ones.
 	Learn learn.Config
+	// Settings returns each namespace's overrides of these options (settings.go); nil = none.
+	Settings SettingsSource
 }
 
 // DefaultOptions returns the defaults of every tuning constant.

@@ -56,11 +56,26 @@ func (p *Pipeline) Recall(ctx context.Context, req *Request) (*Response, error) 
 	if err := normalize(req, p.opts.Now()); err != nil {
 		return nil, err
 	}
+	p, version, unread := p.forNamespace(ctx, req.Namespace)
+	resp, err := p.run(ctx, req, sw, version)
+	if err != nil {
+		return nil, err
+	}
+	if unread != "" {
+		resp.Degraded = append(resp.Degraded, unread)
+	}
+	return resp, nil
+}
+
+// run answers a normalized request with the options of its namespace; version is the
+// settings version they came from.
+func (p *Pipeline) run(ctx context.Context, req *Request, sw *stopwatch, version int) (*Response, error) {
 	if req.Mode == models.ModeStartup {
 		resp, err := p.startup(ctx, req)
 		if err != nil {
 			return nil, err
 		}
+		resp.SettingsVersion = version
 		sw.lap("startup")
 		resp.Stages, resp.LatencyMS = sw.stages, sw.total()
 		return resp, nil
@@ -80,6 +95,7 @@ func (p *Pipeline) Recall(ctx context.Context, req *Request) (*Response, error) 
 		TurnID:           in.turnID,
 		ConversationType: in.convType,
 		Threshold:        p.opts.Threshold(req.Namespace, in.convType),
+		SettingsVersion:  version,
 	}
 
 	cs, degraded, err := p.candidates(ctx, req, in)

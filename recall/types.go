@@ -73,6 +73,7 @@ type Response struct {
 	ConversationType string
 	Threshold        float64
 	Variant          string
+	SettingsVersion  int // the version of the namespace settings the results were ranked under
 	Rerank           RerankStatus
 	Degraded         []string           // e.g. "embedder: timeout"
 	LatencyMS        float64            // server-side, whole pipeline

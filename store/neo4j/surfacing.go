@@ -17,7 +17,8 @@ func surfacingProps(s *models.Surfacing) map[string]any {
 		"mode": string(s.Mode), "rank": int64(s.Rank), "score": s.Score,
 		"components": encJSON(s.Components, s.Components == (models.Components{})),
 		"conv_type":  s.ConvType, "threshold": s.Threshold, "arm_prob": s.ArmProb, "variant": s.Variant,
-		"concepts": encStrings(s.Concepts), "latency": s.LatencyMS, "at": encTime(s.At),
+		"concepts": encStrings(s.Concepts), "latency": s.LatencyMS,
+		"settings_version": int64(s.SettingsVersion), "at": encTime(s.At),
 		"outcome": string(s.Outcome), "outcome_at": encTime(s.OutcomeAt),
 		"terms": encStrings(s.Terms), "p_use": s.PUse, "model_version": s.ModelVersion,
 	}
@@ -34,7 +35,8 @@ func decSurfacing(v any) (*models.Surfacing, error) {
 		ID: p.str("id"), Namespace: p.str("ns"), ConversationID: p.str("conv"), TurnID: p.str("turn"),
 		MemoryID: p.str("memory"), Mode: models.Mode(p.str("mode")), Rank: p.int("rank"), Score: p.f64("score"),
 		ConvType: p.str("conv_type"), Threshold: p.f64("threshold"), ArmProb: p.f64("arm_prob"), Variant: p.str("variant"),
-		Concepts: p.strs("concepts"), LatencyMS: p.f64("latency"), At: p.time("at"),
+		Concepts: p.strs("concepts"), LatencyMS: p.f64("latency"),
+		SettingsVersion: p.int("settings_version"), At: p.time("at"),
 		Outcome: models.EventType(p.str("outcome")), OutcomeAt: p.time("outcome_at"),
 		Terms: p.strs("terms"), PUse: p.f64("p_use"), ModelVersion: p.i64("model_version"),
 	}
@@ -75,6 +77,9 @@ func validateSurfacing(s *models.Surfacing, field string) error {
 	}
 	if !finite(s.LatencyMS) || s.LatencyMS < 0 {
 		return models.Invalid(field+".latency_ms", "latency must be a finite number of milliseconds, not negative")
+	}
+	if s.SettingsVersion < 0 {
+		return models.Invalid(field+".settings_version", "settings version must not be negative")
 	}
 	if !finite(s.Score) || !finite(s.Threshold) || !finite(s.ArmProb) {
 		return models.Invalid(field+".score", "score, threshold and arm probability must be finite")

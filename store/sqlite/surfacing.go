@@ -33,6 +33,9 @@ func validateSurfacing(s *models.Surfacing, field string) error {
 	if !finite(s.LatencyMS) || s.LatencyMS < 0 {
 		return models.Invalid(field+".latency_ms", "latency must be a finite number of milliseconds, not negative")
 	}
+	if s.SettingsVersion < 0 {
+		return models.Invalid(field+".settings_version", "settings version must not be negative")
+	}
 	if s.Outcome != "" && !s.Outcome.Valid() {
 		return models.Invalid(field+".outcome", "unknown outcome %q", s.Outcome)
 	}

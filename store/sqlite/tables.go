@@ -94,6 +94,7 @@ var surfacingRows = newTable("surfacings", []string{"ns", "id"},
 	stringsCol("terms", func(s *models.Surfacing) *[]string { return &s.Terms }),
 	floatCol("p_use", func(s *models.Surfacing) *float64 { return &s.PUse }),
 	int64Col("model_version", func(s *models.Surfacing) *int64 { return &s.ModelVersion }),
+	intCol("settings_version", func(s *models.Surfacing) *int { return &s.SettingsVersion }),
 )
 
 // surfacingIndexed are the key and the columns the surfacings table's indexes hold.

@@ -24,6 +24,7 @@ func testSurfacings(t *testing.T, open func(t *testing.T) models.Store) {
 	full.ConvType, full.Threshold, full.ArmProb, full.Variant = models.ConvDebugging, 0.6, 0.25, "treatment"
 	full.Concepts = []string{"berlin", "moving"}
 	full.LatencyMS = 3.25
+	full.SettingsVersion = 7
 	state := &models.ConversationState{
 		Namespace: ns, ConversationID: "c1", Type: models.ConvDebugging, Turns: 3,
 		RecentTopics: []string{"berlin"}, MessageTimes: []time.Time{at(1), at(2).Add(5 * time.Millisecond)},
@@ -105,6 +106,9 @@ func testSurfacings(t *testing.T, open func(t *testing.T) models.Store) {
 		bad.Mode = "shouting"
 		wantCode(t, s.RecordSurfacings(ctx, []*models.Surfacing{bad}, nil), models.EINVALID)
 		wantCode(t, s.RecordSurfacings(ctx, []*models.Surfacing{surfacing("", "s-bad", "c1", "m1", 1)}, nil), models.EINVALID)
+		bad = surfacing(ns, "s-bad", "c1", "m1", 1)
+		bad.SettingsVersion = -1
+		wantCode(t, s.RecordSurfacings(ctx, []*models.Surfacing{bad}, nil), models.EINVALID)
 	})
 	t.Run("CountsOnMemory", func(t *testing.T) {
 		mustCreate(t, s, write(mem(ns, "m-count", "counted", at(0))))
