@@ -58,8 +58,11 @@ type RecallResponse struct {
 	// Threshold is the volunteer threshold in force for the conversation type.
 	Threshold float64 `json:"threshold"`
 	// Variant is the experiment variant the conversation is assigned to, if any.
-	Variant string       `json:"variant,omitempty"`
-	Rerank  RerankStatus `json:"rerank"`
+	Variant string `json:"variant,omitempty"`
+	// SettingsVersion is the version of the namespace settings the results were ranked
+	// under (0: none written); the surfacings record it too.
+	SettingsVersion int          `json:"settings_version"`
+	Rerank          RerankStatus `json:"rerank"`
 	// Degraded lists dependencies that failed and were worked around ("embedder: timeout").
 	Degraded []string `json:"degraded,omitempty"`
 	// LatencyMS is the server-side duration of the pipeline; Stages splits it by stage.

@@ -122,6 +122,7 @@ func recallResponseToAPI(r *recall.Response) *api.RecallResponse {
 		ConversationType: r.ConversationType,
 		Threshold:        r.Threshold,
 		Variant:          r.Variant,
+		SettingsVersion:  r.SettingsVersion,
 		Rerank:           api.RerankStatus{Status: r.Rerank.Status, Reason: r.Rerank.Reason},
 		Degraded:         r.Degraded,
 		LatencyMS:        r.LatencyMS,

@@ -11,6 +11,7 @@ import (
 //
 //   - open: health, readiness, metrics and the API description, for probes and scrapers;
 //   - namespace: any key granted the :ns of the path;
+//   - settings: admin keys, or keys granted :ns when namespaces write their own settings;
 //   - admin: admin keys only;
 //   - mcp: the MCP tools of :ns, for any key granted it.
 func (s *Server) routes() *gin.Engine {
@@ -44,6 +45,13 @@ func (s *Server) routes() *gin.Engine {
 	ns.POST("/engagement", s.reportEngagement)
 	ns.GET("/metrics", s.namespaceMetrics)
 	ns.GET("/resurfacing", s.listResurfacing)
+
+	// Settings routes: admin keys, and with --settings-writers namespace the keys granted :ns.
+	set := v1.Group("/namespaces/:ns/settings", s.authorizeSettings, s.requireReady, s.requireSettings)
+	set.GET("", s.getSettings)
+	set.PUT("", s.putSettings)
+	set.PATCH("", s.patchSettings)
+	set.GET("/history", s.settingsHistory)
 
 	// Admin routes: admin keys only.
 	admin := v1.Group("/admin", s.requireAdmin, s.requireReady)

@@ -43,6 +43,11 @@ type Config struct {
 	// Relearner serves POST /v1/admin/namespaces/{ns}/relearn (engagement.Service); nil
 	// answers it 503.
 	Relearner Relearner
+	// Settings serves /v1/namespaces/{ns}/settings (settings.Service); nil answers it 503.
+	// SettingsWriters says who may call it: SettingsWritersAdmin ("" too) or
+	// SettingsWritersNamespace.
+	Settings        SettingsService
+	SettingsWriters string
 
 	// Keys are the API keys; nil means no authentication (the caller must then listen on
 	// loopback only).
@@ -77,6 +82,9 @@ type Server struct {
 	reports    MetricsReporter
 	relearner  Relearner
 
+	settings        SettingsService
+	settingsWriters string
+
 	metrics *metrics
 	engine  *gin.Engine
 }
@@ -89,21 +97,23 @@ var ginReleaseMode sync.Once
 func New(cfg Config) *Server {
 	ginReleaseMode.Do(func() { gin.SetMode(gin.ReleaseMode) })
 	s := &Server{
-		ingester:   cfg.Ingester,
-		recaller:   cfg.Recaller,
-		memories:   cfg.Memories,
-		namespaces: cfg.Namespaces,
-		ready:      cfg.Ready,
-		jobs:       cfg.Jobs,
-		queue:      cfg.Queue,
-		engagement: cfg.Engagement,
-		reports:    cfg.Reports,
-		relearner:  cfg.Relearner,
-		keys:       cfg.Keys,
-		maxBody:    cfg.MaxBodyBytes,
-		log:        cfg.Logger,
-		now:        cfg.Now,
-		metrics:    newMetrics(cfg.Collectors...),
+		ingester:        cfg.Ingester,
+		recaller:        cfg.Recaller,
+		memories:        cfg.Memories,
+		namespaces:      cfg.Namespaces,
+		ready:           cfg.Ready,
+		jobs:            cfg.Jobs,
+		queue:           cfg.Queue,
+		engagement:      cfg.Engagement,
+		reports:         cfg.Reports,
+		relearner:       cfg.Relearner,
+		settings:        cfg.Settings,
+		settingsWriters: cfg.SettingsWriters,
+		keys:            cfg.Keys,
+		maxBody:         cfg.MaxBodyBytes,
+		log:             cfg.Logger,
+		now:             cfg.Now,
+		metrics:         newMetrics(cfg.Collectors...),
 	}
 	if s.ready == nil {
 		s.ready = func() bool { return true }

@@ -33,6 +33,7 @@ type Config struct {
 	Jobs            JobsConfig    // scheduled jobs and the decay policy (jobs.go)
 	Rerank          RerankConfig  // the LLM reranker (rerank.go)
 	Store           StoreConfig   // --store and --neo4j-* (store.go)
+	SettingsWriters string        // --settings-writers, SALIENCE_SETTINGS_WRITERS: admin or namespace
 }
 
 // Defaults. `salience serve` with no configuration listens on loopback and keeps its data
@@ -58,6 +59,7 @@ func (c *Config) flagSet(fs *flag.FlagSet) {
 	fs.StringVar(&c.EmbedKey, "embed-key", c.EmbedKey, "openai embedder: API key (env SALIENCE_EMBED_KEY or OPENAI_API_KEY)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json")
+	fs.StringVar(&c.SettingsWriters, "settings-writers", c.SettingsWriters, "who may write a namespace's settings: admin (admin keys only) or namespace (also the keys granted it)")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long shutdown waits for in-flight requests")
 	c.Jobs.flagSet(fs)
 	c.Rerank.flagSet(fs)
@@ -78,6 +80,7 @@ func DefaultConfig() Config {
 		Jobs:            DefaultJobsConfig(),
 		Rerank:          DefaultRerankConfig(),
 		Store:           DefaultStoreConfig(),
+		SettingsWriters: server.SettingsWritersAdmin,
 	}
 }
 
@@ -146,6 +149,9 @@ func (c *Config) validate() error {
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		return err
+	}
+	if c.SettingsWriters != server.SettingsWritersAdmin && c.SettingsWriters != server.SettingsWritersNamespace {
+		return fmt.Errorf("--settings-writers %q: want admin or namespace", c.SettingsWriters)
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return fmt.Errorf("--log-format %q: want text or json", c.LogFormat)

@@ -122,13 +122,12 @@ func (j *JobsConfig) validate() error {
 type jobsStore interface {
 	jobs.Store
 	maintenance.Store
-	maintenance.StateGetter
 }
 
 // newScheduler builds the decay policies, the maintenance jobs and the scheduler that runs
 // them; it does not start ticking.
-func newScheduler(st jobsStore, j *JobsConfig, logger *slog.Logger) (*jobs.Scheduler, *maintenance.Policies, error) {
-	policies, err := maintenance.NewPolicies(j.Policy, j.params(), st, logger)
+func newScheduler(st jobsStore, settings maintenance.SettingsSource, j *JobsConfig, logger *slog.Logger) (*jobs.Scheduler, *maintenance.Policies, error) {
+	policies, err := maintenance.NewPolicies(j.Policy, j.params(), settings, logger)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/salience-ai/salience/jobs"
 	"github.com/salience-ai/salience/recall"
 	"github.com/salience-ai/salience/server"
+	"github.com/salience-ai/salience/settings"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3".
@@ -263,7 +264,16 @@ func (m *Main) serve(ctx context.Context) error {
 		return err
 	}
 
-	sched, policies, err := newScheduler(st, &c.Jobs, m.logger)
+	// Every consumer of namespace settings reads them through this one cached service.
+	sets := settings.New(st, settings.Options{})
+	moved, err := sets.MigrateDecayPolicies(ctx)
+	if err != nil {
+		return fmt.Errorf("moving decay policy overrides into namespace settings: %w", err)
+	}
+	if len(moved) > 0 {
+		m.logger.Info("decay policy overrides moved into namespace settings", "namespaces", moved)
+	}
+	sched, policies, err := newScheduler(st, sets, &c.Jobs, m.logger)
 	if err != nil {
 		return fmt.Errorf("jobs: %w", err)
 	}
@@ -271,7 +281,7 @@ func (m *Main) serve(ctx context.Context) error {
 	// Engagement moves each memory's schedule with its namespace's decay policy, the one the
 	// decay jobs read.
 	eng := engagement.NewService(st, engagement.ServiceOptions{Policy: policies.For})
-	rr, err := newReranker(&c.Rerank, st, m.logger)
+	rr, err := newReranker(&c.Rerank, sets, m.logger)
 	if err != nil {
 		return err
 	}
@@ -281,20 +291,22 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 
 	m.api = server.New(server.Config{
-		Ingester:     ingest.New(st, emb, ingest.Options{MaxContentBytes: c.MaxContentBytes}),
-		Recaller:     recall.New(st, emb, recall.Options{Reranker: recallReranker(rr)}),
-		Memories:     st,
-		Namespaces:   st,
-		Ready:        st.Ready,
-		Jobs:         sched,
-		Queue:        st,
-		Engagement:   eng,
-		Reports:      eng,
-		Relearner:    eng,
-		Keys:         m.keys,
-		MaxBodyBytes: c.MaxBodyBytes,
-		Logger:       m.logger,
-		Collectors:   metrics,
+		Ingester:        ingest.New(st, emb, ingest.Options{MaxContentBytes: c.MaxContentBytes}),
+		Recaller:        recall.New(st, emb, recall.Options{Reranker: recallReranker(rr), Settings: sets}),
+		Settings:        sets,
+		SettingsWriters: c.SettingsWriters,
+		Memories:        st,
+		Namespaces:      st,
+		Ready:           st.Ready,
+		Jobs:            sched,
+		Queue:           st,
+		Engagement:      eng,
+		Reports:         eng,
+		Relearner:       eng,
+		Keys:            m.keys,
+		MaxBodyBytes:    c.MaxBodyBytes,
+		Logger:          m.logger,
+		Collectors:      metrics,
 	})
 
 	ln, err := net.Listen("tcp", c.Addr)

@@ -25,7 +25,7 @@ func DefaultRerankConfig() RerankConfig {
 }
 
 func (r *RerankConfig) flagSet(fs *flag.FlagSet) {
-	fs.StringVar(&r.Policy, "rerank", r.Policy, "LLM reranking of recall results: on or off for every namespace whose settings say nothing (settings/NS {\"rerank\":\"on\"} turns one on)")
+	fs.StringVar(&r.Policy, "rerank", r.Policy, "LLM reranking of recall results: on or off for every namespace whose settings say nothing (PATCH /v1/namespaces/NS/settings {\"rerank\":\"on\"} turns one on)")
 	fs.StringVar(&r.URL, "rerank-url", r.URL, "reranker: OpenAI-compatible API base URL including /v1 (empty: Anthropic's)")
 	fs.StringVar(&r.Model, "rerank-model", r.Model, "reranker: chat model")
 	fs.StringVar(&r.Key, "rerank-key", r.Key, "reranker: API key (env SALIENCE_RERANK_KEY or ANTHROPIC_API_KEY)")
@@ -51,7 +51,7 @@ func (r *RerankConfig) validate() error {
 // newReranker builds the reranker, or returns nil when there is nothing to call: no URL and
 // no key. With a key but --rerank off it is built and stays off except for namespaces
 // whose settings turn it on.
-func newReranker(r *RerankConfig, settings rerank.SettingsReader, log *slog.Logger) (*rerank.Reranker, error) {
+func newReranker(r *RerankConfig, settings rerank.SettingsSource, log *slog.Logger) (*rerank.Reranker, error) {
 	if r.URL == "" && r.Key == "" {
 		return nil, nil
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/salience-ai/salience/maintenance"
 	"github.com/salience-ai/salience/recall"
 	"github.com/salience-ai/salience/server"
+	"github.com/salience-ai/salience/settings"
 	"github.com/salience-ai/salience/store/sqlite"
 )
 
@@ -41,6 +42,8 @@ const keysFile = `{"keys":[
 type Options struct {
 	// WithKeys configures the four keys above; without it every request is allowed.
 	WithKeys bool
+	// SettingsWriters is the server's --settings-writers; "" = admin.
+	SettingsWriters string
 	// Logger receives the server's log; nil discards it.
 	Logger *slog.Logger
 }
@@ -67,7 +70,8 @@ func Start(t testing.TB, opts Options) *Server {
 		t.Fatal(err)
 	}
 	emb := embed.NewLocal(0)
-	policies, err := maintenance.NewPolicies("", decay.Params{}, st, logger)
+	sets := settings.New(st, settings.Options{})
+	policies, err := maintenance.NewPolicies("", decay.Params{}, sets, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,18 +94,20 @@ func Start(t testing.TB, opts Options) *Server {
 		}
 	}
 	api := server.New(server.Config{
-		Ingester:   ingest.New(st, emb),
-		Recaller:   recall.New(st, emb, recall.Options{}),
-		Memories:   st,
-		Namespaces: st,
-		Ready:      st.Ready,
-		Jobs:       sched,
-		Queue:      st,
-		Engagement: eng,
-		Reports:    eng,
-		Relearner:  eng,
-		Keys:       keys,
-		Logger:     logger,
+		Ingester:        ingest.New(st, emb),
+		Recaller:        recall.New(st, emb, recall.Options{Settings: sets}),
+		Settings:        sets,
+		SettingsWriters: opts.SettingsWriters,
+		Memories:        st,
+		Namespaces:      st,
+		Ready:           st.Ready,
+		Jobs:            sched,
+		Queue:           st,
+		Engagement:      eng,
+		Reports:         eng,
+		Relearner:       eng,
+		Keys:            keys,
+		Logger:          logger,
 	})
 	hs := httptest.NewServer(api.Handler())
 	t.Cleanup(func() {

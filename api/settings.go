@@ -1,0 +1,76 @@
+package api
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Settings is a namespace's settings record: GET, PUT and PATCH
+// /v1/namespaces/{ns}/settings. Absent or zero fields mean the server's defaults. PUT
+// replaces every setting; PATCH is a JSON merge patch (RFC 7396: null removes a setting).
+// On a write, a non-zero Version must equal the version held (else 409 conflict), so a
+// read-modify-write loses no one else's change; UpdatedAt and UpdatedBy are ignored.
+type Settings struct {
+	Version   int       `json:"version"`
+	UpdatedAt time.Time `json:"updated_at,omitzero"`
+	UpdatedBy string    `json:"updated_by,omitempty"` // the name of the API key that wrote last
+
+	// Weights are the score weights of a mode ("ambient", "search"), each 0..1, replacing
+	// the server's weights of that mode whole: the bot's character.
+	Weights map[string]ScoreWeights `json:"weights,omitempty"`
+	// FreshnessHalfLifeHours: freshness halves every this many hours (default 336).
+	FreshnessHalfLifeHours float64 `json:"freshness_half_life_hours,omitempty"`
+	// Diversity is ambient recall's diversity strength, 0..1 (default 0.3).
+	Diversity *float64 `json:"diversity,omitempty"`
+	// Startup bounds the startup package (defaults 3 crystals, 2 anchors, 2 summaries).
+	Startup *StartupLimits `json:"startup,omitempty"`
+	// Decay chooses the decay policy: linear or fsrs (default the server's --decay-policy).
+	Decay *DecaySettings `json:"decay,omitempty"`
+	// Rerank is on or off (default the server's --rerank).
+	Rerank string `json:"rerank,omitempty"`
+}
+
+// ScoreWeights are the weights of a result's score components for one mode.
+type ScoreWeights struct {
+	Relevance  float64 `json:"relevance"`
+	Confidence float64 `json:"confidence"`
+	Freshness  float64 `json:"freshness"`
+	Proximity  float64 `json:"proximity"`
+	Importance float64 `json:"importance"`
+	Novelty    float64 `json:"novelty"`
+}
+
+// StartupLimits are the startup package's counts per kind; 0 keeps the default.
+type StartupLimits struct {
+	Crystals  int `json:"crystals,omitempty"`
+	Anchors   int `json:"anchors,omitempty"`
+	Summaries int `json:"summaries,omitempty"`
+}
+
+// DecaySettings name a decay policy.
+type DecaySettings struct {
+	Policy string `json:"policy,omitempty"`
+}
+
+// SettingsHistory is the body of GET /v1/namespaces/{ns}/settings/history: the audit
+// trail, newest first.
+type SettingsHistory struct {
+	Changes []SettingsChange `json:"changes"`
+}
+
+// SettingsChange is one write of a namespace's settings: who (the API key's name, or
+// "migration"), when, the version it produced, and each setting that changed.
+type SettingsChange struct {
+	Version int           `json:"version"`
+	At      time.Time     `json:"at"`
+	By      string        `json:"by"`
+	Changes []FieldChange `json:"changes"`
+}
+
+// FieldChange is one setting's JSON path ("weights.search.relevance") and its values
+// before and after (null: absent).
+type FieldChange struct {
+	Field string          `json:"field"`
+	Old   json.RawMessage `json:"old"`
+	New   json.RawMessage `json:"new"`
+}
