@@ -206,6 +206,24 @@ func TestTourOfEveryRoute(t *testing.T) {
 		t.Errorf("queued memory = %+v", queue[i].Memory)
 	}
 
+	// Settings: a write, a patch, the record and its history.
+	if _, err := ns.PutSettings(ctx, api.Settings{Rerank: "off"}); err != nil {
+		t.Fatal(err)
+	}
+	set, err := ns.PatchSettings(ctx, map[string]any{"diversity": 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Version != 2 || set.Rerank != "off" || set.Diversity == nil || *set.Diversity != 0.5 {
+		t.Errorf("settings after put and patch = %+v, want version 2, rerank off, diversity 0.5", set)
+	}
+	if got, err := ns.Settings(ctx); err != nil || got.Version != 2 {
+		t.Errorf("settings = %+v, %v; want version 2", got, err)
+	}
+	if hist, err := ns.SettingsHistory(ctx, 0); err != nil || len(hist) != 2 || hist[0].Version != 2 {
+		t.Errorf("settings history = %+v, %v; want versions 2 and 1, newest first", hist, err)
+	}
+
 	// Delete, and the memory is gone.
 	if err := ns.Delete(ctx, bees.ID); err != nil {
 		t.Fatal(err)

@@ -52,5 +52,9 @@ var (
 	routeJobRuns     = route{"GET", "/v1/admin/jobs/{name}/runs"}
 	routeJobRun      = route{"POST", "/v1/admin/jobs/{name}/run"}
 	routeRelearn     = route{"POST", "/v1/admin/namespaces/{ns}/relearn"}
-	routes           = []route{routeHealth, routeReady, routeCreate, routeList, routeGet, routeDelete, routeRecall, routeEngagement, routeMetrics, routeResurfacing, routeNamespaces, routeJobs, routeJobRuns, routeJobRun, routeRelearn}
+	routeSettings    = route{"GET", "/v1/namespaces/{ns}/settings"}
+	routePutSettings = route{"PUT", "/v1/namespaces/{ns}/settings"}
+	routePatch       = route{"PATCH", "/v1/namespaces/{ns}/settings"}
+	routeHistory     = route{"GET", "/v1/namespaces/{ns}/settings/history"}
+	routes           = []route{routeHealth, routeReady, routeCreate, routeList, routeGet, routeDelete, routeRecall, routeEngagement, routeMetrics, routeResurfacing, routeNamespaces, routeJobs, routeJobRuns, routeJobRun, routeRelearn, routeSettings, routePutSettings, routePatch, routeHistory}
 )
