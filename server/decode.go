@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"sort"
 	"strings"
 	"time"
 
@@ -159,6 +160,29 @@ func locateDepth(t reflect.Type, raw []byte, path string, depth int) (string, st
 				return join(path, key), fmt.Sprintf("unknown field %q", key), true
 			}
 			if field, msg, ok := locateDepth(f.Type, val, join(path, key), depth+1); ok {
+				return field, msg, true
+			}
+		}
+		return "", "", false
+	case reflect.Map:
+		// Maps keyed by name (settings' weights per mode): each value's path is map.key.
+		if isNull || t.Key().Kind() != reflect.String {
+			break
+		}
+		if len(raw) == 0 || raw[0] != '{' {
+			return path, fmt.Sprintf("%s must be an object, not %s", fieldLabel(path), describe(raw)), true
+		}
+		var items map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return "", "", false
+		}
+		keys := make([]string, 0, len(items))
+		for k := range items {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys) // the same field every time
+		for _, k := range keys {
+			if field, msg, ok := locateDepth(t.Elem(), items[k], join(path, models.Clip(k, 100)), depth+1); ok {
 				return field, msg, true
 			}
 		}
