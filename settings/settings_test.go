@@ -1,0 +1,148 @@
+package settings_test
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/settings"
+	"github.com/salience-ai/salience/store/sqlite"
+)
+
+var ctx = context.Background()
+
+type clock struct{ t time.Time }
+
+func (c *clock) Now() time.Time { return c.t }
+
+func openStore(t *testing.T) *sqlite.Store {
+	t.Helper()
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "s.db"), sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func set(div float64) func(*models.Settings) (*models.Settings, error) {
+	return func(cur *models.Settings) (*models.Settings, error) {
+		cur.Diversity = &div
+		return cur, nil
+	}
+}
+
+// TestForCachesUntilTheTTL: a write on this service is seen at once; one by another server
+// sharing the store (a second service) is seen once the TTL has passed.
+func TestForCachesUntilTheTTL(t *testing.T) {
+	st := openStore(t)
+	clk := &clock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}
+	here := settings.New(st, settings.Options{Now: clk.Now})
+	there := settings.New(st, settings.Options{Now: clk.Now})
+
+	if s, err := here.For(ctx, "a"); err != nil || s.Version != 0 {
+		t.Fatalf("unwritten = %+v, %v", s, err)
+	}
+	if _, err := here.Update(ctx, "a", "ops", set(0.5)); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := here.For(ctx, "a"); s.Version != 1 || *s.Diversity != 0.5 {
+		t.Errorf("after its own write: %+v, want version 1", s)
+	}
+	if _, err := there.For(ctx, "a"); err != nil { // caches version 1 there
+		t.Fatal(err)
+	}
+	if _, err := here.Update(ctx, "a", "ops", set(0.25)); err != nil {
+		t.Fatal(err)
+	}
+	clk.t = clk.t.Add(settings.DefaultTTL - time.Millisecond)
+	if s, _ := there.For(ctx, "a"); s.Version != 1 {
+		t.Errorf("the other server within the TTL: version %d, want its cached 1", s.Version)
+	}
+	clk.t = clk.t.Add(time.Millisecond)
+	if s, _ := there.For(ctx, "a"); s.Version != 2 || *s.Diversity != 0.25 {
+		t.Errorf("the other server after the TTL: %+v, want version 2", s)
+	}
+}
+
+func TestUpdateRejectsInvalidAndKeepsTheRecord(t *testing.T) {
+	st := openStore(t)
+	s := settings.New(st, settings.Options{})
+	_, err := s.Update(ctx, "a", "ops", set(2))
+	if models.ErrorCode(err) != models.EINVALID || models.ErrorField(err) != "diversity" {
+		t.Fatalf("diversity 2: %v, want invalid naming diversity", err)
+	}
+	if raw, _ := st.GetState(ctx, "settings/a"); raw != "" {
+		t.Errorf("stored %q after a rejected write", raw)
+	}
+	if h, _ := s.History(ctx, "a", 0); len(h) != 0 {
+		t.Errorf("history %+v after a rejected write", h)
+	}
+}
+
+func TestParseReadsTheRerankOnlyRecordsOfBefore(t *testing.T) {
+	s, err := settings.Parse(`{"rerank":"on"}`)
+	if err != nil || s.Version != 0 || s.Rerank != "on" {
+		t.Errorf("legacy record = %+v, %v", s, err)
+	}
+	if _, err := settings.Parse(`{"rerank":"on","other":1}`); models.ErrorCode(err) != models.EINVALID {
+		t.Errorf("unknown field: %v, want invalid", err)
+	}
+}
+
+// TestMigrateDecayPolicies: the hidden policy/<ns> override moves into the settings,
+// audited as the migration, and the old key is emptied; settings that already name a
+// policy win; a second run does nothing.
+func TestMigrateDecayPolicies(t *testing.T) {
+	st := openStore(t)
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	for _, ns := range []string{"lin", "kept", "junk", "plain"} {
+		if err := st.CreateMemories(ctx, []*models.MemoryWrite{{Memory: &models.Memory{ID: "m1", Namespace: ns, Kind: models.KindFact, Content: "x", CreatedAt: now, Confidence: 0.5}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, v := range map[string]string{"policy/lin": "linear", "policy/kept": "linear", "policy/junk": "sm2", "settings/kept": `{"version":3,"decay":{"policy":"fsrs"}}`} {
+		if err := st.SetState(ctx, k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := settings.New(st, settings.Options{Now: func() time.Time { return now }})
+	moved, err := s.MigrateDecayPolicies(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(moved) != 2 || moved[0] != "kept" || moved[1] != "lin" {
+		t.Errorf("moved %v, want [kept lin]", moved)
+	}
+	for ns, want := range map[string]string{"lin": "linear", "kept": "fsrs", "junk": "", "plain": ""} {
+		got, err := s.Get(ctx, ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		policy := ""
+		if got.Decay != nil {
+			policy = got.Decay.Policy
+		}
+		if policy != want {
+			t.Errorf("%s: decay policy %q, want %q", ns, policy, want)
+		}
+		if raw, _ := st.GetState(ctx, "policy/"+ns); raw != "" {
+			t.Errorf("%s: legacy key still holds %q", ns, raw)
+		}
+	}
+	h, err := s.History(ctx, "lin", 0)
+	if err != nil || len(h) != 1 || h[0].By != settings.MigrationBy || h[0].Version != 1 || len(h[0].Changes) != 1 ||
+		h[0].Changes[0].Field != "decay.policy" || string(h[0].Changes[0].New) != `"linear"` {
+		t.Errorf("history of lin = %+v, %v; want one migration entry setting decay.policy to linear", h, err)
+	}
+	if h, _ := s.History(ctx, "kept", 0); len(h) != 0 {
+		t.Errorf("kept: %+v, want no entry (its settings already chose)", h)
+	}
+	again, err := s.MigrateDecayPolicies(ctx)
+	if err != nil || len(again) != 0 {
+		t.Errorf("second run moved %v, %v; want nothing", again, err)
+	}
+}
