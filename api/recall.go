@@ -38,6 +38,11 @@ type RecallRequest struct {
 	IncludeInvalid bool `json:"include_invalid,omitempty"`
 	// Explain returns the score components of every result.
 	Explain bool `json:"explain,omitempty"`
+	// Namespaces are more namespaces to recall from besides the route's (shared memory),
+	// each one the key is granted, at most 8. They are read-only sources: the route's
+	// namespace's settings, threshold and conversation state apply. Each result says its
+	// namespace; report engagement on it to that namespace.
+	Namespaces []string `json:"namespaces,omitempty"`
 }
 
 // Message is one recent message of the conversation.
@@ -76,6 +81,9 @@ type RecallResponse struct {
 type RecallResult struct {
 	// ID is the memory's id (the parent's id for a fragment).
 	ID string `json:"id"`
+	// Namespace is the namespace the memory lives in: the route's, or one of the request's
+	// namespaces. Its surfacing is recorded there.
+	Namespace string `json:"namespace"`
 	// SurfacingID identifies this showing of the memory in engagement reports; startup
 	// results have none (the startup package is not engagement-tracked).
 	SurfacingID string `json:"surfacing_id,omitempty"`

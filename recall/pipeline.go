@@ -118,6 +118,12 @@ func (p *Pipeline) run(ctx context.Context, req *Request, sw *stopwatch, version
 	if err != nil {
 		return nil, err
 	}
+	if len(req.Sources) > 0 {
+		if list, err = p.withSources(ctx, req, in, resp, list); err != nil {
+			return nil, err
+		}
+		sw.lap("sources")
+	}
 	list = dedupe(list)
 	if req.Mode == models.ModeAmbient {
 		list = diversify(list, p.opts.MMRLambda, req.Limit)

@@ -42,7 +42,33 @@ func (p *Pipeline) record(ctx context.Context, req *Request, in *intake, resp *R
 	if len(ss) == 0 && state == nil {
 		return nil
 	}
-	return p.store.RecordSurfacings(ctx, ss, state)
+	if len(req.Sources) == 0 {
+		return p.store.RecordSurfacings(ctx, ss, state)
+	}
+	// A surfacing lands in the namespace of its memory, where engagement on it is reported
+	// and learned from. The conversation's state is the home namespace's. Each namespace's
+	// turn is one atomic write; the turn across namespaces is not.
+	byNS := map[string][]*models.Surfacing{req.Namespace: nil}
+	order := []string{req.Namespace}
+	for _, s := range ss {
+		if _, ok := byNS[s.Namespace]; !ok {
+			order = append(order, s.Namespace)
+		}
+		byNS[s.Namespace] = append(byNS[s.Namespace], s)
+	}
+	for i, ns := range order {
+		var st *models.ConversationState
+		if i == 0 {
+			st = state
+		}
+		if len(byNS[ns]) == 0 && st == nil {
+			continue
+		}
+		if err := p.store.RecordSurfacings(ctx, byNS[ns], st); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // surfacing is the record of one result shown at rank.
@@ -53,8 +79,12 @@ func surfacing(req *Request, in *intake, resp *Response, r *Result, rank int, no
 			mode = models.ModeResurface
 		}
 	}
+	ns := r.Memory.Namespace
+	if ns == "" {
+		ns = req.Namespace
+	}
 	s := &models.Surfacing{
-		ID: ids.New(now), Namespace: req.Namespace, ConversationID: req.ConversationID,
+		ID: ids.New(now), Namespace: ns, ConversationID: req.ConversationID,
 		TurnID: in.turnID, MemoryID: r.Memory.ID, Mode: mode, Rank: rank, Score: r.Score,
 		ConvType: in.convType, Threshold: resp.Threshold, Variant: resp.Variant,
 		Concepts: in.concepts, LatencyMS: resp.LatencyMS, SettingsVersion: resp.SettingsVersion, At: now,

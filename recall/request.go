@@ -16,6 +16,7 @@ const (
 	MaxQueryBytes        = 16 << 10
 	MaxMessages          = 50
 	MaxEntities          = 64
+	MaxSources           = 8 // namespaces besides the home one, each searched in turn
 )
 
 // normalize validates req and fills its defaults. Errors name the JSON field.
@@ -87,6 +88,17 @@ func normalize(req *Request, now time.Time) error {
 	}
 	if !req.Since.IsZero() && !req.Until.IsZero() && !req.Until.After(req.Since) {
 		return models.Invalid("until", "until must be after since")
+	}
+	if len(req.Sources) > MaxSources {
+		return models.Invalid("namespaces", "at most %d namespaces besides the route's", MaxSources)
+	}
+	for i, src := range req.Sources {
+		if err := models.ValidateNamespace(src); err != nil {
+			return models.Invalid(fmt.Sprintf("namespaces[%d]", i), "%s", models.ErrorMessage(err))
+		}
+	}
+	if req.Mode == models.ModeStartup && len(req.Sources) > 0 {
+		return models.Invalid("namespaces", "the startup package is the home namespace's own; recall other namespaces in ambient or search mode")
 	}
 	if req.Now.IsZero() {
 		req.Now = now

@@ -32,6 +32,9 @@ type Request struct {
 	Since, Until     time.Time // on the memory's time (ValidAt or CreatedAt)
 	IncludeInvalid   bool      // also return facts that stopped being true
 	Explain          bool
+	// Sources are more namespaces to recall from, read-only (sources.go): the home
+	// Namespace's settings, threshold and conversation state apply to all.
+	Sources []string
 	Now              time.Time // the caller's clock; zero = time.Now()
 }
 

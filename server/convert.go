@@ -97,6 +97,7 @@ func recallRequest(ns string, in *api.RecallRequest) *recall.Request {
 		Until:            in.Until,
 		IncludeInvalid:   in.IncludeInvalid,
 		Explain:          in.Explain,
+		Sources:          in.Namespaces,
 	}
 	req.LatencyBudget = msDuration(in.LatencyBudgetMS)
 	if len(in.Messages) > 0 {
@@ -149,6 +150,7 @@ func recallResultToAPI(res *recall.Result) api.RecallResult {
 	}
 	if m := res.Memory; m != nil {
 		out.ID = m.ID
+		out.Namespace = m.Namespace
 		out.Kind = string(m.Kind)
 		out.CreatedAt = m.CreatedAt
 		out.ValidAt = m.ValidAt

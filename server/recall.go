@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -26,6 +27,17 @@ func (s *Server) recall(c *gin.Context) {
 	if err != nil {
 		fail(c, err)
 		return
+	}
+	// Shared memory: every namespace read besides the route's must be granted to the key,
+	// checked here with the route's own rule (authorizeNamespace).
+	if p := principal(c); p != nil {
+		for i, ns := range req.Sources {
+			if !p.CanAccess(ns) {
+				fail(c, &models.Error{Code: models.EFORBIDDEN, Field: fmt.Sprintf("namespaces[%d]", i),
+					Message: fmt.Sprintf("this API key is not granted namespace %q", models.Clip(ns, 70))})
+				return
+			}
+		}
 	}
 	req.Now = s.now()
 	start := time.Now()

@@ -30,13 +30,16 @@ const (
 	KeyB     = "sk-tenant-b-000000000002" // namespace "b"
 	KeyAdmin = "sk-admin-00000000000003"  // admin, no namespace
 	KeyAll   = "sk-every-ns-000000000004" // every namespace, not admin
+	// KeyShared reads "a" and the shared memory "shared" (shared-memory recalls).
+	KeyShared = "sk-tenant-a-shared-00005"
 )
 
 const keysFile = `{"keys":[
 	{"key":"` + KeyA + `","name":"tenant-a","namespaces":["a"]},
 	{"key":"` + KeyB + `","name":"tenant-b","namespaces":["b"]},
 	{"key":"` + KeyAdmin + `","name":"ops","admin":true},
-	{"key":"` + KeyAll + `","name":"all","namespaces":["*"]}]}`
+	{"key":"` + KeyAll + `","name":"all","namespaces":["*"]},
+	{"key":"` + KeyShared + `","name":"a-with-shared","namespaces":["a","shared"]}]}`
 
 // Options of Start.
 type Options struct {
