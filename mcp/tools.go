@@ -102,6 +102,7 @@ type reportEngagementInput struct {
 
 type shownMemory struct {
 	MemoryID    string    `json:"memory_id"`
+	Namespace   string    `json:"namespace,omitempty" jsonschema:"the namespace the memory lives in"`
 	SurfacingID string    `json:"surfacing_id,omitempty"`
 	Kind        string    `json:"kind"`
 	Content     string    `json:"content"`
@@ -357,7 +358,7 @@ func eventID(e engagementInput) string {
 func shown(rs []api.RecallResult) []shownMemory {
 	out := make([]shownMemory, len(rs))
 	for i, r := range rs {
-		out[i] = shownMemory{MemoryID: r.ID, SurfacingID: r.SurfacingID, Kind: r.Kind, Content: r.Content,
+		out[i] = shownMemory{MemoryID: r.ID, Namespace: r.Namespace, SurfacingID: r.SurfacingID, Kind: r.Kind, Content: r.Content,
 			Volunteered: r.Volunteered, CreatedAt: r.CreatedAt}
 		if f := r.Fragment; f != nil {
 			out[i].MemoryID = f.ParentID
