@@ -35,7 +35,7 @@ type Request struct {
 	// Sources are more namespaces to recall from, read-only (sources.go): the home
 	// Namespace's settings, threshold and conversation state apply to all.
 	Sources []string
-	Now              time.Time // the caller's clock; zero = time.Now()
+	Now     time.Time // the caller's clock; zero = time.Now()
 }
 
 // Fragment says which chunk of a long memory a result shows.

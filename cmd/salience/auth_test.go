@@ -44,8 +44,10 @@ func adminStatus(route string) int {
 
 // sampleBody is a valid body for each route that takes one.
 var sampleBody = map[string]string{
-	"POST /v1/namespaces/:ns/memories": `{"kind":"fact","content":"The tide turns at six."}`,
-	"POST /v1/namespaces/:ns/recall":   `{"mode":"search","query":"when does the tide turn?"}`,
+	"POST /v1/namespaces/:ns/memories":  `{"kind":"fact","content":"The tide turns at six."}`,
+	"POST /v1/namespaces/:ns/recall":    `{"mode":"search","query":"when does the tide turn?"}`,
+	"PUT /v1/namespaces/:ns/settings":   `{"rerank":"off"}`,
+	"PATCH /v1/namespaces/:ns/settings": `{"rerank":"off"}`,
 }
 
 // TestTenantIsolation runs every registered route with every kind of credential: the open
@@ -85,6 +87,15 @@ func TestTenantIsolation(t *testing.T) {
 					check{"A", path("a"), keyA, 403},
 					check{"*", path("a"), keyAll, 403},
 					check{"admin", path("a"), keyAdmin, adminStatus(route)},
+				)
+			case strings.HasPrefix(r.Path, "/v1/namespaces/:ns/settings"):
+				// Settings are written by admin keys (--settings-writers admin, the
+				// default), not by the keys granted the namespace.
+				checks = append(checks,
+					check{"A on a", path("a"), keyA, 403},
+					check{"A on b", path("b"), keyA, 403},
+					check{"* on b", path("b"), keyAll, 403},
+					check{"admin on a", path("a"), keyAdmin, 0},
 				)
 			case strings.Contains(r.Path, ":ns"):
 				checks = append(checks,

@@ -37,8 +37,9 @@ func TestDefaults(t *testing.T) {
 				ImplicitIgnore: "@every 5m", IgnoreAfter: 30 * time.Minute, ResurfaceCap: 100, Policy: "fsrs",
 				Threshold: 0.7, TargetRetention: 0.9, DismissCooldown: 168 * time.Hour, LeaseTTL: time.Minute,
 			},
-			Rerank: RerankConfig{Policy: "off", Model: "claude-haiku-4-5", TopN: 20},
-			Store:  StoreConfig{Kind: "sqlite"},
+			Rerank:          RerankConfig{Policy: "off", Model: "claude-haiku-4-5", TopN: 20},
+			Store:           StoreConfig{Kind: "sqlite"},
+			SettingsWriters: "admin",
 		}
 		if m.Command != "serve" || m.Config != want {
 			t.Errorf("ParseFlags(%q) = %q %+v, want serve %+v", args, m.Command, m.Config, want)
