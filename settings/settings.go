@@ -132,6 +132,9 @@ func Parse(raw string) (*models.Settings, error) {
 	if err := dec.Decode(st); err != nil {
 		return nil, models.Invalid("", "stored settings are not a settings record: %v", err)
 	}
+	if dec.More() {
+		return nil, models.Invalid("", "stored settings hold more than one JSON value")
+	}
 	if err := st.Validate(); err != nil {
 		return nil, err
 	}

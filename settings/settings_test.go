@@ -91,6 +91,9 @@ func TestParseReadsTheRerankOnlyRecordsOfBefore(t *testing.T) {
 	if _, err := settings.Parse(`{"rerank":"on","other":1}`); models.ErrorCode(err) != models.EINVALID {
 		t.Errorf("unknown field: %v, want invalid", err)
 	}
+	if _, err := settings.Parse(`{"rerank":"on"} {}`); models.ErrorCode(err) != models.EINVALID {
+		t.Errorf("two values: %v, want invalid", err)
+	}
 }
 
 // TestMigrateDecayPolicies: the hidden policy/<ns> override moves into the settings,
