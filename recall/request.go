@@ -97,6 +97,7 @@ func normalize(req *Request, now time.Time) error {
 			return models.Invalid(fmt.Sprintf("namespaces[%d]", i), "%s", models.ErrorMessage(err))
 		}
 	}
+	req.Sources = distinctSources(req.Namespace, req.Sources)
 	if req.Mode == models.ModeStartup && len(req.Sources) > 0 {
 		return models.Invalid("namespaces", "the startup package is the home namespace's own; recall other namespaces in ambient or search mode")
 	}
@@ -113,4 +114,21 @@ func hasMessage(ms []Message) bool {
 		}
 	}
 	return false
+}
+
+// distinctSources drops the home namespace and repeats from a request's sources, keeping
+// their order: a namespace named twice is still searched once.
+func distinctSources(home string, srcs []string) []string {
+	if len(srcs) == 0 {
+		return srcs
+	}
+	seen := map[string]bool{home: true}
+	out := make([]string, 0, len(srcs))
+	for _, s := range srcs {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -32,6 +32,10 @@ func (s *Server) recall(c *gin.Context) {
 	// checked here with the route's own rule (authorizeNamespace).
 	if p := principal(c); p != nil {
 		for i, ns := range req.Sources {
+			if err := models.ValidateNamespace(ns); err != nil {
+				fail(c, models.Invalid(fmt.Sprintf("namespaces[%d]", i), "%s", models.ErrorMessage(err)))
+				return
+			}
 			if !p.CanAccess(ns) {
 				fail(c, &models.Error{Code: models.EFORBIDDEN, Field: fmt.Sprintf("namespaces[%d]", i),
 					Message: fmt.Sprintf("this API key is not granted namespace %q", models.Clip(ns, 70))})
