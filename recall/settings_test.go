@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -34,5 +35,28 @@ func TestWithSettingsOverridesOnlyWhatIsSet(t *testing.T) {
 	}
 	if same := base.WithSettings(&models.Settings{}); same.HalfLife != base.HalfLife || same.MMRLambda != base.MMRLambda {
 		t.Errorf("empty settings changed the options")
+	}
+}
+
+func TestNormalizeSources(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	req := &Request{Namespace: "a", Query: "q", Sources: []string{"a", "shared", "b", "shared"}}
+	if err := normalize(req, now); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(req.Sources); got != "[shared b]" {
+		t.Errorf("sources %s, want [shared b]", got)
+	}
+	for _, tc := range []struct {
+		req   Request
+		field string
+	}{
+		{Request{Namespace: "a", Query: "q", Sources: []string{"ok", "not ok"}}, "namespaces[1]"},
+		{Request{Namespace: "a", Mode: models.ModeStartup, Sources: []string{"shared"}}, "namespaces"},
+		{Request{Namespace: "a", Query: "q", Sources: []string{"n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8", "n9"}}, "namespaces"},
+	} {
+		if err := normalize(&tc.req, now); models.ErrorField(err) != tc.field {
+			t.Errorf("%v: %v, want invalid naming %s", tc.req.Sources, err, tc.field)
+		}
 	}
 }
