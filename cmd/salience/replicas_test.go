@@ -67,6 +67,38 @@ func TestNeo4jReplicas(t *testing.T) {
 		t.Fatalf("recall on the other replica = %v, want %s first", resultIDs(got.Results), lighthouse)
 	}
 
+	// Settings written on a are stored in Neo4j: a reads them back at once, and b ranks
+	// under them within its cache's 10 s, without a restart. (Another namespace: recalls
+	// here would count surfacings of the memories above.)
+	const setNS = "replicas-settings"
+	req, err := http.NewRequest(http.MethodPatch, a.base+"/v1/namespaces/"+setNS+"/settings", strings.NewReader(`{"diversity": 0.5}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("PATCH settings on a = %d", res.StatusCode)
+	}
+	var set api.Settings
+	a.get(t, "/v1/namespaces/"+setNS+"/settings", &set)
+	if set.Version != 1 || set.Diversity == nil || *set.Diversity != 0.5 {
+		t.Fatalf("settings read back on a = %+v, want version 1, diversity 0.5", set)
+	}
+	for deadline := time.Now().Add(12 * time.Second); ; {
+		var out api.RecallResponse
+		b.post(t, "/v1/namespaces/"+setNS+"/recall", `{"mode": "search", "query": "gulls"}`, http.StatusOK, &out)
+		if v := out.SettingsVersion; v == 1 {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("b still ranks under settings version %d after 12 s, want 1", v)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+
 	// Engagement: turns alternate between the replicas; every used event goes to both
 	// replicas at once, so one of each pair is a duplicate.
 	const turns = 8
