@@ -25,6 +25,9 @@ type intake struct {
 	turnID   string
 	state    *models.ConversationState // nil without a conversation id
 	model    *learn.Model              // the namespace's relevance model
+	// sourceModels are the relevance models of a shared-memory recall's other namespaces
+	// (sources.go): each source's candidates are judged by their own namespace's model.
+	sourceModels map[string]*learn.Model
 }
 
 // contextMessages is how many of the latest messages ambient recall reads besides the query.

@@ -90,6 +90,9 @@ func surfacing(req *Request, in *intake, resp *Response, r *Result, rank int, no
 		Concepts: in.concepts, LatencyMS: resp.LatencyMS, SettingsVersion: resp.SettingsVersion, At: now,
 		Terms: in.terms, PUse: r.PUse, ModelVersion: in.model.N,
 	}
+	if m, ok := in.sourceModels[ns]; ok {
+		s.ModelVersion = m.N // the model of the namespace the surfacing lands in
+	}
 	if r.Components != nil {
 		s.Components = *r.Components
 	}
