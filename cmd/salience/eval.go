@@ -23,8 +23,16 @@ import (
 // embedded store through the real ingest path, asks every question through the real recall
 // pipeline, and prints evidence recall@5/10/25 and hit@10 per category, the last line JSON.
 func runEval(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "bandit":
+			return runEvalBandit(args[1:], stdout, stderr)
+		case "predict":
+			return runEvalPredict(args[1:], stdout, stderr)
+		}
+	}
 	if len(args) == 0 || args[0] != "locomo" {
-		return errors.New("usage: salience eval locomo [--data DIR] [--dims N] [--learn] [--rerank [--rerank-url URL] [--rerank-fake-latency D] [--budget D]]")
+		return errors.New("usage: salience eval locomo [--data DIR] [--dims N] [--learn] [--rerank [--rerank-url URL] [--rerank-fake-latency D] [--budget D]]\n       salience eval bandit [--runs N] [--seed S] [--gamma G]\n       salience eval predict [--conversations N] [--seed S]")
 	}
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
