@@ -10,11 +10,13 @@ import (
 )
 
 // PredictModel states the synthetic conversations of `salience eval predict`.
-const PredictModel = `Synthetic conversations: 20 topics, each named by two concepts (t07a, t07b). A turn is
-about one topic and mentions its two concepts plus one noise word (of 60). The next topic is
-the current one's first successor with probability 0.55, its second with 0.30, and any topic
-at random with 0.15 (noise). Each topic has one memory whose concepts are the topic's; it is
-needed in every turn about its topic. The topic-transition model and the usage patterns are
+const PredictModel = `Synthetic conversations: 20 topics, each named by three concepts (t07a, t07b, t07c). A topic
+is led in for 1–3 turns (uniformly) that mention its first two concepts, then comes the turn
+that needs the topic's memory and mentions its third concept; 20 % of topics are dropped
+after the lead-in (noise: their memory is not needed). Every turn also mentions one noise word
+of 60. The next topic is the current one's first successor with probability 0.55, its second
+with 0.30, and any topic at random with 0.15 (noise). Each topic has one memory whose concepts
+are the topic's. The topic-transition model and the usage patterns are
 learned online from the conversations as they go (each memory's use is recorded when it is
 needed); proactive surfacing runs after every turn through the four gates (threshold on the
 prediction confidence, ≥ 2 trigger matches from the learned usage pattern, momentum ≤ 5 per
@@ -55,11 +57,13 @@ type PredictSimReport struct {
 }
 
 const (
-	simTopics   = 20
-	simNoise    = 60
-	simFirst    = 0.55
-	simSecond   = 0.30
-	simMomentum = 2.0 // one message every 30 s
+	simTopics    = 20
+	simNoise     = 60
+	simFirst     = 0.55
+	simSecond    = 0.30
+	simMomentum  = 2.0 // one message every 30 s
+	simMaxLeadIn = 3   // turns a topic is led in before its memory is needed, at most
+	simDropped   = 0.2 // share of topics dropped after their lead-in: their memory is never needed
 )
 
 // SimulatePredict runs proactive prediction over seeded synthetic conversations (PredictModel).
@@ -71,89 +75,68 @@ func SimulatePredict(cfg PredictSimConfig) PredictSimReport {
 		if a >= t {
 			a++
 		}
-		b := rng.IntN(simTopics - 1)
-		for b == a || b == t-0 && false {
-			b = rng.IntN(simTopics - 1)
-		}
-		if b >= t {
-			b++
-		}
-		if b == a {
-			b = (a + 1) % simTopics
-			if b == t {
-				b = (b + 1) % simTopics
-			}
+		b := a
+		for b == a || b == t {
+			b = rng.IntN(simTopics)
 		}
 		succ[t] = [2]int{a, b}
 	}
-	concepts := func(t int) []string { return []string{fmt.Sprintf("t%02da", t), fmt.Sprintf("t%02db", t)} }
+	concepts := func(t int) []string {
+		return []string{fmt.Sprintf("t%02da", t), fmt.Sprintf("t%02db", t), fmt.Sprintf("t%02dc", t)}
+	}
 	mem := func(t int) string { return fmt.Sprintf("mem-t%02d", t) }
 	cands := make([]predict.Candidate, simTopics)
-	topicOf := map[string]int{}
+	memIndex := map[string]int{}
 	for t := range cands {
 		cands[t] = predict.Candidate{ID: mem(t), Concepts: concepts(t)}
-		for _, c := range concepts(t) {
-			topicOf[c] = t
-		}
+		memIndex[mem(t)] = t
 	}
 	tr, us := predict.NewTransitions(), predict.NewUsage()
 	rep := PredictSimReport{Conversations: cfg.Conversations, Threshold: cfg.Threshold, Blocked: map[string]int{}}
 	leadSum := 0
 	for conv := range cfg.Conversations {
 		scored := conv >= cfg.Warmup
-		topic := rng.IntN(simTopics)
-		var hist [][]string
-		var topics []int
-		surfacedAt := map[string]int{} // memory → the turn it was last surfaced proactively
-		type shown struct {
-			id   string
-			turn int
-		}
-		var shownList []shown
-		for turn := range cfg.Turns {
-			if turn > 0 {
-				switch r := rng.Float64(); {
-				case r < simFirst:
-					topic = succ[topic][0]
-				case r < simFirst+simSecond:
-					topic = succ[topic][1]
-				default:
-					topic = rng.IntN(simTopics)
+		var (
+			hist       [][]string         // concept sets of the turns so far
+			needs      []string           // the memory each turn needed ("" none)
+			surfacedAt = map[string]int{} // memory → the turn it was last surfaced proactively
+			shown      [][2]int           // (topic's memory index, turn) of each scored surfacing
+		)
+		// step plays one turn: the need is scored against what was surfaced before, the
+		// models learn the turn, then proactive surfacing runs after it.
+		step := func(cur []string, need int) {
+			cur = append(cur, fmt.Sprintf("noise%02d", rng.IntN(simNoise)))
+			t := len(hist)
+			id := ""
+			if need >= 0 {
+				id = mem(need)
+				if scored {
+					rep.Needs++
+					if at, ok := surfacedAt[id]; ok && t-at >= 1 && t-at <= predict.TransitionWindow {
+						rep.Before++
+						leadSum += t - at
+					}
 				}
+				us.Record(id, hist)
 			}
-			cur := append(concepts(topic), fmt.Sprintf("noise%02d", rng.IntN(simNoise)))
-			// The memory of this turn's topic is needed now.
-			need := mem(topic)
-			if scored && turn > 0 {
-				rep.Needs++
-				if at, ok := surfacedAt[need]; ok && turn-at >= 1 && turn-at <= predict.TransitionWindow {
-					rep.Before++
-					leadSum += turn - at
-				}
-			}
-			us.Record(need, hist)
 			tr.Learn(hist, cur)
 			hist = append(hist, cur)
-			topics = append(topics, topic)
-			// Proactive surfacing after the turn.
+			needs = append(needs, id)
 			var pool []predict.Candidate
 			for _, c := range cands {
-				if at, ok := surfacedAt[c.ID]; ok && turn-at <= predict.TransitionWindow {
-					continue // not repeated within the window
-				}
-				if c.ID == need {
-					continue // in use right now
+				if at, ok := surfacedAt[c.ID]; (ok && t-at <= predict.TransitionWindow) || c.ID == id {
+					continue // not repeated within the window, nor proposed while in use
 				}
 				pool = append(pool, c)
 			}
-			preds := predict.Proactive(tr, us, hist, pool, simMomentum, cfg.Threshold)
-			for _, p := range preds {
-				if p.Surfaced {
-					surfacedAt[p.MemoryID] = turn
+			for _, p := range predict.Proactive(tr, us, hist, pool, simMomentum, cfg.Threshold) {
+				switch {
+				case p.Surfaced:
+					surfacedAt[p.MemoryID] = t
 					if scored {
-						shownList = append(shownList, shown{p.MemoryID, turn})
+						shown = append(shown, [2]int{memIndex[p.MemoryID], t})
 					}
-				} else if scored && p.Confidence > 0 {
+				case scored && p.Confidence > 0:
 					rep.Blocked[p.Blocked]++
 				}
 			}
@@ -161,11 +144,31 @@ func SimulatePredict(cfg PredictSimConfig) PredictSimReport {
 				rep.Scored++
 			}
 		}
-		// Precision needs the turns after each surfacing.
-		for _, s := range shownList {
+		topic := rng.IntN(simTopics)
+		for len(hist) < cfg.Turns {
+			// The topic is led in for 1–3 turns (its first two concepts), then comes the
+			// turn that needs its memory (its third concept) — unless the conversation drops
+			// the topic first.
+			cs := concepts(topic)
+			for range 1 + rng.IntN(simMaxLeadIn) {
+				step(cs[:2:2], -1)
+			}
+			if rng.Float64() >= simDropped {
+				step(cs[2:], topic)
+			}
+			switch r := rng.Float64(); {
+			case r < simFirst:
+				topic = succ[topic][0]
+			case r < simFirst+simSecond:
+				topic = succ[topic][1]
+			default:
+				topic = rng.IntN(simTopics)
+			}
+		}
+		for _, s := range shown {
 			rep.Surfaced++
-			for k := 1; k <= predict.TransitionWindow && s.turn+k < len(topics); k++ {
-				if mem(topics[s.turn+k]) == s.id {
+			for k := 1; k <= predict.TransitionWindow && s[1]+k < len(needs); k++ {
+				if needs[s[1]+k] == mem(s[0]) {
 					rep.Hits++
 					break
 				}
@@ -184,7 +187,6 @@ func SimulatePredict(cfg PredictSimConfig) PredictSimReport {
 	if rep.Scored > 0 {
 		rep.PerTurn = float64(rep.Surfaced) / float64(rep.Scored)
 	}
-	_ = topicOf
 	return rep
 }
 
