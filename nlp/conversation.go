@@ -78,14 +78,26 @@ var cueIndex = func() map[string][]struct{ kind, weight int } {
 	return m
 }()
 
+// Classification is the conversation type inferred from text and why: the score of each
+// type and the cues that matched, as "type: cue" in text order.
+type Classification struct {
+	Type   string         `json:"type"`
+	Scores map[string]int `json:"scores,omitempty"`
+	Cues   []string       `json:"cues,omitempty"`
+}
+
 // InferConversationType guesses the kind of conversation text comes from by weighted cue
 // words and phrases (see conversationCues): debugging (errors, crashes, fixes),
 // help-seeking (how do I, can you help, please, need), exploration (what if, curious,
 // wonder, ideas), casual (greetings, feelings, weekends, lol), else other. The highest
-// total wins; ties go to the type listed first.
-func InferConversationType(text string) string {
+// total wins; ties go to the type listed first. ClassifyConversation says why.
+func InferConversationType(text string) string { return ClassifyConversation(text).Type }
+
+// ClassifyConversation is InferConversationType with its reasons.
+func ClassifyConversation(text string) Classification {
 	toks := Tokens(text)
 	scores := make([]int, len(conversationCues))
+	var cues []string
 	for i := range toks {
 		for n := 1; n <= maxCueWords && i+n <= len(toks); n++ {
 			phrase := toks[i]
@@ -94,17 +106,25 @@ func InferConversationType(text string) string {
 			}
 			for _, h := range cueIndex[phrase] {
 				scores[h.kind] += h.weight
+				cues = append(cues, conversationCues[h.kind].kind+": "+phrase)
 			}
 		}
 	}
+	c := Classification{Type: models.ConvOther, Cues: cues}
 	best, bestScore := -1, 0
 	for k, s := range scores {
+		if s > 0 {
+			if c.Scores == nil {
+				c.Scores = map[string]int{}
+			}
+			c.Scores[conversationCues[k].kind] = s
+		}
 		if s > bestScore {
 			best, bestScore = k, s
 		}
 	}
-	if best < 0 {
-		return models.ConvOther
+	if best >= 0 {
+		c.Type = conversationCues[best].kind
 	}
-	return conversationCues[best].kind
+	return c
 }
