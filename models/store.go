@@ -94,9 +94,14 @@ type Tx interface {
 	// exists in the namespace (the caller treats that as an idempotent replay).
 	InsertEvent(e *Event) error
 	// GetState and SetState are Store.GetState and SetState inside the transaction
-	// (engagement keeps the relevance model there, updated with the events).
+	// (engagement keeps the relevance model there, updated with the events; the threshold
+	// bandit keeps its posteriors there, updated with each turn's reward).
 	GetState(key string) (string, error)
 	SetState(key, value string) error
+	// GetDecision returns the decision of a turn; ENOTFOUND when missing.
+	GetDecision(ns, turnID string) (*Decision, error)
+	// PutDecision creates or replaces the decision of a turn (by namespace and turn id).
+	PutDecision(d *Decision) error
 }
 
 // Store is the contract every store implements; store/storetest checks it. Namespaces are
@@ -163,6 +168,9 @@ type Store interface {
 	// FindEvents lists engagement events matching f, oldest first: by time, or with f.BySeq
 	// in application order (Seq).
 	FindEvents(ctx context.Context, f EventFilter) ([]*Event, error)
+	// FindDecisions lists the threshold decisions matching f, oldest first (by At, then turn
+	// id); EINVALID without a namespace. Decisions are written through Update (Tx.PutDecision).
+	FindDecisions(ctx context.Context, f DecisionFilter) ([]*Decision, error)
 
 	// Enqueue adds or replaces resurfacing queue items (one per memory).
 	Enqueue(ctx context.Context, items []*ResurfaceItem) error

@@ -670,6 +670,7 @@ var dropNamespace = []string{
 	`MATCH (n:Node {ns: $ns}) WITH n LIMIT 5000 DETACH DELETE n RETURN count(*) AS n`,
 	`MATCH (n:Surfacing {ns: $ns}) WITH n LIMIT 5000 DELETE n RETURN count(*) AS n`,
 	`MATCH (n:Event {ns: $ns}) WITH n LIMIT 5000 DELETE n RETURN count(*) AS n`,
+	`MATCH (n:Decision {ns: $ns}) WITH n LIMIT 5000 DELETE n RETURN count(*) AS n`,
 	`MATCH (n:Conversation {ns: $ns}) WITH n LIMIT 5000 DELETE n RETURN count(*) AS n`,
 	`MATCH (n:QueueItem {ns: $ns}) WITH n LIMIT 5000 DELETE n RETURN count(*) AS n`,
 	`MATCH (n:UpdateLock {ns: $ns}) WITH n LIMIT 5000 DELETE n RETURN count(*) AS n`,

@@ -27,6 +27,7 @@ var schema = []string{
 	`CREATE CONSTRAINT salience_lease_key IF NOT EXISTS FOR (n:Lease) REQUIRE n.name IS UNIQUE`,
 	`CREATE CONSTRAINT salience_jobrun_key IF NOT EXISTS FOR (n:JobRun) REQUIRE n.id IS UNIQUE`,
 	`CREATE CONSTRAINT salience_state_key IF NOT EXISTS FOR (n:State) REQUIRE n.key IS UNIQUE`,
+	`CREATE CONSTRAINT salience_decision_key IF NOT EXISTS FOR (n:Decision) REQUIRE (n.ns, n.turn) IS UNIQUE`,
 	`CREATE INDEX salience_memory_parent IF NOT EXISTS FOR (n:Memory) ON (n.ns, n.parent)`,
 	`CREATE INDEX salience_memory_conv IF NOT EXISTS FOR (n:Memory) ON (n.ns, n.conv)`,
 	`CREATE INDEX salience_memory_created IF NOT EXISTS FOR (n:Memory) ON (n.ns, n.created)`,

@@ -457,7 +457,7 @@ func TestColumnListsMatchSchema(t *testing.T) {
 	lists := map[string][]string{
 		memoryRows.name: memoryRows.names(), surfacingRows.name: surfacingRows.names(), eventRows.name: eventRows.names(),
 		conversationRows.name: conversationRows.names(), edgeRows.name: edgeRows.names(), conceptRows.name: conceptRows.names(),
-		queueRows.name: queueRows.names(), jobRunRows.name: jobRunRows.names(),
+		queueRows.name: queueRows.names(), jobRunRows.name: jobRunRows.names(), decisionRows.name: decisionRows.names(),
 	}
 	for table, list := range lists {
 		rows, err := s.rdb.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, table)

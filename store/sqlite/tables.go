@@ -205,7 +205,31 @@ var jobRunRows = newTable("job_runs", []string{"id"},
 
 var upsertJobRun = jobRunRows.upsert()
 
+// decisionRows holds the threshold bandit's decision per ambient turn.
+var decisionRows = newTable("decisions", []string{"ns", "turn_id"},
+	textCol("ns", func(d *models.Decision) *string { return &d.Namespace }),
+	textCol("turn_id", func(d *models.Decision) *string { return &d.TurnID }),
+	textCol("conversation_id", func(d *models.Decision) *string { return &d.ConversationID }),
+	textCol("conv_type", func(d *models.Decision) *string { return &d.ConvType }),
+	textCol("variant", func(d *models.Decision) *string { return &d.Variant }),
+	textCol("policy", func(d *models.Decision) *string { return &d.Policy }),
+	intCol("arm", func(d *models.Decision) *int { return &d.Arm }),
+	floatCol("threshold", func(d *models.Decision) *float64 { return &d.Threshold }),
+	floatCol("prob", func(d *models.Decision) *float64 { return &d.Prob }),
+	intCol("surfaced", func(d *models.Decision) *int { return &d.Surfaced }),
+	timeCol("at", func(d *models.Decision) *time.Time { return &d.At }),
+	boolCol("rewarded", func(d *models.Decision) *bool { return &d.Rewarded }),
+	floatCol("reward", func(d *models.Decision) *float64 { return &d.Reward }),
+	timeCol("rewarded_at", func(d *models.Decision) *time.Time { return &d.RewardedAt }),
+)
+
 var (
+	selectDecision = decisionRows.sel + ` WHERE ns = ? AND turn_id = ?`
+	upsertDecision = decisionRows.upsert()
+)
+
+var (
+	scanDecision     = scanRow(decisionRows)
 	scanSurfacing    = scanRow(surfacingRows)
 	scanEvent        = scanRow(eventRows)
 	scanEdge         = scanRow(edgeRows)

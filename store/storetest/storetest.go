@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) models.Store) {
 		{"Leases", testLeases},
 		{"JobRuns", testJobRuns},
 		{"State", testState},
+		{"Decisions", testDecisions},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open) })

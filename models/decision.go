@@ -1,0 +1,33 @@
+package models
+
+import "time"
+
+// Decision is the threshold in force for one ambient turn (DESIGN §7): which arm the bandit
+// chose (or the fixed threshold of the policy), the probability of that choice, and how many
+// memories the turn surfaced — recorded for every turn, empty ones included, so the bandit's
+// reward and an off-policy replay see the turns that showed nothing. Reward is set once, when
+// the bandit has learned from the turn.
+type Decision struct {
+	Namespace      string    `json:"namespace"`
+	TurnID         string    `json:"turn_id"`
+	ConversationID string    `json:"conversation_id"`
+	ConvType       string    `json:"conversation_type"`
+	Variant        string    `json:"variant,omitempty"`
+	Policy         string    `json:"policy"`       // bandit, fixed:default, fixed:<x>, off
+	Arm            int       `json:"arm"`          // index into predict.Arms; −1 when no bandit chose
+	Threshold      float64   `json:"threshold"`    // the threshold in force
+	Prob           float64   `json:"probability"`  // P(this arm | the posterior); 1 for a fixed policy
+	Surfaced       int       `json:"surfaced"`     // memories the turn surfaced
+	At             time.Time `json:"at"`
+	Rewarded       bool      `json:"rewarded"`
+	Reward         float64   `json:"reward,omitempty"`
+	RewardedAt     time.Time `json:"rewarded_at,omitzero"`
+}
+
+// DecisionFilter selects decisions, oldest first. Namespace is required.
+type DecisionFilter struct {
+	Namespace string
+	Pending   bool      // only those not rewarded yet
+	Before    time.Time // At < Before; zero: no bound
+	Limit     int       // 0 = 1000
+}

@@ -1,0 +1,124 @@
+package neo4j
+
+import (
+	"context"
+	"errors"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// The threshold bandit's decisions are (:Decision {ns, turn}) nodes; its posteriors are
+// :State values, which the transaction reads under a write lock.
+
+func validateDecision(d *models.Decision) error {
+	if d == nil {
+		return models.Invalid("decision", "decision is missing")
+	}
+	if err := models.ValidateNamespace(d.Namespace); err != nil {
+		return err
+	}
+	if err := validateID(d.TurnID, "turn_id"); err != nil {
+		return err
+	}
+	if !finite(d.Threshold) || !finite(d.Prob) || !finite(d.Reward) || d.Prob < 0 || d.Prob > 1 {
+		return models.Invalid("probability", "threshold, probability and reward must be finite, the probability in [0, 1]")
+	}
+	if d.Surfaced < 0 {
+		return models.Invalid("surfaced", "surfaced must not be negative")
+	}
+	if d.At.IsZero() {
+		return models.Invalid("at", "at is required")
+	}
+	return errors.Join(checkTime("at", d.At), checkTime("rewarded_at", d.RewardedAt))
+}
+
+func decisionProps(d *models.Decision) map[string]any {
+	return map[string]any{
+		"ns": d.Namespace, "turn": d.TurnID, "conv": d.ConversationID, "type": d.ConvType, "variant": d.Variant,
+		"policy": d.Policy, "arm": int64(d.Arm), "threshold": d.Threshold, "prob": d.Prob, "surfaced": int64(d.Surfaced),
+		"at": encTime(d.At), "rewarded": d.Rewarded, "reward": d.Reward, "rewarded_at": encTime(d.RewardedAt),
+	}
+}
+
+func decDecision(v any) (*models.Decision, error) {
+	p := asProps(v)
+	d := &models.Decision{
+		Namespace: p.str("ns"), TurnID: p.str("turn"), ConversationID: p.str("conv"), ConvType: p.str("type"),
+		Variant: p.str("variant"), Policy: p.str("policy"), Arm: p.int("arm"), Threshold: p.f64("threshold"),
+		Prob: p.f64("prob"), Surfaced: p.int("surfaced"), At: p.time("at"), Rewarded: p.bool("rewarded"),
+		Reward: p.f64("reward"), RewardedAt: p.time("rewarded_at"),
+	}
+	return d, p.err
+}
+
+const (
+	findDecisions = `MATCH (d:Decision {ns: $ns})
+		WHERE ($pending = false OR d.rewarded = false) AND ($before IS NULL OR d.at < $before)
+		RETURN d {.*} AS d ORDER BY d.at, d.turn LIMIT $limit`
+	txGetDecision = `MATCH (d:Decision {ns: $ns, turn: $turn}) RETURN d {.*} AS d`
+	txPutDecision = `MERGE (d:Decision {ns: $ns, turn: $turn}) SET d += $p`
+)
+
+// FindDecisions lists a namespace's threshold decisions, oldest first.
+func (s *Store) FindDecisions(ctx context.Context, f models.DecisionFilter) ([]*models.Decision, error) {
+	if err := models.ValidateNamespace(f.Namespace); err != nil {
+		return nil, err
+	}
+	if f.Limit < 0 {
+		return nil, models.Invalid("limit", "limit must not be negative")
+	}
+	limit := int64(f.Limit)
+	if limit == 0 {
+		limit = 1000
+	}
+	var out []*models.Decision
+	err := s.read(ctx, "find decisions", func(tx neo4j.ManagedTransaction) error {
+		recs, err := collect(ctx, tx, findDecisions, map[string]any{"ns": f.Namespace, "pending": f.Pending,
+			"before": optTime(f.Before), "limit": limit})
+		if err != nil {
+			return err
+		}
+		out = make([]*models.Decision, 0, len(recs))
+		for _, r := range recs {
+			d, err := decDecision(r.Values[0])
+			if err != nil {
+				return err
+			}
+			out = append(out, d)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (t *storeTx) GetDecision(ns, turnID string) (*models.Decision, error) {
+	if err := t.lock(ns); err != nil {
+		return nil, t.wrap(err, "get decision")
+	}
+	if err := validateID(turnID, "turn_id"); err != nil {
+		return nil, err
+	}
+	recs, err := collect(t.ctx, t.tx, txGetDecision, map[string]any{"ns": ns, "turn": turnID})
+	if err != nil {
+		return nil, t.wrap(err, "get decision")
+	}
+	if len(recs) == 0 {
+		return nil, notFound("decision of turn %s not found", turnID)
+	}
+	return decDecision(recs[0].Values[0])
+}
+
+func (t *storeTx) PutDecision(d *models.Decision) error {
+	if t.done {
+		return errTxDone
+	}
+	if err := validateDecision(d); err != nil {
+		return err
+	}
+	if err := t.lock(d.Namespace); err != nil {
+		return t.wrap(err, "put decision")
+	}
+	return t.wrap(exec(t.ctx, t.tx, txPutDecision, map[string]any{"ns": d.Namespace, "turn": d.TurnID, "p": decisionProps(d)}), "put decision")
+}

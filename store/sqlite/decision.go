@@ -1,0 +1,82 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/salience-ai/salience/models"
+)
+
+func validateDecision(d *models.Decision) error {
+	if d == nil {
+		return models.Invalid("decision", "decision is missing")
+	}
+	if err := models.ValidateNamespace(d.Namespace); err != nil {
+		return err
+	}
+	if err := validateID(d.TurnID, "turn_id"); err != nil {
+		return err
+	}
+	if !finite(d.Threshold) || !finite(d.Prob) || !finite(d.Reward) || d.Prob < 0 || d.Prob > 1 {
+		return models.Invalid("probability", "threshold, probability and reward must be finite, the probability in [0, 1]")
+	}
+	if d.Surfaced < 0 {
+		return models.Invalid("surfaced", "surfaced must not be negative")
+	}
+	if d.At.IsZero() {
+		return models.Invalid("at", "at is required")
+	}
+	return errors.Join(checkTime("at", d.At), checkTime("rewarded_at", d.RewardedAt))
+}
+
+// FindDecisions lists a namespace's threshold decisions, oldest first.
+func (s *Store) FindDecisions(ctx context.Context, f models.DecisionFilter) ([]*models.Decision, error) {
+	if err := models.ValidateNamespace(f.Namespace); err != nil {
+		return nil, err
+	}
+	if f.Limit < 0 {
+		return nil, models.Invalid("limit", "limit must not be negative")
+	}
+	q, args := decisionRows.sel+` WHERE ns = ?`, []any{f.Namespace}
+	if f.Pending {
+		q += ` AND rewarded = 0`
+	}
+	if !f.Before.IsZero() {
+		q, args = q+` AND at < ?`, append(args, filterTime(f.Before))
+	}
+	limit := f.Limit
+	if limit == 0 {
+		limit = 1000
+	}
+	q, args = q+` ORDER BY at, turn_id LIMIT ?`, append(args, limit)
+	return queryAll(ctx, s.rdb, "find decisions", q, args, scanDecision)
+}
+
+func (t *storeTx) GetDecision(ns, turnID string) (*models.Decision, error) {
+	if t.done {
+		return nil, errTxDone
+	}
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if err := validateID(turnID, "turn_id"); err != nil {
+		return nil, err
+	}
+	d, err := scanDecision(t.tx.QueryRowContext(t.ctx, selectDecision, ns, turnID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound("decision of turn %s not found", turnID)
+	}
+	return d, wrap(err, "get decision")
+}
+
+func (t *storeTx) PutDecision(d *models.Decision) error {
+	if t.done {
+		return errTxDone
+	}
+	if err := validateDecision(d); err != nil {
+		return err
+	}
+	_, err := t.tx.ExecContext(t.ctx, upsertDecision.sql, upsertDecision.bind(d)...)
+	return wrap(err, "put decision")
+}
