@@ -13,11 +13,11 @@ type Decision struct {
 	ConversationID string    `json:"conversation_id"`
 	ConvType       string    `json:"conversation_type"`
 	Variant        string    `json:"variant,omitempty"`
-	Policy         string    `json:"policy"`       // bandit, fixed:default, fixed:<x>, off
-	Arm            int       `json:"arm"`          // index into predict.Arms; −1 when no bandit chose
-	Threshold      float64   `json:"threshold"`    // the threshold in force
-	Prob           float64   `json:"probability"`  // P(this arm | the posterior); 1 for a fixed policy
-	Surfaced       int       `json:"surfaced"`     // memories the turn surfaced
+	Policy         string    `json:"policy"`      // bandit, fixed:default, fixed:<x>, off
+	Arm            int       `json:"arm"`         // index into predict.Arms; −1 when no bandit chose
+	Threshold      float64   `json:"threshold"`   // the threshold in force
+	Prob           float64   `json:"probability"` // P(this arm | the posterior); 1 for a fixed policy
+	Surfaced       int       `json:"surfaced"`    // memories the turn surfaced
 	At             time.Time `json:"at"`
 	Rewarded       bool      `json:"rewarded"`
 	Reward         float64   `json:"reward,omitempty"`
