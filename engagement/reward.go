@@ -9,13 +9,14 @@ const (
 	RewardIgnored   = 0.2
 	RewardDismissed = 0.0
 
-	// EmptyTurnReward is the reward of a turn that surfaced nothing. It must be defined:
-	// if such turns were skipped, a high threshold would be judged only on the rare turns it
-	// lets something through, which are its most confident ones, and would look perfect
-	// while it silences the bot. 0.5 sits between ignored (0.2) and used (0.8): a turn whose
-	// surfacings are used more often than ignored beats silence, and showing noise (ignored,
-	// dismissed) is worse than showing nothing.
-	EmptyTurnReward = 0.5
+	// EmptyTurnReward is the reward of a turn that surfaced nothing (DESIGN §7; a namespace
+	// may set another). It must be defined: if such turns were skipped, a high threshold
+	// would be judged only on the rare turns it lets something through, which are its most
+	// confident ones, and would look perfect while it silences the bot. 0.4 sits between
+	// ignored (0.2) and used (0.8), below their midpoint: silence beats showing what will be
+	// ignored, and loses to a turn where as many surfacings are used as ignored (0.5) — so
+	// when in doubt the bandit leans towards showing.
+	EmptyTurnReward = 0.4
 )
 
 // Reward returns the bandit reward of one event: helpful 1, used 0.8, ignored 0.2,

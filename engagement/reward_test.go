@@ -29,11 +29,11 @@ func TestTurnReward(t *testing.T) {
 		surfaced int
 		want     float64
 	}{
-		{"nothing surfaced", nil, 0, 0.5},
+		{"nothing surfaced", nil, 0, 0.4},
 		{"one helpful", []models.EventType{H}, 1, 1},
 		{"used and dismissed", []models.EventType{U, D}, 2, 0.4},
-		{"used and ignored: ties with silence", []models.EventType{U, I}, 2, 0.5},
-		{"two used, one ignored: beats silence", []models.EventType{U, U, I}, 3, 0.6},
+		{"used and ignored: beats silence", []models.EventType{U, I}, 2, 0.5},
+		{"two used, one ignored", []models.EventType{U, U, I}, 3, 0.6},
 		{"missing outcomes count as ignored", []models.EventType{H}, 3, (1 + 0.2 + 0.2) / 3},
 		{"no outcome yet", nil, 2, 0.2},
 		{"more events than surfaced", []models.EventType{U, H}, 1, 0.9},

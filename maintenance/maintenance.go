@@ -19,6 +19,7 @@ import (
 	"github.com/salience-ai/salience/decay"
 	"github.com/salience-ai/salience/engagement"
 	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/predict"
 )
 
 // Store is the part of models.Store the jobs use.
@@ -29,6 +30,7 @@ type Store interface {
 	FindSurfacings(ctx context.Context, f models.SurfacingFilter) ([]*models.Surfacing, error)
 	FindEvents(ctx context.Context, f models.EventFilter) ([]*models.Event, error) // engagement.Store's
 	GetSurfacing(ctx context.Context, ns, id string) (*models.Surfacing, error)    // engagement.Store's
+	FindDecisions(ctx context.Context, f models.DecisionFilter) ([]*models.Decision, error)
 	Update(ctx context.Context, fn func(tx models.Tx) error) error
 	Enqueue(ctx context.Context, items []*models.ResurfaceItem) error
 	Queue(ctx context.Context, ns string, limit int) ([]*models.ResurfaceItem, error)
@@ -79,6 +81,11 @@ type Options struct {
 	IgnoreAfter time.Duration
 	// Logger receives per-namespace summaries; nil discards them.
 	Logger *slog.Logger
+	// Bandit is the threshold bandit bandit-upkeep updates; zero means predict.DefaultBandit().
+	Bandit predict.Bandit
+	// EmptyReward returns a namespace's reward for a turn that surfaced nothing; nil means
+	// engagement.EmptyTurnReward for all (the namespace settings record will set it).
+	EmptyReward func(ns string) float64
 }
 
 // Service runs the maintenance jobs over a store.
@@ -90,6 +97,8 @@ type Service struct {
 	batch       int
 	ignoreAfter time.Duration
 	log         *slog.Logger
+	bandit      predict.Bandit
+	empty       func(ns string) float64
 	// engagement applies implicit-ignore's events, as it applies the bots' reports.
 	engagement *engagement.Service
 }
@@ -97,7 +106,10 @@ type Service struct {
 // New returns the maintenance jobs over store.
 func New(store Store, opts Options) *Service {
 	s := &Service{store: store, policy: opts.Policy, rules: opts.Rules, queueCap: opts.QueueCap,
-		batch: opts.BatchSize, ignoreAfter: opts.IgnoreAfter, log: opts.Logger}
+		batch: opts.BatchSize, ignoreAfter: opts.IgnoreAfter, log: opts.Logger, bandit: opts.Bandit, empty: opts.EmptyReward}
+	if s.bandit == (predict.Bandit{}) {
+		s.bandit = predict.DefaultBandit()
+	}
 	if s.policy == nil {
 		p, err := decay.PolicyByName(decay.DefaultPolicy)
 		if err != nil {
@@ -137,6 +149,7 @@ func (s *Service) Tasks() []Task {
 		{JobEdgeDecay, s.EdgeDecay},
 		{JobDismissalCooldown, s.DismissalCooldown},
 		{JobImplicitIgnore, s.ImplicitIgnore},
+		{JobBanditUpkeep, s.BanditUpkeep},
 	}
 }
 

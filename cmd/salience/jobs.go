@@ -21,6 +21,7 @@ type JobsConfig struct {
 	EdgeDecay         string        // --schedule-edge-decay
 	DismissalCooldown string        // --schedule-dismissal-cooldown
 	ImplicitIgnore    string        // --schedule-implicit-ignore
+	BanditUpkeep      string        // --schedule-bandit-upkeep
 	IgnoreAfter       time.Duration // --implicit-ignore-after
 	ResurfaceCap      int           // --resurface-cap: queue size per namespace
 	Policy            string        // --decay-policy: linear or fsrs
@@ -38,6 +39,7 @@ func DefaultJobsConfig() JobsConfig {
 		EdgeDecay:         "@daily",
 		DismissalCooldown: "@weekly",
 		ImplicitIgnore:    "@every 5m",
+		BanditUpkeep:      "@every 1m",
 		IgnoreAfter:       maintenance.DefaultIgnoreAfter,
 		ResurfaceCap:      maintenance.DefaultQueueCap,
 		Policy:            decay.DefaultPolicy,
@@ -55,6 +57,7 @@ func (j *JobsConfig) flagSet(fs *flag.FlagSet) {
 	fs.StringVar(&j.EdgeDecay, "schedule-edge-decay", j.EdgeDecay, "cron schedule (UTC) of edge-decay")
 	fs.StringVar(&j.DismissalCooldown, "schedule-dismissal-cooldown", j.DismissalCooldown, "cron schedule (UTC) of dismissal-cooldown (it acts at most once per ISO week)")
 	fs.StringVar(&j.ImplicitIgnore, "schedule-implicit-ignore", j.ImplicitIgnore, "cron schedule (UTC) of implicit-ignore")
+	fs.StringVar(&j.BanditUpkeep, "schedule-bandit-upkeep", j.BanditUpkeep, "cron schedule (UTC) of bandit-upkeep, which feeds settled turns' rewards to the threshold bandit")
 	fs.DurationVar(&j.IgnoreAfter, "implicit-ignore-after", j.IgnoreAfter, "a surfacing with no engagement event this long after it was shown counts as ignored")
 	fs.IntVar(&j.ResurfaceCap, "resurface-cap", j.ResurfaceCap, "how many due memories decay-scan keeps queued per namespace, most overdue first")
 	fs.StringVar(&j.Policy, "decay-policy", j.Policy, "decay policy of every namespace: fsrs (FSRS-6) or linear")
@@ -80,6 +83,7 @@ func (j *JobsConfig) schedules() map[string]string {
 		maintenance.JobEdgeDecay:         j.EdgeDecay,
 		maintenance.JobDismissalCooldown: j.DismissalCooldown,
 		maintenance.JobImplicitIgnore:    j.ImplicitIgnore,
+		maintenance.JobBanditUpkeep:      j.BanditUpkeep,
 	}
 }
 
@@ -89,6 +93,7 @@ func (j *JobsConfig) validate() error {
 	for _, f := range []struct{ flag, spec string }{
 		{"schedule-decay-scan", j.DecayScan}, {"schedule-edge-decay", j.EdgeDecay},
 		{"schedule-dismissal-cooldown", j.DismissalCooldown}, {"schedule-implicit-ignore", j.ImplicitIgnore},
+		{"schedule-bandit-upkeep", j.BanditUpkeep},
 	} {
 		if _, err := jobs.ParseSpec(f.spec); err != nil {
 			errs = append(errs, fmt.Errorf("--%s: %s", f.flag, models.ErrorMessage(err)))

@@ -21,6 +21,7 @@ func TestJobsFlagsAndEnvironment(t *testing.T) {
 		"SALIENCE_DISMISS_COOLDOWN":         "72h",
 		"SALIENCE_RESURFACE_CAP":            "25",
 		"SALIENCE_SCHEDULE_IMPLICIT_IGNORE": "*/10 * * * *",
+		"SALIENCE_SCHEDULE_BANDIT_UPKEEP":   "@every 2m",
 	}
 	m, err := parse(t, env, "--schedule-decay-scan", "@hourly", "--schedule-dismissal-cooldown", "@midnight")
 	if err != nil {
@@ -28,7 +29,7 @@ func TestJobsFlagsAndEnvironment(t *testing.T) {
 	}
 	want := JobsConfig{
 		Enabled: false, DecayScan: "@hourly", EdgeDecay: "0 3 * * *", DismissalCooldown: "@midnight", ImplicitIgnore: "*/10 * * * *",
-		IgnoreAfter: 45 * time.Minute, ResurfaceCap: 25, Policy: "linear", Threshold: 0.5, TargetRetention: 0.85,
+		BanditUpkeep: "@every 2m", IgnoreAfter: 45 * time.Minute, ResurfaceCap: 25, Policy: "linear", Threshold: 0.5, TargetRetention: 0.85,
 		DismissCooldown: 72 * time.Hour, LeaseTTL: 2 * time.Minute,
 	}
 	if m.Config.Jobs != want {
@@ -81,7 +82,7 @@ func TestJobsEndToEnd(t *testing.T) {
 			t.Errorf("job before any run: %+v", j)
 		}
 	}
-	if got := strings.Join(names, ", "); got != "decay-scan @every 1h, edge-decay 30 3 * * *, dismissal-cooldown @weekly, implicit-ignore @every 5m" {
+	if got := strings.Join(names, ", "); got != "decay-scan @every 1h, edge-decay 30 3 * * *, dismissal-cooldown @weekly, implicit-ignore @every 5m, bandit-upkeep @every 1m" {
 		t.Errorf("jobs = %s", got)
 	}
 
@@ -138,7 +139,7 @@ func TestJobsDisabledStillListAndRun(t *testing.T) {
 	s := startServer(t, "", "--jobs=false")
 	var list api.JobsResponse
 	s.must("GET", "/v1/admin/jobs", "", "", 200, &list)
-	if len(list.Jobs) != 4 || list.Jobs[0].Scheduled || !list.Jobs[0].NextRun.IsZero() {
+	if len(list.Jobs) != 5 || list.Jobs[0].Scheduled || !list.Jobs[0].NextRun.IsZero() {
 		t.Errorf("jobs with --jobs=false = %+v", list.Jobs)
 	}
 	var started api.JobRunResponse
