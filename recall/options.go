@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"context"
 	"time"
 
 	"github.com/salience-ai/salience/graph"
@@ -117,9 +118,11 @@ type Options struct {
 	IrrelevantJaccard float64
 
 	Startup StartupCounts // 3 crystals, 2 anchors, 2 summaries
-	// Threshold returns the volunteer threshold of a conversation type; nil = the source
-	// design's static defaults (predict.DefaultThreshold).
-	Threshold func(ns, convType string) float64
+	// PolicyFor returns a namespace's threshold policy (predict.ParsePolicy) when a request
+	// names none; nil or "" = the bandit. The namespace settings record answers it.
+	PolicyFor func(ctx context.Context, ns string) (string, error)
+	// Seed seeds the bandit's Thompson draws; 0 = from the clock.
+	Seed uint64
 	// Now is the clock for requests that carry none; nil = time.Now.
 	Now func() time.Time
 	// Reranker reorders the best candidates after diversity (rerank.go); nil = none configured.

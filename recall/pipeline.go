@@ -14,18 +14,16 @@ import (
 
 // Pipeline runs recall over a store. It is safe for concurrent use.
 type Pipeline struct {
-	store    models.Store
-	embedder embed.Embedder
-	opts     Options
+	store      models.Store
+	embedder   embed.Embedder
+	opts       Options
+	thresholds *thresholds
 }
 
 // New returns a pipeline over store using embedder for query vectors (nil: text and graph only).
 func New(store models.Store, embedder embed.Embedder, opts Options) *Pipeline {
 	opts = opts.withDefaults()
-	if opts.Threshold == nil {
-		opts.Threshold = func(_, convType string) float64 { return predict.DefaultThreshold(convType) }
-	}
-	return &Pipeline{store: store, embedder: embedder, opts: opts}
+	return &Pipeline{store: store, embedder: embedder, opts: opts, thresholds: newThresholds(opts.Seed)}
 }
 
 // stopwatch records per-stage timings in milliseconds.
@@ -94,8 +92,15 @@ func (p *Pipeline) run(ctx context.Context, req *Request, sw *stopwatch, version
 	resp := &Response{
 		TurnID:           in.turnID,
 		ConversationType: in.convType,
-		Threshold:        p.opts.Threshold(req.Namespace, in.convType),
+		Threshold:        predict.DefaultThreshold(in.convType),
 		SettingsVersion:  version,
+	}
+	decision, err := p.decide(ctx, req, in)
+	if err != nil {
+		return nil, err
+	}
+	if decision != nil {
+		resp.Threshold, resp.ArmProb, resp.Policy = decision.Threshold, decision.Prob, decision.Policy
 	}
 
 	cs, degraded, err := p.candidates(ctx, req, in)
@@ -137,6 +142,9 @@ func (p *Pipeline) run(ctx context.Context, req *Request, sw *stopwatch, version
 
 	resp.LatencyMS = sw.total() // so far: what the surfacings record as the retrieval latency
 	if err := p.record(ctx, req, in, resp, results); err != nil {
+		return nil, err
+	}
+	if err := p.recordDecision(ctx, decision, len(results)); err != nil {
 		return nil, err
 	}
 	sw.lap("record")

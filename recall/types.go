@@ -31,6 +31,7 @@ type Request struct {
 	Kinds            []models.Kind
 	Since, Until     time.Time // on the memory's time (ValidAt or CreatedAt)
 	IncludeInvalid   bool      // also return facts that stopped being true
+	ThresholdPolicy  string    // bandit, fixed:default, fixed:<x>, off; "" = the namespace's (ambient only)
 	Explain          bool
 	// Sources are more namespaces to recall from, read-only (sources.go): the home
 	// Namespace's settings, threshold and conversation state apply to all.
@@ -75,6 +76,8 @@ type Response struct {
 	TurnID           string
 	ConversationType string
 	Threshold        float64
+	ArmProb          float64 // the probability the threshold's arm had of being chosen (1: fixed)
+	Policy           string  // the threshold policy in force (predict.ParsePolicy); "" outside ambient mode
 	Variant          string
 	SettingsVersion  int // the version of the namespace settings the results were ranked under
 	Rerank           RerankStatus

@@ -1,0 +1,87 @@
+package recall_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/predict"
+	"github.com/salience-ai/salience/recall"
+)
+
+// TestThresholdDecisions records one decision per ambient turn, empty turns included, with
+// the arm, its probability and how many memories surfaced; fixed policies are certain; a
+// search turn makes none; a bad policy is a 400 naming threshold_policy; a turn id sent again
+// keeps its first decision.
+func TestThresholdDecisions(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	e.add(t, "a", mem(models.KindFact, "Nadia keeps her bees on the roof of the old cannery.", t0.Add(-time.Hour)))
+	ask := func(turn, query, policy string, mode models.Mode) *recall.Response {
+		t.Helper()
+		resp, err := e.p.Recall(ctx, &recall.Request{Namespace: "a", ConversationID: "c1", TurnID: turn, Mode: mode,
+			Query: query, ThresholdPolicy: policy, ConversationType: models.ConvDebugging})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	r1 := ask("t1", "where are the bees kept?", "", models.ModeAmbient)
+	if len(r1.Results) != 1 || r1.Policy != predict.PolicyBandit || !slices.Contains(predict.Arms, r1.Threshold) ||
+		!(r1.ArmProb > 0 && r1.ArmProb <= 1) {
+		t.Fatalf("bandit turn: %d results, policy %q, threshold %v, probability %v", len(r1.Results), r1.Policy, r1.Threshold, r1.ArmProb)
+	}
+	ask("t2", "quantum chromodynamics lecture notes", predict.PolicyFixedDefault, models.ModeAmbient) // nothing matches
+	ask("t3", "bees", "fixed:0.85", models.ModeAmbient)
+	ask("t4", "bees", "", models.ModeSearch)
+	ask("t1", "bees again", "off", models.ModeAmbient) // the same turn id again
+	ds, err := e.store.FindDecisions(ctx, models.DecisionFilter{Namespace: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*models.Decision{}
+	for _, d := range ds {
+		got[d.TurnID] = d
+	}
+	if len(ds) != 3 || got["t4"] != nil {
+		t.Fatalf("decisions %v, want t1, t2, t3 (none for a search)", ds)
+	}
+	if d := got["t1"]; d.Policy != predict.PolicyBandit || d.Arm < 0 || predict.Arms[d.Arm] != d.Threshold ||
+		d.Prob != r1.ArmProb || d.Surfaced != 1 || d.ConvType != models.ConvDebugging || d.Rewarded {
+		t.Errorf("t1 = %+v, want the bandit's first decision, 1 surfaced", d)
+	}
+	if d := got["t2"]; d.Policy != predict.PolicyFixedDefault || d.Threshold != 0.6 || d.Arm != 1 || d.Prob != 1 || d.Surfaced != 0 {
+		t.Errorf("t2 = %+v, want fixed:default 0.6 (arm 1), probability 1, nothing surfaced", d)
+	}
+	if d := got["t3"]; d.Policy != "fixed:0.85" || d.Threshold != 0.85 || d.Arm != -1 || d.Prob != 1 {
+		t.Errorf("t3 = %+v, want fixed 0.85, no arm", d)
+	}
+	// The surfacing carries the arm's probability for off-policy replay.
+	s, err := e.store.GetSurfacing(ctx, "a", r1.Results[0].SurfacingID)
+	if err != nil || s.ArmProb != r1.ArmProb || s.Threshold != r1.Threshold {
+		t.Errorf("surfacing = %+v, %v; want threshold %v, probability %v", s, err, r1.Threshold, r1.ArmProb)
+	}
+	_, err = e.p.Recall(ctx, &recall.Request{Namespace: "a", Query: "bees", ThresholdPolicy: "fixed:1.5"})
+	if me, ok := err.(*models.Error); !ok || me.Code != models.EINVALID || me.Field != "threshold_policy" {
+		t.Errorf("bad policy: %v, want EINVALID on threshold_policy", err)
+	}
+}
+
+func TestParsePolicy(t *testing.T) {
+	for _, c := range []struct {
+		in, name string
+		fixed    float64
+		ok       bool
+	}{
+		{"", "bandit", 0, true}, {"bandit", "bandit", 0, true}, {"off", "off", 0, true},
+		{"fixed:default", "fixed:default", -1, true}, {"fixed:0.70", "fixed:0.7", 0.7, true}, {"fixed:0", "fixed:0", 0, true},
+		{"fixed:1.01", "", 0, false}, {"fixed:", "", 0, false}, {"fixed:NaN", "", 0, false}, {"greedy", "", 0, false},
+	} {
+		p, err := predict.ParsePolicy(c.in, "threshold_policy")
+		if (err == nil) != c.ok || p.Name != c.name || p.Fixed != c.fixed {
+			t.Errorf("ParsePolicy(%q) = %+v, %v; want %q %v ok=%v", c.in, p, err, c.name, c.fixed, c.ok)
+		}
+	}
+}
