@@ -43,6 +43,9 @@ type RecallRequest struct {
 	// namespace's settings, threshold and conversation state apply. Each result says its
 	// namespace; report engagement on it to that namespace.
 	Namespaces []string `json:"namespaces,omitempty"`
+	// ThresholdPolicy overrides the namespace's threshold policy for an ambient turn:
+	// bandit, fixed:default, fixed:<0..1> or off.
+	ThresholdPolicy string `json:"threshold_policy,omitempty"`
 }
 
 // Message is one recent message of the conversation.
@@ -62,6 +65,11 @@ type RecallResponse struct {
 	ConversationType string `json:"conversation_type,omitempty"`
 	// Threshold is the volunteer threshold in force for the conversation type.
 	Threshold float64 `json:"threshold"`
+	// ThresholdPolicy is the policy that set it in ambient mode (bandit, fixed:default,
+	// fixed:<x>, off) and ArmProbability the probability the bandit had of choosing it (1
+	// for a fixed policy).
+	ThresholdPolicy string  `json:"threshold_policy,omitempty"`
+	ArmProbability  float64 `json:"arm_probability,omitempty"`
 	// Variant is the experiment variant the conversation is assigned to, if any.
 	Variant string `json:"variant,omitempty"`
 	// SettingsVersion is the version of the namespace settings the results were ranked
@@ -161,4 +169,33 @@ type Startup struct {
 	Memories int       `json:"memories"`
 	Concepts int       `json:"concepts"`
 	Edges    int       `json:"edges"`
+}
+
+// ThresholdsResponse is the answer of GET /v1/namespaces/{ns}/thresholds: the threshold
+// bandit's posterior per conversation type (DESIGN §7).
+type ThresholdsResponse struct {
+	Namespace string           `json:"namespace"`
+	Types     []TypeThresholds `json:"types"`
+}
+
+// TypeThresholds is one conversation type's (and experiment variant's) bandit state.
+type TypeThresholds struct {
+	ConversationType string `json:"conversation_type"`
+	Variant          string `json:"variant,omitempty"`
+	// DefaultThreshold is the source design's threshold the prior is centred on.
+	DefaultThreshold float64 `json:"default_threshold"`
+	// Best is the arm with the highest posterior mean reward.
+	Best float64 `json:"best"`
+	// Updates counts the turns' rewards learned from; 0: the prior alone.
+	Updates   int64          `json:"updates"`
+	UpdatedAt time.Time      `json:"updated_at,omitzero"`
+	Arms      []ThresholdArm `json:"arms"`
+}
+
+// ThresholdArm is one arm's Beta posterior of the turn reward.
+type ThresholdArm struct {
+	Threshold float64 `json:"threshold"`
+	Alpha     float64 `json:"alpha"`
+	Beta      float64 `json:"beta"`
+	Mean      float64 `json:"mean"`
 }

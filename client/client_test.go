@@ -160,6 +160,15 @@ func TestTourOfEveryRoute(t *testing.T) {
 		t.Errorf("metrics: namespace %q, used events %d, used %d, turns %d; want tour, 1, 1, 2", m.Namespace, m.Events.Used, m.Overall.Used, m.Turns)
 	}
 
+	// The threshold bandit: every type, at its prior until bandit-upkeep rewards a turn.
+	th, err := ns.Thresholds(ctx)
+	if err != nil || th.Namespace != "tour" || len(th.Types) != 5 {
+		t.Fatalf("thresholds = %+v, %v", th, err)
+	}
+	if d := th.Types[0]; d.ConversationType != "debugging" || d.DefaultThreshold != 0.6 || d.Best != 0.6 || len(d.Arms) != 5 || d.Arms[1].Alpha != 6 {
+		t.Errorf("debugging thresholds = %+v, want the prior Beta(6, 4) peaked on 0.6", d)
+	}
+
 	// Admin: namespaces, jobs, a manual run and its history, then the queue it fills.
 	names, err := c.Namespaces(ctx)
 	if err != nil || !slices.Contains(names, "tour") {
@@ -170,7 +179,7 @@ func TestTourOfEveryRoute(t *testing.T) {
 		t.Errorf("relearn = %+v, %v; want 1 event, version 1, max diff 0", rl, err)
 	}
 	jobs, err := c.Jobs(ctx)
-	if err != nil || len(jobs) != 4 {
+	if err != nil || len(jobs) != 5 {
 		t.Fatalf("jobs = %+v, %v", jobs, err)
 	}
 	run, err := c.RunJob(ctx, "decay-scan")

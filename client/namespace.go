@@ -178,6 +178,15 @@ func (n *Namespace) Resurfacing(ctx context.Context, limit int) ([]api.Resurface
 	return out.Items, nil
 }
 
+// Thresholds returns the threshold bandit's posterior per conversation type.
+func (n *Namespace) Thresholds(ctx context.Context) (*api.ThresholdsResponse, error) {
+	var out api.ThresholdsResponse
+	if err := n.c.do(ctx, call{route: routeThresholds, params: []string{n.ns}, idempotent: true}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 func limitQuery(limit int) url.Values {
 	if limit == 0 {
 		return nil

@@ -47,6 +47,7 @@ var (
 	routeEngagement  = route{"POST", "/v1/namespaces/{ns}/engagement"}
 	routeMetrics     = route{"GET", "/v1/namespaces/{ns}/metrics"}
 	routeResurfacing = route{"GET", "/v1/namespaces/{ns}/resurfacing"}
+	routeThresholds  = route{"GET", "/v1/namespaces/{ns}/thresholds"}
 	routeNamespaces  = route{"GET", "/v1/admin/namespaces"}
 	routeJobs        = route{"GET", "/v1/admin/jobs"}
 	routeJobRuns     = route{"GET", "/v1/admin/jobs/{name}/runs"}
@@ -56,5 +57,5 @@ var (
 	routePutSettings = route{"PUT", "/v1/namespaces/{ns}/settings"}
 	routePatch       = route{"PATCH", "/v1/namespaces/{ns}/settings"}
 	routeHistory     = route{"GET", "/v1/namespaces/{ns}/settings/history"}
-	routes           = []route{routeHealth, routeReady, routeCreate, routeList, routeGet, routeDelete, routeRecall, routeEngagement, routeMetrics, routeResurfacing, routeNamespaces, routeJobs, routeJobRuns, routeJobRun, routeRelearn, routeSettings, routePutSettings, routePatch, routeHistory}
+	routes           = []route{routeHealth, routeReady, routeCreate, routeList, routeGet, routeDelete, routeRecall, routeEngagement, routeMetrics, routeResurfacing, routeThresholds, routeNamespaces, routeJobs, routeJobRuns, routeJobRun, routeRelearn, routeSettings, routePutSettings, routePatch, routeHistory}
 )

@@ -98,6 +98,7 @@ func recallRequest(ns string, in *api.RecallRequest) *recall.Request {
 		IncludeInvalid:   in.IncludeInvalid,
 		Explain:          in.Explain,
 		Sources:          in.Namespaces,
+		ThresholdPolicy:  in.ThresholdPolicy,
 	}
 	req.LatencyBudget = msDuration(in.LatencyBudgetMS)
 	if len(in.Messages) > 0 {
@@ -122,6 +123,8 @@ func recallResponseToAPI(r *recall.Response) *api.RecallResponse {
 		TurnID:           r.TurnID,
 		ConversationType: r.ConversationType,
 		Threshold:        r.Threshold,
+		ThresholdPolicy:  r.Policy,
+		ArmProbability:   r.ArmProb,
 		Variant:          r.Variant,
 		SettingsVersion:  r.SettingsVersion,
 		Rerank:           api.RerankStatus{Status: r.Rerank.Status, Reason: r.Rerank.Reason},

@@ -45,6 +45,7 @@ func (s *Server) routes() *gin.Engine {
 	ns.POST("/engagement", s.reportEngagement)
 	ns.GET("/metrics", s.namespaceMetrics)
 	ns.GET("/resurfacing", s.listResurfacing)
+	ns.GET("/thresholds", s.getThresholds)
 
 	// Settings routes: admin keys, and with --settings-writers namespace the keys granted :ns.
 	set := v1.Group("/namespaces/:ns/settings", s.authorizeSettings, s.requireReady, s.requireSettings)

@@ -48,6 +48,8 @@ type Config struct {
 	// SettingsWritersNamespace.
 	Settings        SettingsService
 	SettingsWriters string
+	// Thresholds serves GET /v1/namespaces/{ns}/thresholds; nil answers it 503.
+	Thresholds ThresholdReporter
 
 	// Keys are the API keys; nil means no authentication (the caller must then listen on
 	// loopback only).
@@ -81,6 +83,7 @@ type Server struct {
 	engagement Engager
 	reports    MetricsReporter
 	relearner  Relearner
+	thresholds ThresholdReporter
 
 	settings        SettingsService
 	settingsWriters string
@@ -107,6 +110,7 @@ func New(cfg Config) *Server {
 		engagement:      cfg.Engagement,
 		reports:         cfg.Reports,
 		relearner:       cfg.Relearner,
+		thresholds:      cfg.Thresholds,
 		settings:        cfg.Settings,
 		settingsWriters: cfg.SettingsWriters,
 		keys:            cfg.Keys,

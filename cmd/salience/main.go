@@ -25,6 +25,7 @@ import (
 	"github.com/salience-ai/salience/engagement"
 	"github.com/salience-ai/salience/ingest"
 	"github.com/salience-ai/salience/jobs"
+	"github.com/salience-ai/salience/maintenance"
 	"github.com/salience-ai/salience/recall"
 	"github.com/salience-ai/salience/server"
 	"github.com/salience-ai/salience/settings"
@@ -303,6 +304,7 @@ func (m *Main) serve(ctx context.Context) error {
 		Engagement:      eng,
 		Reports:         eng,
 		Relearner:       eng,
+		Thresholds:      maintenance.Thresholds{Store: st},
 		Keys:            m.keys,
 		MaxBodyBytes:    c.MaxBodyBytes,
 		Logger:          m.logger,

@@ -109,6 +109,7 @@ func Start(t testing.TB, opts Options) *Server {
 		Engagement:      eng,
 		Reports:         eng,
 		Relearner:       eng,
+		Thresholds:      maintenance.Thresholds{Store: st},
 		Keys:            keys,
 		Logger:          logger,
 	})
