@@ -19,6 +19,9 @@ type Engine struct {
 	Ingest     *ingest.Service
 	Recall     *recall.Pipeline
 	Engagement *engagement.Service
+	// Reward feeds a settled turn to the threshold bandit (maintenance.Service.RewardTurn);
+	// nil: the bandit learns only from the bandit-upkeep job, which an evaluation never runs.
+	Reward func(ctx context.Context, ns, turnID string, now time.Time) (bool, error)
 }
 
 // LearnPolicy is how the replay reports what a bot did with what it was shown: a bot that

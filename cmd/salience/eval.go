@@ -15,6 +15,8 @@ import (
 	"github.com/salience-ai/salience/embed"
 	"github.com/salience-ai/salience/eval"
 	"github.com/salience-ai/salience/ingest"
+	"github.com/salience-ai/salience/maintenance"
+	"github.com/salience-ai/salience/predict"
 	"github.com/salience-ai/salience/recall"
 	"github.com/salience-ai/salience/store/sqlite"
 )
@@ -39,6 +41,7 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 	data := fs.String("data", defaultLocomo(), "directory of LoCoMo-format conversation files (*.json)")
 	dims := fs.Int("dims", 0, "local embedder dimensions (0 = default)")
 	learn := fs.Bool("learn", false, "replay half the questions with engagement feedback and score the other half with and without it")
+	ambient := fs.Bool("ambient", false, "replay every question in ambient mode under each threshold policy (off, fixed:default, each fixed arm, bandit, bandit with reports withheld) and print precision, hit rate, used and surfaced per turn and mean reward")
 	er := evalRerankFlags(fs)
 	sc := storeFlags(fs)
 	if err := fs.Parse(args[1:]); err != nil {
@@ -50,7 +53,7 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 	if err := sc.validate(); err != nil {
 		return err
 	}
-	if sc.Kind == StoreNeo4j && *learn {
+	if sc.Kind == StoreNeo4j && (*learn || *ambient) {
 		return errors.New("eval locomo --learn compares two stores; it runs on the embedded store only")
 	}
 	rr, stopRerank, err := er.start(stderr)
@@ -85,9 +88,36 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 		}
 		return eval.Engine{
 			Ingest:     ingest.New(st, emb),
-			Recall:     recall.New(st, emb, recall.Options{Reranker: recallReranker(rr)}),
+			Recall:     recall.New(st, emb, recall.Options{Reranker: recallReranker(rr), Seed: 1}),
 			Engagement: engagement.NewService(st, engagement.ServiceOptions{}),
+			Reward:     maintenance.New(st, maintenance.Options{}).RewardTurn,
 		}, func() { st.Close() }, nil
+	}
+	if *ambient {
+		if rr != nil || *learn {
+			return errors.New("eval locomo --ambient runs alone: without --rerank and --learn")
+		}
+		rep := &eval.AmbientReport{}
+		runs := []ambientRun{{predict.PolicyOff, false}, {predict.PolicyFixedDefault, false}}
+		for _, a := range predict.Arms {
+			runs = append(runs, ambientRun{fmt.Sprintf("fixed:%g", a), false})
+		}
+		runs = append(runs, ambientRun{predict.PolicyBandit, false}, ambientRun{predict.PolicyBandit, true})
+		for i, r := range runs {
+			e, closeE, err := engine(fmt.Sprintf("ambient-%d", i))
+			if err != nil {
+				return err
+			}
+			s, err := eval.Ambient(ctx, e, convs, r.policy, r.withhold, stderr)
+			closeE()
+			if err != nil {
+				return err
+			}
+			rep.Rows = append(rep.Rows, s)
+		}
+		fmt.Fprintf(stdout, "LoCoMo ambient replay, %d conversations from %s\n", len(convs), *data)
+		rep.Print(stdout)
+		return nil
 	}
 	a, closeA, err := engine("without")
 	if err != nil {
@@ -145,4 +175,11 @@ func quiet() *slog.Logger {
 // defaultLocomo is the shared dev split beside the project, when it is there.
 func defaultLocomo() string {
 	return filepath.Join("..", "shared", "data", "locomo-dev")
+}
+
+// ambientRun is one replay of `eval locomo --ambient`: a threshold policy, and whether the
+// bot's reports are withheld (the bandit's twin that learns nothing).
+type ambientRun struct {
+	policy   string
+	withhold bool
 }

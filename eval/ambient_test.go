@@ -1,0 +1,100 @@
+package eval_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/salience-ai/salience/embed"
+	"github.com/salience-ai/salience/engagement"
+	"github.com/salience-ai/salience/eval"
+	"github.com/salience-ai/salience/ingest"
+	"github.com/salience-ai/salience/maintenance"
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/predict"
+	"github.com/salience-ai/salience/recall"
+	"github.com/salience-ai/salience/store/sqlite"
+)
+
+// TestAmbientReplay replays the tiny conversation's three scored questions in ambient mode:
+// the evidence is surfaced and counted as used, every turn is rewarded and learned from (the
+// bandit's posterior holds three updates), and a withheld twin learns nothing.
+func TestAmbientReplay(t *testing.T) {
+	ctx := context.Background()
+	c, err := eval.Parse([]byte(tiny))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Name = "tiny"
+	open := func(name string) (eval.Engine, *sqlite.Store) {
+		st, err := sqlite.Open(filepath.Join(t.TempDir(), name+".db"), sqlite.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		if err := st.Rebuild(ctx); err != nil {
+			t.Fatal(err)
+		}
+		emb := embed.NewLocal(0)
+		return eval.Engine{Ingest: ingest.New(st, emb), Recall: recall.New(st, emb, recall.Options{Seed: 1}),
+			Engagement: engagement.NewService(st, engagement.ServiceOptions{}),
+			Reward:     maintenance.New(st, maintenance.Options{}).RewardTurn}, st
+	}
+	e, st := open("bandit")
+	s, err := eval.Ambient(ctx, e, []*eval.Conversation{c}, predict.PolicyBandit, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 4 evidence turns over 3 questions; at most 6 memories (and 6 turns) to show.
+	if s.Turns != 3 || s.Used != 4 || s.Hits != 3 || s.Surfaced < 4 || s.NonEmpty != 3 {
+		t.Errorf("scores %+v, want 3 turns, 4 used, 3 hits", s)
+	}
+	ds, err := st.FindDecisions(ctx, models.DecisionFilter{Namespace: eval.Namespace(c)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rewarded := 0
+	for _, d := range ds {
+		if d.Rewarded {
+			rewarded++
+		}
+	}
+	if len(ds) != 3 || rewarded != 3 {
+		t.Errorf("%d decisions, %d rewarded; want 3, 3", len(ds), rewarded)
+	}
+	raw, err := st.GetState(ctx, predict.StateKey(eval.Namespace(c)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	post, err := predict.DecodePosteriors(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var updates int64
+	for _, p := range post.Keys {
+		updates += p.Updates
+	}
+	if updates != 3 {
+		t.Errorf("posterior updates %d, want 3", updates)
+	}
+	w, wst := open("withheld")
+	ws, err := eval.Ambient(ctx, w, []*eval.Conversation{c}, predict.PolicyBandit, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw, _ := wst.GetState(ctx, predict.StateKey(eval.Namespace(c))); raw != "" || ws.Turns != 3 || !ws.Withheld {
+		t.Errorf("withheld twin: state %q, scores %+v; want no state, 3 turns", raw, ws)
+	}
+	var buf bytes.Buffer
+	(&eval.AmbientReport{Rows: []*eval.AmbientScores{s, ws}}).Print(&buf)
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &rows); err != nil || len(rows) != 2 {
+		t.Errorf("last line %q: %v", lines[len(lines)-1], err)
+	}
+}
