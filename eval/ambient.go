@@ -39,10 +39,12 @@ func (s *AmbientScores) Precision() float64 { return ratio(float64(s.Used), floa
 func (s *AmbientScores) HitRate() float64 { return ratio(float64(s.Hits), float64(s.Turns)) }
 
 // UsedPerTurn, SurfacedPerTurn, MeanReward and NonEmptyShare are per-turn means.
-func (s *AmbientScores) UsedPerTurn() float64     { return ratio(float64(s.Used), float64(s.Turns)) }
-func (s *AmbientScores) SurfacedPerTurn() float64 { return ratio(float64(s.Surfaced), float64(s.Turns)) }
-func (s *AmbientScores) MeanReward() float64      { return ratio(s.Reward, float64(s.Turns)) }
-func (s *AmbientScores) NonEmptyShare() float64   { return ratio(float64(s.NonEmpty), float64(s.Turns)) }
+func (s *AmbientScores) UsedPerTurn() float64 { return ratio(float64(s.Used), float64(s.Turns)) }
+func (s *AmbientScores) SurfacedPerTurn() float64 {
+	return ratio(float64(s.Surfaced), float64(s.Turns))
+}
+func (s *AmbientScores) MeanReward() float64    { return ratio(s.Reward, float64(s.Turns)) }
+func (s *AmbientScores) NonEmptyShare() float64 { return ratio(float64(s.NonEmpty), float64(s.Turns)) }
 
 func ratio(a, b float64) float64 {
 	if b == 0 {
