@@ -17,6 +17,7 @@ import (
 	"github.com/salience-ai/salience/jobs"
 	"github.com/salience-ai/salience/maintenance"
 	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/predict"
 	"github.com/salience-ai/salience/recall"
 	"github.com/salience-ai/salience/settings"
 	"github.com/salience-ai/salience/store/sqlite"
@@ -143,10 +144,11 @@ func TestDecayAndResurfacingEndToEnd(t *testing.T) {
 	}
 
 	// An ambient recall whose context matches three of tide's triggers, and none of its
-	// words, brings it back from the queue.
+	// words, brings it back from the queue (at the type's default threshold: the bandit's
+	// exploration is not what this test is about).
 	clk.Set(t0.Add(3*24*time.Hour + time.Minute))
 	resp, err = rec.Recall(ctx, &recall.Request{Namespace: ns, ConversationID: "c2", Mode: models.ModeAmbient,
-		ConversationType: models.ConvHelpSeeking, Entities: []string{"tide", "harbor", "ferry"},
+		ThresholdPolicy: predict.PolicyFixedDefault, ConversationType: models.ConvHelpSeeking, Entities: []string{"tide", "harbor", "ferry"},
 		Messages: []recall.Message{{Speaker: "user", Content: "What should I pack for the crossing tomorrow?"}}, Now: clk.Now()})
 	if err != nil {
 		t.Fatal(err)
