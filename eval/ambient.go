@@ -33,20 +33,20 @@ type AmbientScores struct {
 }
 
 // Precision is used / surfaced.
-func (s *AmbientScores) Precision() float64 { return ratio(float64(s.Used), float64(s.Surfaced)) }
+func (s *AmbientScores) Precision() float64 { return share(float64(s.Used), float64(s.Surfaced)) }
 
 // HitRate is the share of turns with a used memory.
-func (s *AmbientScores) HitRate() float64 { return ratio(float64(s.Hits), float64(s.Turns)) }
+func (s *AmbientScores) HitRate() float64 { return share(float64(s.Hits), float64(s.Turns)) }
 
 // UsedPerTurn, SurfacedPerTurn, MeanReward and NonEmptyShare are per-turn means.
-func (s *AmbientScores) UsedPerTurn() float64 { return ratio(float64(s.Used), float64(s.Turns)) }
+func (s *AmbientScores) UsedPerTurn() float64 { return share(float64(s.Used), float64(s.Turns)) }
 func (s *AmbientScores) SurfacedPerTurn() float64 {
-	return ratio(float64(s.Surfaced), float64(s.Turns))
+	return share(float64(s.Surfaced), float64(s.Turns))
 }
-func (s *AmbientScores) MeanReward() float64    { return ratio(s.Reward, float64(s.Turns)) }
-func (s *AmbientScores) NonEmptyShare() float64 { return ratio(float64(s.NonEmpty), float64(s.Turns)) }
+func (s *AmbientScores) MeanReward() float64    { return share(s.Reward, float64(s.Turns)) }
+func (s *AmbientScores) NonEmptyShare() float64 { return share(float64(s.NonEmpty), float64(s.Turns)) }
 
-func ratio(a, b float64) float64 {
+func share(a, b float64) float64 {
 	if b == 0 {
 		return 0
 	}

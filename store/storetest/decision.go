@@ -10,8 +10,8 @@ import (
 
 // testDecisions covers the threshold bandit's records: decisions written and read inside
 // Update, listed oldest first with the pending and time filters, isolated by namespace; and
-// state read and written inside Update, committed or not with the transaction, with no
-// update lost between concurrent read-modify-writes of one key.
+// no update lost between concurrent read-modify-writes of one state key inside Update (the
+// bandit's posterior).
 func testDecisions(t *testing.T, open func(t *testing.T) models.Store) {
 	s := open(t)
 	dec := func(namespace, turn string, minute int) *models.Decision {
@@ -56,25 +56,6 @@ func testDecisions(t *testing.T, open func(t *testing.T) models.Store) {
 		bad.Prob = 2
 		wantCode(t, s.Update(ctx, func(tx models.Tx) error { return tx.PutDecision(bad) }), models.EINVALID)
 		wantCode(t, s.Update(ctx, func(tx models.Tx) error { return tx.PutDecision(dec(ns, "", 1)) }), models.EINVALID)
-	})
-	t.Run("TxState", func(t *testing.T) {
-		mustNil(t, s.Update(ctx, func(tx models.Tx) error {
-			if v, err := tx.GetState("bandit/test"); err != nil || v != "" {
-				t.Errorf("missing key = %q, %v; want \"\"", v, err)
-			}
-			return tx.SetState("bandit/test", "one")
-		}))
-		err := s.Update(ctx, func(tx models.Tx) error {
-			if v, err := tx.GetState("bandit/test"); err != nil || v != "one" {
-				t.Errorf("in tx = %q, %v; want one", v, err)
-			}
-			mustNil(t, tx.SetState("bandit/test", "two"))
-			return models.Errorf(models.EINVALID, "abort")
-		})
-		wantCode(t, err, models.EINVALID)
-		if v, err := s.GetState(ctx, "bandit/test"); err != nil || v != "one" {
-			t.Errorf("after an aborted tx = %q, %v; want one", v, err)
-		}
 	})
 	t.Run("TxStateSerializable", func(t *testing.T) {
 		goroutines, increments := 8, 50
