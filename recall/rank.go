@@ -36,6 +36,9 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 		x := learn.Features(&c.comps)
 		c.pUse = in.model.P(&x)
 		c.score = learn.Rank(lambda, c.comps.Score, c.pUse)
+		if p.opts.GatePUse && req.Mode == models.ModeAmbient && !(c.pUse >= threshold) {
+			continue // selective ambient recall (DESIGN §4.9): below the threshold in force
+		}
 		if !c.direct() {
 			var ok bool
 			if c.comps.Volunteer, ok = volunteer(p.opts, req.Mode, threshold, c.mem, c.activation, c.resurface, req.Now); !ok {
