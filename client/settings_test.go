@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -243,4 +245,24 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestPutSettingsRejectsNull: a PUT body of null would decode as "no settings at all" and
+// reset every setting; it is a 400 (Schemathesis found it accepted).
+func TestPutSettingsRejectsNull(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{})
+	req, err := http.NewRequest(http.MethodPut, srv.URL+"/v1/namespaces/v/settings", strings.NewReader("null"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), `"code":"invalid"`) {
+		t.Fatalf("PUT null: %d %s, want 400 invalid", res.StatusCode, body)
+	}
 }

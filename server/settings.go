@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -69,6 +70,12 @@ func (s *Server) putSettings(c *gin.Context) {
 	body, err := readBody(c.Request)
 	if err != nil {
 		fail(c, err)
+		return
+	}
+	if bytes.Equal(bytes.TrimSpace(body), []byte("null")) {
+		// null decodes into a struct as nothing at all, which would reset every setting: a
+		// replacement must be written out, even if it is {}.
+		fail(c, models.Invalid("", "the body must be a settings object, not null (send {} to reset every setting)"))
 		return
 	}
 	var in api.Settings
