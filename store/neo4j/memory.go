@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
@@ -88,42 +87,9 @@ func memoryRecords(recs []*neo4j.Record) ([]*models.Memory, error) {
 	return out, nil
 }
 
-// validateMemory checks what the store relies on; content rules are ingest's (Memory.Validate).
+// validateMemory checks what the store relies on: the one rule every store shares.
 func validateMemory(m *models.Memory, field string) error {
-	if m == nil {
-		return models.Invalid(field, "memory is missing")
-	}
-	if err := models.ValidateNamespace(m.Namespace); err != nil {
-		return models.WithFieldPrefix(err, field+".")
-	}
-	if err := validateID(m.ID, field+".id"); err != nil {
-		return err
-	}
-	// Concept node ids start with "c:"; memory ids never hold ':' so the two cannot collide.
-	if strings.ContainsRune(m.ID, ':') {
-		return models.Invalid(field+".id", "memory ids must not contain ':'")
-	}
-	if !m.Kind.Valid() {
-		return models.Invalid(field+".kind", "unknown kind %q", m.Kind)
-	}
-	if m.CreatedAt.IsZero() {
-		return models.Invalid(field+".created_at", "created_at is required")
-	}
-	for _, t := range []struct {
-		name string
-		t    time.Time
-	}{
-		{"created_at", m.CreatedAt}, {"valid_at", m.ValidAt}, {"invalid_at", m.InvalidAt},
-		{"last_used", m.LastUsed}, {"last_surfaced", m.LastSurfaced},
-	} {
-		if err := checkTime(field+"."+t.name, t.t); err != nil {
-			return err
-		}
-	}
-	if !finite(m.Importance) || !finite(m.Confidence) || !finite(m.RecentDismissals) {
-		return models.Invalid(field, "importance, confidence and recent_dismissals must be finite")
-	}
-	return nil
+	return models.ValidateStoredMemory(m, field)
 }
 
 // nsWrite is the part of a CreateMemories batch in one namespace, ready to send.
