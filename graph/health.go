@@ -6,9 +6,6 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"gonum.org/v1/gonum/graph/community"
-	"gonum.org/v1/gonum/graph/simple"
-
 	"github.com/salience-ai/salience/models"
 )
 
@@ -24,8 +21,9 @@ type HealthStats struct {
 	// for each node the share of its neighbour pairs that are themselves joined, nodes
 	// with fewer than two neighbours counting 0.
 	Clustering float64 `json:"clustering"`
-	// Communities is the number of communities Louvain finds (gonum community.Modularize,
-	// resolution 1, fixed seed so a report is reproducible).
+	// Communities is the number of communities Louvain finds (louvain.go: resolution 1,
+	// fixed seed so a report is reproducible; gonum's community.Modularize is the
+	// reference its tests compare against).
 	Communities int `json:"communities"`
 	// Modularity is the weighted modularity Q of that partition, in [-0.5, 1): near 0 for
 	// no structure, 0.3–0.7 for clear clusters.
@@ -74,11 +72,6 @@ func Health(edges []*models.Edge) HealthStats {
 	}
 
 	n := len(names)
-	g := simple.NewWeightedUndirectedGraph(0, 0)
-	for i := range n {
-		g.AddNode(simple.Node(i))
-	}
-	adj := make([][]int64, n)
 	pairs := make([]pair, 0, len(weights))
 	for p := range weights {
 		pairs = append(pairs, p)
@@ -86,11 +79,14 @@ func Health(edges []*models.Edge) HealthStats {
 	slices.SortFunc(pairs, func(x, y pair) int {
 		return cmp.Or(cmp.Compare(x.a, y.a), cmp.Compare(x.b, y.b))
 	})
-	for _, p := range pairs {
-		g.SetWeightedEdge(simple.WeightedEdge{F: simple.Node(p.a), T: simple.Node(p.b), W: weights[p]})
+	adj := make([][]int64, n)
+	a, b, w := make([]int, len(pairs)), make([]int, len(pairs)), make([]float64, len(pairs))
+	for i, p := range pairs {
 		adj[p.a] = append(adj[p.a], p.b)
 		adj[p.b] = append(adj[p.b], p.a)
+		a[i], b[i], w[i] = int(p.a), int(p.b), weights[p]
 	}
+	g := newCSR(n, a, b, w)
 
 	st := HealthStats{
 		Nodes:      n,
@@ -98,10 +94,11 @@ func Health(edges []*models.Edge) HealthStats {
 		AvgDegree:  2 * float64(len(pairs)) / float64(n),
 		Clustering: avgClustering(adj),
 	}
-	reduced := community.Modularize(g, 1, rand.NewPCG(louvainSeed, louvainSeed))
-	comms := reduced.Communities()
-	st.Communities = len(comms)
-	st.Modularity = community.Q(g, comms, 1)
+	comms := louvain(g, rand.New(rand.NewPCG(louvainSeed, louvainSeed)))
+	for _, c := range comms {
+		st.Communities = max(st.Communities, c+1)
+	}
+	st.Modularity = modularity(g, comms)
 	return st
 }
 
