@@ -302,3 +302,29 @@ func rate(x, n int) (float64, bool) {
 }
 
 func clamp01(x float64) float64 { return min(max(x, 0), 1) }
+
+// Look is the cumulative data of control (A) and treatment (B) at one look.
+type Look struct {
+	XA, NA, XB, NB int
+}
+
+// SequentialLiftP is the always-valid p-value of the relative lift over a series of looks:
+// the running minimum of SequentialP at each look (z = lift / SE, n = n_A + n_B). Taking the
+// minimum is what makes repeated peeking safe — the mixture test bounds the chance that the
+// p-value ever drops below α, at any look, by α. Looks where the lift is undefined are
+// skipped; ok is false when every look is.
+func SequentialLiftP(looks []Look, alpha, nStar float64) (p float64, ok bool) {
+	p = 1
+	for _, lk := range looks {
+		if lk.NA <= 0 || lk.NB <= 0 {
+			continue
+		}
+		l, lok := RelativeLift(float64(lk.XA)/float64(lk.NA), lk.NA, float64(lk.XB)/float64(lk.NB), lk.NB)
+		if !lok {
+			continue
+		}
+		p = min(p, SequentialP(l.Z, lk.NA+lk.NB, alpha, nStar))
+		ok = true
+	}
+	return p, ok
+}
