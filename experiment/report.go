@@ -3,10 +3,7 @@
 // renderings (JSON, CSV, terminal text, an HTML page with inline SVG plots, PNG plots).
 package experiment
 
-import (
-	"io"
-	"time"
-)
+import "time"
 
 // Tally is what the store counts for one variant from the engagement log, as of a time.
 type Tally struct {
@@ -115,10 +112,11 @@ type Comparison struct {
 	DifferenceCI *Interval `json:"difference_ci,omitempty"`
 	Z            *float64  `json:"z,omitempty"`
 	P            *float64  `json:"p,omitempty"`
-	// RelativeLift = difference / precision(control) with its delta-method standard error;
-	// ChanceToWin = Φ(lift / SE), the chance to win on the relative lift.
+	// RelativeLift = difference / precision(control) with its delta-method standard error
+	// and two-sided p; ChanceToWin = Φ(lift / SE), the chance to win on the relative lift.
 	RelativeLift   *float64 `json:"relative_lift,omitempty"`
 	RelativeLiftSE *float64 `json:"relative_lift_se,omitempty"`
+	RelativeLiftP  *float64 `json:"relative_lift_p,omitempty"`
 	ChanceToWin    *float64 `json:"chance_to_win,omitempty"`
 	// ProbBeatControl is P(θ_variant > θ_control) under Beta(1, 1) priors: the chance to beat
 	// on the absolute difference.
@@ -127,12 +125,17 @@ type Comparison struct {
 	// better (normal approximation of the difference).
 	ExpectedLossVariant *float64 `json:"expected_loss_variant,omitempty"`
 	ExpectedLossControl *float64 `json:"expected_loss_control,omitempty"`
-	// SequentialP is the always-valid p-value (mixture SPRT) and SequentialHalfWidth the
-	// always-valid half-width of the difference's interval, both at the report's data.
-	SequentialP         *float64 `json:"sequential_p,omitempty"`
-	SequentialHalfWidth *float64 `json:"sequential_half_width,omitempty"`
-	// Verdict is one plain sentence; Outcome its machine-readable kind: "better", "worse",
-	// "no_difference_yet" or "not_enough_data".
+	// The always-valid (mixture SPRT) test on the relative lift, as REFERENCE.md §3.7 runs
+	// it: SequentialP is the minimum of its p-value over the daily looks and now, so reading
+	// the report every day does not inflate false wins; SequentialHalfWidth and
+	// SequentialLiftCI (lift ± half-width) are at the report's data.
+	SequentialP         *float64  `json:"sequential_p,omitempty"`
+	SequentialHalfWidth *float64  `json:"sequential_half_width,omitempty"`
+	SequentialLiftCI    *Interval `json:"sequential_lift_ci,omitempty"`
+	// Verdict is plain words; Outcome its machine-readable kind: "better", "worse",
+	// "no_difference_yet", "not_enough_data" or "sample_ratio_mismatch". A variant is only
+	// "better" or "worse" when the always-valid p is below α and the difference's interval
+	// excludes zero; a noisy difference is never called a win.
 	Outcome string `json:"outcome"`
 	Verdict string `json:"verdict"`
 }
@@ -151,32 +154,15 @@ type SRM struct {
 
 // Methods names the methods behind the numbers, so a reader knows which "chance" is which.
 type Methods struct {
-	Confidence      float64 `json:"confidence"`        // 0.95
+	Confidence      float64 `json:"confidence"` // 0.95
+	Precision       string  `json:"precision"`
+	Latency         string  `json:"latency"`
+	Difference      string  `json:"difference"`
 	Prior           string  `json:"prior"`             // "Beta(1,1)"
 	ChanceToWin     string  `json:"chance_to_win"`     // on the relative lift
 	ProbBeatControl string  `json:"prob_beat_control"` // on the absolute difference
 	ExpectedLoss    string  `json:"expected_loss"`     // normal approximation
 	Sequential      string  `json:"sequential"`
+	SRM             string  `json:"srm"`
 	SRMAlpha        float64 `json:"srm_alpha"`
 }
-
-// Analyze computes the report (pure, deterministic: same Input, same Report; any Monte
-// Carlo uses a fixed seed).
-func Analyze(in Input) Report {
-	return Report{ExperimentID: in.ExperimentID, Name: in.Name, Status: in.Status}
-}
-
-// WriteJSON writes the report as indented JSON.
-func WriteJSON(w io.Writer, r Report) error { return nil }
-
-// WriteCSV writes one row per variant, header row first.
-func WriteCSV(w io.Writer, r Report) error { return nil }
-
-// WriteText writes the terminal tables of `salience report experiment`.
-func WriteText(w io.Writer, r Report) error { return nil }
-
-// WriteHTML writes a self-contained page with inline SVG plots.
-func WriteHTML(w io.Writer, r Report) error { return nil }
-
-// WritePNG draws one plot as PNG; plot is "precision" or "posterior".
-func WritePNG(w io.Writer, r Report, plot string) error { return nil }
