@@ -239,10 +239,6 @@ func TestWritePNG(t *testing.T) {
 	if err := WritePNG(&bytes.Buffer{}, r, "pie"); !errors.Is(err, ErrUnknownPlot) {
 		t.Errorf("WritePNG(pie) = %v, want ErrUnknownPlot", err)
 	}
-	// An empty experiment still draws (titled as empty) rather than failing.
-	for _, name := range []string{PlotPrecision, PlotPosterior} {
-		if err := WritePNG(&bytes.Buffer{}, Analyze(Input{}), name); err != nil {
-			t.Errorf("empty %s: %v", name, err)
-		}
-	}
+	// (An empty experiment's plots are drawn, as SVG, by TestAnalyzeDegenerateInputIsValidJSON:
+	// rasterizing is slow under -race, so this test draws only the two PNGs it must.)
 }
