@@ -3,6 +3,7 @@ package experiment
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"flag"
 	"image/png"
@@ -241,4 +242,35 @@ func TestWritePNG(t *testing.T) {
 	}
 	// (An empty experiment's plots are drawn, as SVG, by TestAnalyzeDegenerateInputIsValidJSON:
 	// rasterizing is slow under -race, so this test draws only the two PNGs it must.)
+}
+
+// TestJSONRoundTrip: a report read back from its JSON (a stored snapshot) renders the same
+// JSON, CSV, text and HTML, so a snapshot gives the numbers of the day it was taken.
+func TestJSONRoundTrip(t *testing.T) {
+	r := Analyze(goldenInput())
+	var first bytes.Buffer
+	if err := WriteJSON(&first, r); err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(first.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	for name, w := range map[string]func(*bytes.Buffer, Report) error{
+		"json": func(b *bytes.Buffer, r Report) error { return WriteJSON(b, r) },
+		"csv":  func(b *bytes.Buffer, r Report) error { return WriteCSV(b, r) },
+		"text": func(b *bytes.Buffer, r Report) error { return WriteText(b, r) },
+		"html": func(b *bytes.Buffer, r Report) error { return WriteHTML(b, r) },
+	} {
+		var a, b bytes.Buffer
+		if err := w(&a, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := w(&b, back); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Errorf("%s of the decoded report differs:\n%s\nvs\n%s", name, b.Bytes(), a.Bytes())
+		}
+	}
 }

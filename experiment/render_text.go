@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"unicode"
+	"unicode/utf8"
 )
 
 // WriteText writes the terminal tables of `salience report experiment`: a header, the
@@ -19,11 +20,19 @@ func WriteText(w io.Writer, r Report) error {
 	}
 	ew.printf(", as of %s\n\n", r.AsOf.Format("2006-01-02 15:04 UTC"))
 
+	// Numbers align right; names read better aligned left, so they are padded to one width
+	// before the right-aligning tabwriter sees them.
+	names := make([]string, 0, len(r.Variants)+1)
+	for _, v := range r.Variants {
+		names = append(names, term(v.Variant))
+	}
+	name := padder(append(names, "variant"))
+
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-	tabRow(tw, "variant", "share", "conversations", "turns", "surfaced", "used", "helpful", "ignored", "dismissed",
+	tabRow(tw, name("variant"), "share", "conversations", "turns", "surfaced", "used", "helpful", "ignored", "dismissed",
 		"precision", "95 % CI", "dismissal", "p50 ms", "p95 ms")
 	for _, v := range r.Variants {
-		tabRow(tw, term(v.Variant), fmt.Sprintf("%.2f", v.Share), itoa(v.Conversations), itoa(v.Turns),
+		tabRow(tw, name(term(v.Variant)), fmt.Sprintf("%.2f", v.Share), itoa(v.Conversations), itoa(v.Turns),
 			itoa(v.Surfaced), itoa(v.Used), itoa(v.Helpful), itoa(v.Ignored), itoa(v.Dismissed),
 			optPct(v.Precision), ciPct(v.PrecisionCI), optPct(v.DismissalRate), optMS(v.LatencyP50MS), optMS(v.LatencyP95MS))
 	}
@@ -34,10 +43,10 @@ func WriteText(w io.Writer, r Report) error {
 	if len(r.Comparisons) > 0 {
 		ew.printf("\nAgainst the control (%s):\n", term(r.Control))
 		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-		tabRow(tw, "variant", "difference", "95 % CI", "z", "p", "lift", "lift SE", "chance to win",
+		tabRow(tw, name("variant"), "difference", "95 % CI", "z", "p", "lift", "lift SE", "chance to win",
 			"P(beat control)", "loss if chosen", "loss if control", "always-valid p", "outcome")
 		for _, c := range r.Comparisons {
-			tabRow(tw, term(c.Variant), optPoints(c.Difference), ciPoints(c.DifferenceCI), optF(c.Z, "%.3f"), optP(c.P),
+			tabRow(tw, name(term(c.Variant)), optPoints(c.Difference), ciPoints(c.DifferenceCI), optF(c.Z, "%.3f"), optP(c.P),
 				optPct(c.RelativeLift), optPct(c.RelativeLiftSE), optPct(c.ChanceToWin), optPct(c.ProbBeatControl),
 				optF(c.ExpectedLossVariant, "%.5f"), optF(c.ExpectedLossControl, "%.5f"), optP(c.SequentialP), c.Outcome)
 		}
@@ -97,6 +106,18 @@ func term(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// padder returns a function that pads a string with spaces on the right to the widest of
+// names (in runes: names are mostly ASCII, and a wide character only shifts its own row).
+func padder(names []string) func(string) string {
+	w := 0
+	for _, n := range names {
+		w = max(w, utf8.RuneCountInString(n))
+	}
+	return func(s string) string {
+		return s + strings.Repeat(" ", max(0, w-utf8.RuneCountInString(s)))
+	}
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }
