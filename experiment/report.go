@@ -58,7 +58,7 @@ type Report struct {
 	// Comparisons are each treatment against the control, in variant order.
 	Comparisons []Comparison `json:"comparisons"`
 	// SRM is the sample-ratio-mismatch check over all variants' conversations; nil with fewer
-	// than two variants or no conversations.
+	// than two variants, no conversations, or a variant whose planned share is not positive.
 	SRM     *SRM    `json:"srm,omitempty"`
 	Methods Methods `json:"methods"`
 }
