@@ -8,20 +8,24 @@ import "time"
 // reward and an off-policy replay see the turns that showed nothing. Reward is set once, when
 // the bandit has learned from the turn.
 type Decision struct {
-	Namespace      string    `json:"namespace"`
-	TurnID         string    `json:"turn_id"`
-	ConversationID string    `json:"conversation_id"`
-	ConvType       string    `json:"conversation_type"`
-	Variant        string    `json:"variant,omitempty"`
-	Policy         string    `json:"policy"`      // bandit, fixed:default, fixed:<x>, off
-	Arm            int       `json:"arm"`         // index into predict.Arms; −1 when no bandit chose
-	Threshold      float64   `json:"threshold"`   // the threshold in force
-	Prob           float64   `json:"probability"` // P(this arm | the posterior); 1 for a fixed policy
-	Surfaced       int       `json:"surfaced"`    // memories the turn surfaced
-	At             time.Time `json:"at"`
-	Rewarded       bool      `json:"rewarded"`
-	Reward         float64   `json:"reward,omitempty"`
-	RewardedAt     time.Time `json:"rewarded_at,omitzero"`
+	Namespace      string  `json:"namespace"`
+	TurnID         string  `json:"turn_id"`
+	ConversationID string  `json:"conversation_id"`
+	ConvType       string  `json:"conversation_type"`
+	Variant        string  `json:"variant,omitempty"`
+	Experiment     string  `json:"experiment,omitempty"` // the experiment of Variant
+	Policy         string  `json:"policy"`               // bandit, fixed:default, fixed:<x>, off
+	Arm            int     `json:"arm"`                  // index into predict.Arms; −1 when no bandit chose
+	Threshold      float64 `json:"threshold"`            // the threshold in force
+	Prob           float64 `json:"probability"`          // P(this arm | the posterior); 1 for a fixed policy
+	Surfaced       int     `json:"surfaced"`             // memories the turn surfaced
+	// LatencyMS is the server-side time the recall took up to recording the turn (an
+	// experiment's latency per turn, empty turns included).
+	LatencyMS  float64   `json:"latency_ms,omitempty"`
+	At         time.Time `json:"at"`
+	Rewarded   bool      `json:"rewarded"`
+	Reward     float64   `json:"reward,omitempty"`
+	RewardedAt time.Time `json:"rewarded_at,omitzero"`
 }
 
 // DecisionFilter selects decisions, oldest first. Namespace is required.

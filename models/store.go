@@ -194,6 +194,9 @@ type Store interface {
 	GetState(ctx context.Context, key string) (string, error)
 	SetState(ctx context.Context, key, value string) error
 
+	// Experiments (experiment.go).
+	ExperimentStore
+
 	// Close releases the store.
 	Close() error
 }

@@ -59,7 +59,9 @@ type Surfacing struct {
 	Threshold      float64    `json:"threshold,omitempty"`
 	ArmProb        float64    `json:"arm_probability,omitempty"`
 	Variant        string     `json:"variant,omitempty"`
-	Concepts       []string   `json:"concepts,omitempty"` // the context concepts of the turn
+	// Experiment is the id of the experiment whose Variant ranked the turn ("" outside one).
+	Experiment string   `json:"experiment,omitempty"`
+	Concepts   []string `json:"concepts,omitempty"` // the context concepts of the turn
 	// Terms are the analysed words of the query (nlp.Terms, at most learn.MaxQueryTerms): a
 	// memory used in the turn learns them (feedback expansion).
 	Terms []string `json:"terms,omitempty"`

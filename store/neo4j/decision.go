@@ -37,7 +37,7 @@ func validateDecision(d *models.Decision) error {
 func decisionProps(d *models.Decision) map[string]any {
 	return map[string]any{
 		"ns": d.Namespace, "turn": d.TurnID, "conv": d.ConversationID, "type": d.ConvType, "variant": d.Variant,
-		"policy": d.Policy, "arm": int64(d.Arm), "threshold": d.Threshold, "prob": d.Prob, "surfaced": int64(d.Surfaced),
+		"experiment": d.Experiment, "latency": d.LatencyMS, "policy": d.Policy, "arm": int64(d.Arm), "threshold": d.Threshold, "prob": d.Prob, "surfaced": int64(d.Surfaced),
 		"at": encTime(d.At), "rewarded": d.Rewarded, "reward": d.Reward, "rewarded_at": encTime(d.RewardedAt),
 	}
 }
@@ -46,7 +46,7 @@ func decDecision(v any) (*models.Decision, error) {
 	p := asProps(v)
 	d := &models.Decision{
 		Namespace: p.str("ns"), TurnID: p.str("turn"), ConversationID: p.str("conv"), ConvType: p.str("type"),
-		Variant: p.str("variant"), Policy: p.str("policy"), Arm: p.int("arm"), Threshold: p.f64("threshold"),
+		Variant: p.str("variant"), Experiment: p.str("experiment"), LatencyMS: p.f64("latency"), Policy: p.str("policy"), Arm: p.int("arm"), Threshold: p.f64("threshold"),
 		Prob: p.f64("prob"), Surfaced: p.int("surfaced"), At: p.time("at"), Rewarded: p.bool("rewarded"),
 		Reward: p.f64("reward"), RewardedAt: p.time("rewarded_at"),
 	}

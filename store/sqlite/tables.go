@@ -86,6 +86,7 @@ var surfacingRows = newTable("surfacings", []string{"ns", "id"},
 	floatCol("threshold", func(s *models.Surfacing) *float64 { return &s.Threshold }),
 	floatCol("arm_probability", func(s *models.Surfacing) *float64 { return &s.ArmProb }),
 	textCol("variant", func(s *models.Surfacing) *string { return &s.Variant }),
+	textCol("experiment_id", func(s *models.Surfacing) *string { return &s.Experiment }),
 	stringsCol("concepts", func(s *models.Surfacing) *[]string { return &s.Concepts }),
 	timeCol("at", func(s *models.Surfacing) *time.Time { return &s.At }),
 	textCol("outcome", func(s *models.Surfacing) *string { return (*string)(&s.Outcome) }),
@@ -98,7 +99,8 @@ var surfacingRows = newTable("surfacings", []string{"ns", "id"},
 )
 
 // surfacingIndexed are the key and the columns the surfacings table's indexes hold.
-var surfacingIndexed = []string{"ns", "id", "conversation_id", "turn_id", "memory_id", "at"}
+// (surfacings_experiment also holds the outcome, which an outcome update must set).
+var surfacingIndexed = []string{"ns", "id", "conversation_id", "turn_id", "memory_id", "at", "experiment_id", "variant", "mode"}
 
 var (
 	selectSurfacing = surfacingRows.sel + ` WHERE ns = ? AND id = ?`
@@ -212,6 +214,8 @@ var decisionRows = newTable("decisions", []string{"ns", "turn_id"},
 	textCol("conversation_id", func(d *models.Decision) *string { return &d.ConversationID }),
 	textCol("conv_type", func(d *models.Decision) *string { return &d.ConvType }),
 	textCol("variant", func(d *models.Decision) *string { return &d.Variant }),
+	textCol("experiment_id", func(d *models.Decision) *string { return &d.Experiment }),
+	floatCol("latency_ms", func(d *models.Decision) *float64 { return &d.LatencyMS }),
 	textCol("policy", func(d *models.Decision) *string { return &d.Policy }),
 	intCol("arm", func(d *models.Decision) *int { return &d.Arm }),
 	floatCol("threshold", func(d *models.Decision) *float64 { return &d.Threshold }),

@@ -55,6 +55,7 @@ func Run(t *testing.T, open func(t *testing.T) models.Store) {
 		{"JobRuns", testJobRuns},
 		{"State", testState},
 		{"Decisions", testDecisions},
+		{"Experiments", testExperiments},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open) })

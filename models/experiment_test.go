@@ -1,0 +1,60 @@
+package models
+
+import (
+	"testing"
+	"time"
+)
+
+func TestExperimentValidate(t *testing.T) {
+	valid := func() *Experiment {
+		return &Experiment{ID: "e1", Namespace: "ns", Name: "weights", Status: ExperimentRunning, CreatedAt: time.Unix(1, 0),
+			Variants: []Variant{{Name: "control", Share: 0.3}, {Name: "b", Share: 0.3}, {Name: "c", Share: 0.4}}}
+	}
+	if err := valid().Validate(); err != nil {
+		t.Fatalf("valid experiment: %v", err)
+	}
+	tests := []struct {
+		name  string
+		edit  func(e *Experiment)
+		field string
+	}{
+		{"one variant", func(e *Experiment) { e.Variants = e.Variants[:1]; e.Variants[0].Share = 1 }, "variants"},
+		{"shares sum below 1", func(e *Experiment) { e.Variants[2].Share = 0.3999 }, "variants"},
+		{"duplicate name", func(e *Experiment) { e.Variants[1].Name = "control" }, "variants[1].name"},
+		{"bad name", func(e *Experiment) { e.Variants[2].Name = "a b" }, "variants[2].name"},
+		{"zero share", func(e *Experiment) { e.Variants[0].Share = 0; e.Variants[2].Share = 0.7 }, "variants[0].share"},
+		{"bad policy", func(e *Experiment) { e.Variants[1].Overrides.ThresholdPolicy = "fixed:2" }, "variants[1].overrides.threshold_policy"},
+		{"bad weights mode", func(e *Experiment) {
+			e.Variants[1].Overrides.Weights = map[Mode]ScoreWeights{ModeStartup: {Relevance: 1}}
+		}, "variants[1].overrides.weights.startup"},
+		{"bad relevance model", func(e *Experiment) { e.Variants[1].Overrides.RelevanceModel = "maybe" }, "variants[1].overrides.relevance_model"},
+		{"bad rerank", func(e *Experiment) { e.Variants[1].Overrides.Rerank = "auto" }, "variants[1].overrides.rerank"},
+		{"no name", func(e *Experiment) { e.Name = " " }, "name"},
+		{"bad status", func(e *Experiment) { e.Status = "paused" }, "status"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := valid()
+			tt.edit(e)
+			err := e.Validate()
+			if ErrorCode(err) != EINVALID || ErrorField(err) != tt.field {
+				t.Errorf("got %v (field %q), want EINVALID on %q", err, ErrorField(err), tt.field)
+			}
+		})
+	}
+	// Shares within 1e-9 of 1 are accepted: thirds do not sum to 1 exactly.
+	e := valid()
+	e.Variants[0].Share, e.Variants[1].Share, e.Variants[2].Share = 1.0/3, 1.0/3, 1.0/3
+	if err := e.Validate(); err != nil {
+		t.Errorf("thirds: %v", err)
+	}
+}
+
+func TestValidThresholdPolicy(t *testing.T) {
+	for p, want := range map[string]bool{"": true, "bandit": true, "off": true, "fixed:default": true, "fixed:0.7": true,
+		"fixed:1": true, "fixed:1.5": false, "fixed:-0.1": false, "fixed:": false, "greedy": false} {
+		if got := ValidThresholdPolicy(p); got != want {
+			t.Errorf("ValidThresholdPolicy(%q) = %v, want %v", p, got, want)
+		}
+	}
+}

@@ -1,0 +1,149 @@
+package storetest
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// experiment returns a valid running experiment created at minute.
+func experiment(namespace, id string, minute int) *models.Experiment {
+	div := 0.5
+	return &models.Experiment{
+		ID: id, Namespace: namespace, Name: "half-life " + id, Status: models.ExperimentRunning,
+		Variants: []models.Variant{
+			{Name: "control", Share: 0.5},
+			{Name: "fresh", Share: 0.5, Overrides: models.Overrides{FreshnessHalfLifeHours: 48, Diversity: &div,
+				ThresholdPolicy: "fixed:0.7", RelevanceModel: "off", Rerank: "off"}},
+		},
+		CreatedAt: at(minute), CreatedBy: "ops",
+	}
+}
+
+// testExperiments covers experiments: create, get, list newest first, one running per
+// namespace, stop (idempotent), namespace isolation; and the tally of the turns and
+// surfacings recorded in an experiment, as of a time.
+func testExperiments(t *testing.T, open func(t *testing.T) models.Store) {
+	s := open(t)
+	t.Run("CreateGetFindStop", func(t *testing.T) {
+		e1 := experiment(ns, "e1", 1)
+		mustNil(t, s.CreateExperiment(ctx, e1))
+		got, err := s.GetExperiment(ctx, ns, "e1")
+		mustNil(t, err)
+		assertEqual(t, "experiment", got, e1)
+		// One running experiment per namespace; a duplicate id is a conflict too.
+		wantCode(t, s.CreateExperiment(ctx, experiment(ns, "e2", 2)), models.ECONFLICT)
+		wantCode(t, s.CreateExperiment(ctx, experiment(ns, "e1", 2)), models.ECONFLICT)
+		// Another namespace runs its own.
+		mustNil(t, s.CreateExperiment(ctx, experiment(other, "e2", 2)))
+		_, err = s.GetExperiment(ctx, ns, "e2")
+		wantCode(t, err, models.ENOTFOUND)
+
+		stopped, err := s.StopExperiment(ctx, ns, "e1", at(10))
+		mustNil(t, err)
+		want := experiment(ns, "e1", 1)
+		want.Status, want.StoppedAt = models.ExperimentStopped, at(10)
+		assertEqual(t, "stopped", stopped, want)
+		again, err := s.StopExperiment(ctx, ns, "e1", at(20))
+		mustNil(t, err)
+		assertEqual(t, "stopped again", again, want)
+		_, err = s.StopExperiment(ctx, ns, "nope", at(20))
+		wantCode(t, err, models.ENOTFOUND)
+
+		mustNil(t, s.CreateExperiment(ctx, experiment(ns, "e3", 30)))
+		list, err := s.FindExperiments(ctx, ns)
+		mustNil(t, err)
+		assertEqual(t, "list", list, []*models.Experiment{experiment(ns, "e3", 30), want})
+
+		bad := experiment(ns, "e4", 40)
+		bad.Variants[1].Share = 0.6
+		wantCode(t, s.CreateExperiment(ctx, bad), models.EINVALID)
+		_, err = s.GetExperiment(ctx, "", "e1")
+		wantCode(t, err, models.EINVALID)
+	})
+	t.Run("Tally", func(t *testing.T) {
+		e := experiment(ns, "tally", 0)
+		e.Namespace = "suite-tally"
+		mustNil(t, s.CreateExperiment(ctx, e))
+		day2 := 24 * 60
+		// Turns: control has two conversations, three turns (one on day 2, one empty);
+		// fresh one turn. A turn outside the experiment and one of another namespace do
+		// not count.
+		decisions := []*models.Decision{
+			{TurnID: "t1", ConversationID: "c1", Variant: "control", Experiment: "tally", LatencyMS: 10, At: at(1)},
+			{TurnID: "t2", ConversationID: "c2", Variant: "control", Experiment: "tally", LatencyMS: 30, At: at(2)},
+			{TurnID: "t3", ConversationID: "c1", Variant: "control", Experiment: "tally", LatencyMS: 20, At: at(day2 + 1)},
+			{TurnID: "t4", ConversationID: "c3", Variant: "fresh", Experiment: "tally", LatencyMS: 5, At: at(3)},
+			{TurnID: "t5", ConversationID: "c4", At: at(3)},
+			{TurnID: "t6", ConversationID: "c5", Variant: "fresh", Experiment: "tally", LatencyMS: 7, At: at(day2 + 500)}, // after asOf
+		}
+		for _, d := range decisions {
+			d.Namespace, d.ConvType, d.Policy, d.Prob = "suite-tally", models.ConvOther, "bandit", 1
+			mustNil(t, s.Update(ctx, func(tx models.Tx) error { return tx.PutDecision(d) }))
+		}
+		type sf struct {
+			id, turn, variant string
+			mode              models.Mode
+			minute            int
+			outcome           models.EventType
+			outcomeMinute     int
+		}
+		for _, x := range []sf{
+			{"a1", "t1", "control", models.ModeAmbient, 1, models.EventUsed, 2},
+			{"a2", "t1", "control", models.ModeResurface, 1, models.EventIgnored, 0}, // implicit
+			{"a3", "t2", "control", models.ModeAmbient, 2, models.EventDismissed, 5},
+			{"a4", "t3", "control", models.ModeAmbient, day2 + 1, models.EventHelpful, day2 + 2},
+			{"a5", "t3", "control", models.ModeAmbient, day2 + 1, models.EventUsed, day2 + 600}, // decided after asOf
+			{"a6", "t3", "control", models.ModeSearch, day2 + 1, models.EventUsed, day2 + 2},    // search: not counted
+			{"b1", "t4", "fresh", models.ModeAmbient, 3, "", 0},
+		} {
+			rec := surfacing("suite-tally", x.id, "c1", "m1", x.minute)
+			rec.TurnID, rec.Variant, rec.Experiment, rec.Mode = x.turn, x.variant, "tally", x.mode
+			mustNil(t, s.RecordSurfacings(ctx, []*models.Surfacing{rec}, nil))
+			if x.outcome != "" {
+				mustNil(t, s.Update(ctx, func(tx models.Tx) error {
+					got, err := tx.GetSurfacing("suite-tally", x.id)
+					if err != nil {
+						return err
+					}
+					got.Outcome = x.outcome
+					if x.outcomeMinute > 0 {
+						got.OutcomeAt = at(x.outcomeMinute)
+					}
+					return tx.PutSurfacing(got)
+				}))
+			}
+		}
+		asOf := at(day2 + 100)
+		got, err := s.TallyExperiment(ctx, "suite-tally", "tally", asOf)
+		mustNil(t, err)
+		if len(got) != 2 {
+			t.Fatalf("tally has %d variants, want 2", len(got))
+		}
+		d1, d2 := t0.Truncate(24*time.Hour), t0.Truncate(24*time.Hour).Add(24*time.Hour)
+		want := []*models.VariantTally{
+			{Variant: "control", Conversations: 2, Turns: 3, Surfaced: 5, Used: 1, Helpful: 1, Ignored: 1, Dismissed: 1,
+				LatenciesMS: []float64{10, 20, 30}, Days: []models.DayTally{
+					{Day: d1, Turns: 2, Surfaced: 3, Used: 1, Ignored: 1, Dismissed: 1},
+					{Day: d2, Turns: 1, Surfaced: 2, Helpful: 1},
+				}},
+			{Variant: "fresh", Conversations: 1, Turns: 1, Surfaced: 1, LatenciesMS: []float64{5},
+				Days: []models.DayTally{{Day: d1, Turns: 1, Surfaced: 1}}},
+		}
+		for _, v := range got {
+			slices.Sort(v.LatenciesMS)
+		}
+		assertEqual(t, "tally", got, want)
+
+		_, err = s.TallyExperiment(ctx, "suite-tally", "missing", asOf)
+		wantCode(t, err, models.ENOTFOUND)
+		empty, err := s.TallyExperiment(ctx, "suite-tally", "tally", at(-10))
+		mustNil(t, err)
+		if fmt.Sprint(empty[0].Turns, empty[0].Surfaced, empty[1].Turns) != "0 0 0" {
+			t.Errorf("tally before the start: %+v %+v, want nothing counted", *empty[0], *empty[1])
+		}
+	})
+}
