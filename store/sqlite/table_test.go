@@ -458,6 +458,7 @@ func TestColumnListsMatchSchema(t *testing.T) {
 		memoryRows.name: memoryRows.names(), surfacingRows.name: surfacingRows.names(), eventRows.name: eventRows.names(),
 		conversationRows.name: conversationRows.names(), edgeRows.name: edgeRows.names(), conceptRows.name: conceptRows.names(),
 		queueRows.name: queueRows.names(), jobRunRows.name: jobRunRows.names(), decisionRows.name: decisionRows.names(),
+		experimentRows.name: experimentRows.names(),
 	}
 	for table, list := range lists {
 		rows, err := s.rdb.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, table)
@@ -490,7 +491,7 @@ var columnFields = map[string]string{
 	"memory_id": "MemoryID", "surfacing_id": "SurfacingID", "parent_id": "ParentID", "message_id": "MessageID",
 	"conversation_type": "ConvType", "arm_probability": "ArmProb", "latency_ms": "LatencyMS",
 	"src": "From", "dst": "To", "trigger_kind": "Trigger", "started_at": "Start", "ended_at": "End",
-	"irrelevant_contexts": "IrrelevantContexts",
+	"irrelevant_contexts": "IrrelevantContexts", "experiment_id": "Experiment",
 }
 
 // fieldFor returns the field of v that column holds.
