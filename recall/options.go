@@ -136,6 +136,12 @@ type Options struct {
 	Learn learn.Config
 	// Settings returns each namespace's overrides of these options (settings.go); nil = none.
 	Settings SettingsSource
+	// Experiments returns the experiment each namespace runs (experiment.go); nil = none.
+	Experiments ExperimentSource
+	// NoModel ranks by the weighted score alone, leaving the relevance model out of the
+	// order (an experiment variant's relevance_model off); p_use is still computed,
+	// recorded and gated on.
+	NoModel bool
 }
 
 // DefaultOptions returns the defaults of every tuning constant.

@@ -18,6 +18,7 @@ type Pipeline struct {
 	embedder   embed.Embedder
 	opts       Options
 	thresholds *thresholds
+	arm        *arm // the request's experiment variant (forExperiment); nil outside one
 }
 
 // New returns a pipeline over store using embedder for query vectors (nil: text and graph only).
@@ -55,12 +56,18 @@ func (p *Pipeline) Recall(ctx context.Context, req *Request) (*Response, error) 
 		return nil, err
 	}
 	p, version, unread := p.forNamespace(ctx, req.Namespace)
+	p, noExperiment, err := p.forExperiment(ctx, req)
+	if err != nil {
+		return nil, err
+	}
 	resp, err := p.run(ctx, req, sw, version)
 	if err != nil {
 		return nil, err
 	}
-	if unread != "" {
-		resp.Degraded = append(resp.Degraded, unread)
+	for _, why := range []string{unread, noExperiment} {
+		if why != "" {
+			resp.Degraded = append(resp.Degraded, why)
+		}
 	}
 	return resp, nil
 }
@@ -95,6 +102,7 @@ func (p *Pipeline) run(ctx context.Context, req *Request, sw *stopwatch, version
 		Threshold:        predict.DefaultThreshold(in.convType),
 		SettingsVersion:  version,
 	}
+	resp.Experiment, resp.Variant = p.variant()
 	decision, err := p.decide(ctx, req, in)
 	if err != nil {
 		return nil, err
@@ -144,7 +152,7 @@ func (p *Pipeline) run(ctx context.Context, req *Request, sw *stopwatch, version
 	if err := p.record(ctx, req, in, resp, results); err != nil {
 		return nil, err
 	}
-	if err := p.recordDecision(ctx, decision, len(results)); err != nil {
+	if err := p.recordDecision(ctx, decision, len(results), resp.LatencyMS); err != nil {
 		return nil, err
 	}
 	sw.lap("record")

@@ -23,6 +23,9 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 	recent := recentlySurfaced(req.Mode, in.state, p.opts.RecentTurns)
 	w := p.opts.Weights[req.Mode]
 	lambda := in.model.Lambda(p.opts.Learn)
+	if p.opts.NoModel {
+		lambda = 0
+	}
 	speakers := map[string]float64{}
 	markPhraseCandidates(cs, p.opts.PhraseChecks*req.Limit)
 	list := make([]*candidate, 0, len(cs.byID))

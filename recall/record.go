@@ -86,7 +86,7 @@ func surfacing(req *Request, in *intake, resp *Response, r *Result, rank int, no
 	s := &models.Surfacing{
 		ID: ids.New(now), Namespace: ns, ConversationID: req.ConversationID,
 		TurnID: in.turnID, MemoryID: r.Memory.ID, Mode: mode, Rank: rank, Score: r.Score,
-		ConvType: in.convType, Threshold: resp.Threshold, ArmProb: resp.ArmProb, Variant: resp.Variant,
+		ConvType: in.convType, Threshold: resp.Threshold, ArmProb: resp.ArmProb, Variant: resp.Variant, Experiment: resp.Experiment,
 		Concepts: in.concepts, LatencyMS: resp.LatencyMS, SettingsVersion: resp.SettingsVersion, At: now,
 		Terms: in.terms, PUse: r.PUse, ModelVersion: in.model.N,
 	}

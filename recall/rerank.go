@@ -50,6 +50,7 @@ func (p *Pipeline) rerank(ctx context.Context, req *Request, in *intake, list []
 		Query:      in.text,
 		Candidates: cands,
 		Mode:       req.Rerank,
+		Policy:     p.rerankPolicy(),
 		Elapsed:    time.Since(sw.start),
 		Budget:     req.LatencyBudget,
 	})

@@ -28,10 +28,14 @@ func newThresholds(seed uint64) *thresholds {
 	return &thresholds{bandit: predict.DefaultBandit(), rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 }
 
-// policy is the threshold policy of a request: its own, else the namespace's (the
+// policy is the threshold policy of a request: its experiment variant's, else its own (a
+// request in an experiment has none: forExperiment refuses it), else the namespace's (the
 // PolicyFor hook; the namespace settings record will answer it), else the bandit.
 func (p *Pipeline) policy(ctx context.Context, req *Request) (predict.Policy, error) {
 	name := req.ThresholdPolicy
+	if p.arm != nil && p.arm.overrides.ThresholdPolicy != "" {
+		name = p.arm.overrides.ThresholdPolicy
+	}
 	if name == "" && p.opts.PolicyFor != nil {
 		var err error
 		if name, err = p.opts.PolicyFor(ctx, req.Namespace); err != nil {
@@ -64,19 +68,23 @@ func (p *Pipeline) decide(ctx context.Context, req *Request, in *intake) (*model
 	}
 	th := p.thresholds
 	th.mu.Lock()
-	threshold, arm, prob := th.bandit.Decide(pol, post, in.convType, "", th.rng)
+	// Bandit posteriors are per variant (predict.PosteriorKey), so each variant's bandit
+	// learns from its own turns only.
+	expID, variant := p.variant()
+	threshold, arm, prob := th.bandit.Decide(pol, post, in.convType, variant, th.rng)
 	th.mu.Unlock()
 	return &models.Decision{Namespace: req.Namespace, TurnID: in.turnID, ConversationID: req.ConversationID,
-		ConvType: in.convType, Policy: pol.Name, Arm: arm, Threshold: threshold, Prob: prob, At: req.Now.UTC()}, nil
+		ConvType: in.convType, Variant: variant, Experiment: expID, Policy: pol.Name, Arm: arm, Threshold: threshold,
+		Prob: prob, At: req.Now.UTC()}, nil
 }
 
 // recordDecision stores the turn's decision with how many memories it surfaced. A turn id
 // the bot sends again keeps its first decision: replacing it could reward the turn twice.
-func (p *Pipeline) recordDecision(ctx context.Context, d *models.Decision, surfaced int) error {
+func (p *Pipeline) recordDecision(ctx context.Context, d *models.Decision, surfaced int, latencyMS float64) error {
 	if d == nil {
 		return nil
 	}
-	d.Surfaced = surfaced
+	d.Surfaced, d.LatencyMS = surfaced, latencyMS
 	return p.store.Update(ctx, func(tx models.Tx) error {
 		switch _, err := tx.GetDecision(d.Namespace, d.TurnID); models.ErrorCode(err) {
 		case "":

@@ -159,6 +159,9 @@ type Request struct {
 	Query      string // the turn: the query and/or the latest messages
 	Candidates []Candidate
 	Mode       string        // ModeAuto (""), ModeOn or ModeOff
+	// Policy, PolicyOn or PolicyOff, replaces the namespace's policy for this request (an
+	// experiment variant's rerank policy); "" follows the namespace.
+	Policy string
 	Elapsed    time.Duration // what the recall has spent so far
 	Budget     time.Duration // the recall's latency budget
 }
@@ -243,8 +246,14 @@ func (r *Reranker) admit(ctx context.Context, req *Request) (admission, *Outcome
 		return refuse(StatusOff, "rerank off in request")
 	}
 	now := r.opts.Now()
-	if on, why := r.policy.resolve(ctx, req.Namespace); !on {
-		return refuse(StatusOff, why)
+	switch req.Policy {
+	case PolicyOn:
+	case PolicyOff:
+		return refuse(StatusOff, "rerank off in the experiment variant")
+	default:
+		if on, why := r.policy.resolve(ctx, req.Namespace); !on {
+			return refuse(StatusOff, why)
+		}
 	}
 	window := min(len(req.Candidates), r.opts.TopN)
 	slots := make([]int, 0, window) // positions of the candidates that may be sent
