@@ -72,6 +72,8 @@ type RecallResponse struct {
 	ArmProbability  float64 `json:"arm_probability,omitempty"`
 	// Variant is the experiment variant the conversation is assigned to, if any.
 	Variant string `json:"variant,omitempty"`
+	// Experiment is the id of the experiment of Variant.
+	Experiment string `json:"experiment,omitempty"`
 	// SettingsVersion is the version of the namespace settings the results were ranked
 	// under (0: none written); the surfacings record it too.
 	SettingsVersion int          `json:"settings_version"`

@@ -126,6 +126,7 @@ func recallResponseToAPI(r *recall.Response) *api.RecallResponse {
 		ThresholdPolicy:  r.Policy,
 		ArmProbability:   r.ArmProb,
 		Variant:          r.Variant,
+		Experiment:       r.Experiment,
 		SettingsVersion:  r.SettingsVersion,
 		Rerank:           api.RerankStatus{Status: r.Rerank.Status, Reason: r.Rerank.Reason},
 		Degraded:         r.Degraded,

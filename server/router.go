@@ -11,7 +11,9 @@ import (
 //
 //   - open: health, readiness, metrics and the API description, for probes and scrapers;
 //   - namespace: any key granted the :ns of the path;
-//   - settings: admin keys, or keys granted :ns when namespaces write their own settings;
+//   - settings and experiments: admin keys, or keys granted :ns when namespaces write their
+//     own settings (--settings-writers namespace): an experiment changes a bot's recall as
+//     settings do;
 //   - admin: admin keys only;
 //   - mcp: the MCP tools of :ns, for any key granted it.
 func (s *Server) routes() *gin.Engine {
@@ -53,6 +55,14 @@ func (s *Server) routes() *gin.Engine {
 	set.PUT("", s.putSettings)
 	set.PATCH("", s.patchSettings)
 	set.GET("/history", s.settingsHistory)
+
+	// Experiment routes: who may write settings may run experiments.
+	exp := v1.Group("/namespaces/:ns/experiments", s.authorizeSettings, s.requireReady, s.requireExperiments)
+	exp.POST("", s.createExperiment)
+	exp.GET("", s.listExperiments)
+	exp.GET("/:id", s.getExperiment)
+	exp.POST("/:id/stop", s.stopExperiment)
+	exp.GET("/:id/report", s.experimentReport)
 
 	// Admin routes: admin keys only.
 	admin := v1.Group("/admin", s.requireAdmin, s.requireReady)

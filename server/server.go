@@ -50,6 +50,9 @@ type Config struct {
 	SettingsWriters string
 	// Thresholds serves GET /v1/namespaces/{ns}/thresholds; nil answers it 503.
 	Thresholds ThresholdReporter
+	// Experiments serves /v1/namespaces/{ns}/experiments (experiment.Service), under the
+	// settings routes' authorization; nil answers it 503.
+	Experiments ExperimentService
 
 	// Keys are the API keys; nil means no authentication (the caller must then listen on
 	// loopback only).
@@ -87,6 +90,7 @@ type Server struct {
 
 	settings        SettingsService
 	settingsWriters string
+	experiments     ExperimentService
 
 	metrics *metrics
 	engine  *gin.Engine
@@ -113,6 +117,7 @@ func New(cfg Config) *Server {
 		thresholds:      cfg.Thresholds,
 		settings:        cfg.Settings,
 		settingsWriters: cfg.SettingsWriters,
+		experiments:     cfg.Experiments,
 		keys:            cfg.Keys,
 		maxBody:         cfg.MaxBodyBytes,
 		log:             cfg.Logger,

@@ -52,7 +52,7 @@ func (s *Server) authorizeSettings(c *gin.Context) {
 		fail(c, models.Errorf(models.EFORBIDDEN, "this API key is not granted namespace %q", ns))
 		return
 	}
-	fail(c, models.Errorf(models.EFORBIDDEN, "the settings of namespace %q need an admin API key (the server runs with --settings-writers admin)", ns))
+	fail(c, models.Errorf(models.EFORBIDDEN, "the settings and experiments of namespace %q need an admin API key (the server runs with --settings-writers admin)", ns))
 }
 
 // getSettings handles GET /v1/namespaces/:ns/settings.

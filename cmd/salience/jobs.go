@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/salience-ai/salience/decay"
+	"github.com/salience-ai/salience/experiment"
 	"github.com/salience-ai/salience/jobs"
 	"github.com/salience-ai/salience/maintenance"
 	"github.com/salience-ai/salience/models"
@@ -22,6 +23,7 @@ type JobsConfig struct {
 	DismissalCooldown string        // --schedule-dismissal-cooldown
 	ImplicitIgnore    string        // --schedule-implicit-ignore
 	BanditUpkeep      string        // --schedule-bandit-upkeep
+	ReportSnapshot    string        // --schedule-report-snapshot
 	IgnoreAfter       time.Duration // --implicit-ignore-after
 	ResurfaceCap      int           // --resurface-cap: queue size per namespace
 	Policy            string        // --decay-policy: linear or fsrs
@@ -40,6 +42,7 @@ func DefaultJobsConfig() JobsConfig {
 		DismissalCooldown: "@weekly",
 		ImplicitIgnore:    "@every 5m",
 		BanditUpkeep:      "@every 1m",
+		ReportSnapshot:    "10 0 * * *",
 		IgnoreAfter:       maintenance.DefaultIgnoreAfter,
 		ResurfaceCap:      maintenance.DefaultQueueCap,
 		Policy:            decay.DefaultPolicy,
@@ -58,6 +61,7 @@ func (j *JobsConfig) flagSet(fs *flag.FlagSet) {
 	fs.StringVar(&j.DismissalCooldown, "schedule-dismissal-cooldown", j.DismissalCooldown, "cron schedule (UTC) of dismissal-cooldown (it acts at most once per ISO week)")
 	fs.StringVar(&j.ImplicitIgnore, "schedule-implicit-ignore", j.ImplicitIgnore, "cron schedule (UTC) of implicit-ignore")
 	fs.StringVar(&j.BanditUpkeep, "schedule-bandit-upkeep", j.BanditUpkeep, "cron schedule (UTC) of bandit-upkeep, which feeds settled turns' rewards to the threshold bandit")
+	fs.StringVar(&j.ReportSnapshot, "schedule-report-snapshot", j.ReportSnapshot, "cron schedule (UTC) of report-snapshot, which keeps each experiment's report as of the end of the last UTC day (run it after midnight)")
 	fs.DurationVar(&j.IgnoreAfter, "implicit-ignore-after", j.IgnoreAfter, "a surfacing with no engagement event this long after it was shown counts as ignored")
 	fs.IntVar(&j.ResurfaceCap, "resurface-cap", j.ResurfaceCap, "how many due memories decay-scan keeps queued per namespace, most overdue first")
 	fs.StringVar(&j.Policy, "decay-policy", j.Policy, "decay policy of every namespace: fsrs (FSRS-6) or linear")
@@ -84,6 +88,7 @@ func (j *JobsConfig) schedules() map[string]string {
 		maintenance.JobDismissalCooldown: j.DismissalCooldown,
 		maintenance.JobImplicitIgnore:    j.ImplicitIgnore,
 		maintenance.JobBanditUpkeep:      j.BanditUpkeep,
+		experiment.JobReportSnapshot:     j.ReportSnapshot,
 	}
 }
 
@@ -93,7 +98,7 @@ func (j *JobsConfig) validate() error {
 	for _, f := range []struct{ flag, spec string }{
 		{"schedule-decay-scan", j.DecayScan}, {"schedule-edge-decay", j.EdgeDecay},
 		{"schedule-dismissal-cooldown", j.DismissalCooldown}, {"schedule-implicit-ignore", j.ImplicitIgnore},
-		{"schedule-bandit-upkeep", j.BanditUpkeep},
+		{"schedule-bandit-upkeep", j.BanditUpkeep}, {"schedule-report-snapshot", j.ReportSnapshot},
 	} {
 		if _, err := jobs.ParseSpec(f.spec); err != nil {
 			errs = append(errs, fmt.Errorf("--%s: %s", f.flag, models.ErrorMessage(err)))
@@ -131,7 +136,7 @@ type jobsStore interface {
 
 // newScheduler builds the decay policies, the maintenance jobs and the scheduler that runs
 // them; it does not start ticking.
-func newScheduler(st jobsStore, settings maintenance.SettingsSource, j *JobsConfig, logger *slog.Logger) (*jobs.Scheduler, *maintenance.Policies, error) {
+func newScheduler(st jobsStore, settings maintenance.SettingsSource, exps *experiment.Service, j *JobsConfig, logger *slog.Logger) (*jobs.Scheduler, *maintenance.Policies, error) {
 	policies, err := maintenance.NewPolicies(j.Policy, j.params(), settings, logger)
 	if err != nil {
 		return nil, nil, err
@@ -145,6 +150,8 @@ func newScheduler(st jobsStore, settings maintenance.SettingsSource, j *JobsConf
 			return t.Run(ctx, r)
 		}})
 	}
+	js = append(js, jobs.Job{Name: experiment.JobReportSnapshot, Spec: specs[experiment.JobReportSnapshot],
+		Run: func(ctx context.Context, r *jobs.Run) (int, error) { return exps.SnapshotAll(ctx, r.Now()) }})
 	sched, err := jobs.New(jobs.Options{Store: st, LeaseTTL: j.LeaseTTL, Logger: logger}, js...)
 	if err != nil {
 		return nil, nil, err

@@ -23,6 +23,7 @@ import (
 
 	"github.com/salience-ai/salience/embed"
 	"github.com/salience-ai/salience/engagement"
+	"github.com/salience-ai/salience/experiment"
 	"github.com/salience-ai/salience/ingest"
 	"github.com/salience-ai/salience/jobs"
 	"github.com/salience-ai/salience/maintenance"
@@ -274,7 +275,9 @@ func (m *Main) serve(ctx context.Context) error {
 	if len(moved) > 0 {
 		m.logger.Info("decay policy overrides moved into namespace settings", "namespaces", moved)
 	}
-	sched, policies, err := newScheduler(st, sets, &c.Jobs, m.logger)
+	// Recall asks which experiment a namespace runs through this one cached service too.
+	exps := experiment.NewService(st, experiment.Options{})
+	sched, policies, err := newScheduler(st, sets, exps, &c.Jobs, m.logger)
 	if err != nil {
 		return fmt.Errorf("jobs: %w", err)
 	}
@@ -293,8 +296,9 @@ func (m *Main) serve(ctx context.Context) error {
 
 	m.api = server.New(server.Config{
 		Ingester:        ingest.New(st, emb, ingest.Options{MaxContentBytes: c.MaxContentBytes}),
-		Recaller:        recall.New(st, emb, recall.Options{Reranker: recallReranker(rr), Settings: sets}),
+		Recaller:        recall.New(st, emb, recall.Options{Reranker: recallReranker(rr), Settings: sets, Experiments: exps}),
 		Settings:        sets,
+		Experiments:     exps,
 		SettingsWriters: c.SettingsWriters,
 		Memories:        st,
 		Namespaces:      st,

@@ -15,6 +15,7 @@ import (
 	"github.com/salience-ai/salience/decay"
 	"github.com/salience-ai/salience/embed"
 	"github.com/salience-ai/salience/engagement"
+	"github.com/salience-ai/salience/experiment"
 	"github.com/salience-ai/salience/ingest"
 	"github.com/salience-ai/salience/jobs"
 	"github.com/salience-ai/salience/maintenance"
@@ -54,8 +55,9 @@ type Options struct {
 // Server is a running stack.
 type Server struct {
 	*httptest.Server
-	API   *server.Server
-	Store *sqlite.Store
+	API         *server.Server
+	Store       *sqlite.Store
+	Experiments *experiment.Service
 }
 
 // Start runs the stack on a new temporary database and stops it when the test ends.
@@ -79,12 +81,16 @@ func Start(t testing.TB, opts Options) *Server {
 		t.Fatal(err)
 	}
 	svc := maintenance.New(st, maintenance.Options{Policy: policies.For, Logger: logger})
+	exps := experiment.NewService(st, experiment.Options{})
 	var js []jobs.Job
 	for _, task := range svc.Tasks() {
 		js = append(js, jobs.Job{Name: task.Name, Spec: "@daily", Run: func(ctx context.Context, r *jobs.Run) (int, error) {
 			return task.Run(ctx, r)
 		}})
 	}
+	js = append(js, jobs.Job{Name: experiment.JobReportSnapshot, Spec: "@daily", Run: func(ctx context.Context, r *jobs.Run) (int, error) {
+		return exps.SnapshotAll(ctx, r.Now())
+	}})
 	sched, err := jobs.New(jobs.Options{Store: st, Logger: logger}, js...)
 	if err != nil {
 		t.Fatal(err)
@@ -98,8 +104,9 @@ func Start(t testing.TB, opts Options) *Server {
 	}
 	api := server.New(server.Config{
 		Ingester:        ingest.New(st, emb),
-		Recaller:        recall.New(st, emb, recall.Options{Settings: sets}),
+		Recaller:        recall.New(st, emb, recall.Options{Settings: sets, Experiments: exps}),
 		Settings:        sets,
+		Experiments:     exps,
 		SettingsWriters: opts.SettingsWriters,
 		Memories:        st,
 		Namespaces:      st,
@@ -123,5 +130,5 @@ func Start(t testing.TB, opts Options) *Server {
 			t.Errorf("closing the store: %v", err)
 		}
 	})
-	return &Server{Server: hs, API: api, Store: st}
+	return &Server{Server: hs, API: api, Store: st, Experiments: exps}
 }
