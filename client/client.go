@@ -226,6 +226,10 @@ func (c *Client) attempt(ctx context.Context, method, u string, body []byte, out
 	if out == nil || res.StatusCode == http.StatusNoContent {
 		return nil, false, 0
 	}
+	if raw, ok := out.(*[]byte); ok { // a body that is not JSON (a report's CSV, HTML, PNG)
+		*raw = b
+		return nil, false, 0
+	}
 	if err := json.Unmarshal(b, out); err != nil {
 		return fmt.Errorf("client: %s %s: decoding the %d response: %w", method, redact(u), res.StatusCode, err), false, 0
 	}

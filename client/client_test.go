@@ -179,7 +179,7 @@ func TestTourOfEveryRoute(t *testing.T) {
 		t.Errorf("relearn = %+v, %v; want 1 event, version 1, max diff 0", rl, err)
 	}
 	jobs, err := c.Jobs(ctx)
-	if err != nil || len(jobs) != 5 {
+	if err != nil || len(jobs) != 6 {
 		t.Fatalf("jobs = %+v, %v", jobs, err)
 	}
 	run, err := c.RunJob(ctx, "decay-scan")
@@ -231,6 +231,24 @@ func TestTourOfEveryRoute(t *testing.T) {
 	}
 	if hist, err := ns.SettingsHistory(ctx, 0); err != nil || len(hist) != 2 || hist[0].Version != 2 {
 		t.Errorf("settings history = %+v, %v; want versions 2 and 1, newest first", hist, err)
+	}
+
+	// An experiment: create, list, get, report, stop.
+	e, err := ns.CreateExperiment(ctx, twoVariants())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list, err := ns.Experiments(ctx); err != nil || len(list) != 1 {
+		t.Errorf("experiments = %+v, %v", list, err)
+	}
+	if got, err := ns.Experiment(ctx, e.ID); err != nil || got.ID != e.ID {
+		t.Errorf("experiment = %+v, %v", got, err)
+	}
+	if rep, err := ns.ExperimentReport(ctx, e.ID, client.ReportOptions{}); err != nil || !strings.Contains(string(rep), e.ID) {
+		t.Errorf("experiment report = %.200s, %v", rep, err)
+	}
+	if got, err := ns.StopExperiment(ctx, e.ID); err != nil || got.Status != "stopped" {
+		t.Errorf("stop = %+v, %v", got, err)
 	}
 
 	// Delete, and the memory is gone.

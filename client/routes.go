@@ -57,5 +57,11 @@ var (
 	routePutSettings = route{"PUT", "/v1/namespaces/{ns}/settings"}
 	routePatch       = route{"PATCH", "/v1/namespaces/{ns}/settings"}
 	routeHistory     = route{"GET", "/v1/namespaces/{ns}/settings/history"}
-	routes           = []route{routeHealth, routeReady, routeCreate, routeList, routeGet, routeDelete, routeRecall, routeEngagement, routeMetrics, routeResurfacing, routeThresholds, routeNamespaces, routeJobs, routeJobRuns, routeJobRun, routeRelearn, routeSettings, routePutSettings, routePatch, routeHistory}
+	routeExperiments = route{"GET", "/v1/namespaces/{ns}/experiments"}
+	routeExpCreate   = route{"POST", "/v1/namespaces/{ns}/experiments"}
+	routeExperiment  = route{"GET", "/v1/namespaces/{ns}/experiments/{id}"}
+	routeExpStop     = route{"POST", "/v1/namespaces/{ns}/experiments/{id}/stop"}
+	routeExpReport   = route{"GET", "/v1/namespaces/{ns}/experiments/{id}/report"}
+	routes           = []route{routeHealth, routeReady, routeCreate, routeList, routeGet, routeDelete, routeRecall, routeEngagement, routeMetrics, routeResurfacing, routeThresholds, routeNamespaces, routeJobs, routeJobRuns, routeJobRun, routeRelearn, routeSettings, routePutSettings, routePatch, routeHistory,
+		routeExperiments, routeExpCreate, routeExperiment, routeExpStop, routeExpReport}
 )
