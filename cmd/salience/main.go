@@ -130,6 +130,7 @@ commands:
   metrics   print a namespace's engagement metrics (salience metrics --ns NS [--data DIR])
   relearn   rebuild a namespace's relevance model from its event log (salience relearn --ns NS [--data DIR])
   mcp       serve a namespace's MCP tools over stdio, through a running server (salience mcp --ns NS)
+  report    print an A/B experiment's report from a running server (salience report experiment ID --ns NS)
   reembed   re-embed a namespace with the configured embedder, server stopped (salience reembed --ns NS [--data DIR] [--embedder ...])
   soak      run a server under mixed traffic and check it holds (salience soak --help)
   version   print the version
@@ -149,7 +150,7 @@ func (m *Main) ParseFlags(ctx context.Context, args []string) error {
 	}
 	switch m.Command {
 	case "serve":
-	case "eval", "bench", "metrics", "mcp", "reembed", "soak", "relearn":
+	case "eval", "bench", "metrics", "mcp", "reembed", "soak", "relearn", "report":
 		m.Args = args
 		return nil
 	case "version":
@@ -214,6 +215,8 @@ func (m *Main) Run(ctx context.Context) error {
 		return runRelearn(ctx, m.Args, m.Stdout, m.Stderr)
 	case "mcp":
 		return runMCP(ctx, m.Args, os.Stdin, nopCloser{m.Stdout}, m.Stderr, m.Getenv)
+	case "report":
+		return runReport(ctx, m.Args, m.Stdout, m.Stderr, m.Getenv)
 	case "reembed":
 		return runReembed(ctx, m.Args, m.Getenv, m.Stdout, m.Stderr)
 	case "soak":
