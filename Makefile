@@ -1,6 +1,6 @@
 # Salience. `make run` builds and starts the server on 127.0.0.1:7700 with ./data/salience.db;
 # `make test` is the one test command (CI runs it, then `make test-neo4j` when Java and Maven are there,
-# then the fault suites: `make fuzz-api`, `make test-diskfull`, `make soak`).
+# then the fault suites: `make fuzz-api`, `make test-diskfull`, `make soak`, and `make test-browser`).
 
 GO        ?= go
 BIN       ?= bin/salience
@@ -9,7 +9,7 @@ FUZZTIME  ?= 10s
 # Packages on the recall and ingest hot paths.
 BENCH_PKGS ?= ./index/... ./nlp/... ./embed/... ./recall/... ./store/... ./server/... ./cmd/salience/...
 
-.PHONY: build run test test-neo4j bench lint smoke fuzz fuzz-api soak soak-long test-diskfull clean
+.PHONY: build run test test-neo4j bench lint smoke fuzz fuzz-api soak soak-long test-diskfull test-browser clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/salience
@@ -59,6 +59,13 @@ fuzz-api:
 # namespaces (it re-runs itself under unshare); says so and skips when it has neither.
 test-diskfull:
 	SALIENCE_DISKFULL=1 $(GO) test -race -count=1 -v -run '^TestDiskFull$$' ./cmd/salience
+
+# The experiment report's HTML page in headless Chromium (tables, plots, no console errors,
+# a screenshot). scripts/chromium/install installs Debian's chromium when none is on PATH.
+# SCREENSHOT=docs/experiment-report.png also saves the screenshot (the README's).
+test-browser:
+	scripts/chromium/install
+	SALIENCE_BROWSER=1 SALIENCE_SCREENSHOT=$(SCREENSHOT) $(GO) test -count=1 -v -run '^TestExperimentReportInBrowser$$' ./cmd/salience
 
 # Mixed ingest, recall and engagement from several clients against a spawned server; fails on
 # any 5xx, a WAL over 64 MB, or RSS at the end over 1.1 × RSS after the first third.
