@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"math"
 	"time"
 
 	"github.com/salience-ai/salience/models"
@@ -116,9 +117,10 @@ func (s *Store) StopExperiment(ctx context.Context, ns, id string, at time.Time)
 // into its UTC day.
 const dayNanos = int64(24 * time.Hour)
 
-// TallyExperiment counts an experiment's turns and surfacings per variant and UTC day in
-// SQL, over the partial indexes of migration 0007; only the turns' latencies come back row
-// by row, since percentiles need them all.
+// TallyExperiment counts an experiment's turns and surfacings per variant and UTC day. The
+// days before asOf's day come from the running counts the triggers of migration 0007 keep
+// (their outcomes as known now); asOf's own day is counted from the rows, exactly as of
+// asOf. So a report costs a scan of one day, not of the experiment's life.
 func (s *Store) TallyExperiment(ctx context.Context, ns, id string, asOf time.Time) ([]*models.VariantTally, error) {
 	e, err := s.GetExperiment(ctx, ns, id)
 	if err != nil {
@@ -128,6 +130,7 @@ func (s *Store) TallyExperiment(ctx context.Context, ns, id string, asOf time.Ti
 		return nil, err
 	}
 	before := filterTime(asOf)
+	today := floorDiv(before, dayNanos) // asOf's unix day
 	out := make([]*models.VariantTally, len(e.Variants))
 	byName := make(map[string]*models.VariantTally, len(e.Variants))
 	days := make(map[string]map[int64]*models.DayTally, len(e.Variants))
@@ -143,8 +146,8 @@ func (s *Store) TallyExperiment(ctx context.Context, ns, id string, asOf time.Ti
 		}
 		return m[d]
 	}
-	// A variant no longer in the experiment's record cannot be: variants never change. Rows
-	// of an unknown name are skipped rather than trusted.
+	// Rows of a variant the experiment does not have cannot be (variants never change); they
+	// are skipped rather than trusted.
 	q := func(what, query string, args []any, each func(rows *sql.Rows) error) error {
 		rows, err := s.rdb.QueryContext(ctx, query, args...)
 		if err != nil {
@@ -158,47 +161,72 @@ func (s *Store) TallyExperiment(ctx context.Context, ns, id string, asOf time.Ti
 		}
 		return wrap(rows.Err(), what)
 	}
-	args := []any{ns, id, before}
-	err = q("tally experiment turns", `SELECT variant, COUNT(*), COUNT(DISTINCT conversation_id) FROM decisions
-		WHERE ns = ? AND experiment_id = ? AND at < ? GROUP BY variant`, args, func(rows *sql.Rows) error {
-		var v string
-		var turns, convs int
-		if err := rows.Scan(&v, &turns, &convs); err != nil {
-			return err
-		}
-		if t := byName[v]; t != nil {
-			t.Turns, t.Conversations = turns, convs
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	err = q("tally experiment days", `SELECT variant, at / ?, COUNT(*) FROM decisions
-		WHERE ns = ? AND experiment_id = ? AND at < ? GROUP BY 1, 2`, append([]any{dayNanos}, args...), func(rows *sql.Rows) error {
+	// The days before today, from the counts.
+	err = q("tally experiment days", `SELECT variant, day, turns, surfaced, used, helpful, ignored, dismissed
+		FROM experiment_days WHERE ns = ? AND experiment_id = ? AND day < ?`, []any{ns, id, today}, func(rows *sql.Rows) error {
 		var v string
 		var d int64
-		var n int
-		if err := rows.Scan(&v, &d, &n); err != nil {
+		var dt models.DayTally
+		if err := rows.Scan(&v, &d, &dt.Turns, &dt.Surfaced, &dt.Used, &dt.Helpful, &dt.Ignored, &dt.Dismissed); err != nil {
 			return err
 		}
 		if byName[v] != nil {
-			day(v, d).Turns = n
+			dt.Day = day(v, d).Day
+			*day(v, d) = dt
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	err = q("tally experiment latencies", `SELECT variant, latency_ms FROM decisions
-		WHERE ns = ? AND experiment_id = ? AND at < ?`, args, func(rows *sql.Rows) error {
+	err = q("tally experiment latencies", `SELECT variant, tenths, SUM(n) FROM experiment_latencies
+		WHERE ns = ? AND experiment_id = ? AND day < ? GROUP BY variant, tenths`, []any{ns, id, today}, func(rows *sql.Rows) error {
+		var v string
+		var tenths int64
+		var n int
+		if err := rows.Scan(&v, &tenths, &n); err != nil {
+			return err
+		}
+		if t := byName[v]; t != nil {
+			for range n {
+				t.LatenciesMS = append(t.LatenciesMS, float64(tenths)/10)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = q("tally experiment conversations", `SELECT variant, COUNT(*) FROM experiment_conversations
+		WHERE ns = ? AND experiment_id = ? AND first_at < ? GROUP BY variant`, []any{ns, id, before}, func(rows *sql.Rows) error {
+		var v string
+		var n int
+		if err := rows.Scan(&v, &n); err != nil {
+			return err
+		}
+		if t := byName[v]; t != nil {
+			t.Conversations = n
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	// Today, from the rows, as of asOf. Every query repeats experiment_id != '': with the id
+	// a bound parameter, SQLite cannot otherwise tell that the partial indexes apply.
+	args := []any{ns, id, today * dayNanos, before}
+	err = q("tally experiment turns", `SELECT variant, latency_ms FROM decisions INDEXED BY decisions_experiment
+		WHERE ns = ? AND experiment_id = ? AND experiment_id != '' AND at >= ? AND at < ?`, args, func(rows *sql.Rows) error {
 		var v string
 		var ms float64
 		if err := rows.Scan(&v, &ms); err != nil {
 			return err
 		}
 		if t := byName[v]; t != nil {
-			t.LatenciesMS = append(t.LatenciesMS, ms)
+			day(v, today).Turns++
+			// As the counts keep them: to a tenth of a millisecond.
+			t.LatenciesMS = append(t.LatenciesMS, math.Round(ms*10)/10)
 		}
 		return nil
 	})
@@ -207,28 +235,21 @@ func (s *Store) TallyExperiment(ctx context.Context, ns, id string, asOf time.Ti
 	}
 	// An outcome counts once decided by asOf: a report's event time, or (implicit ignores,
 	// outcome_at 0) the surfacing's own time, which is before asOf already.
-	err = q("tally experiment surfacings", `SELECT variant, at / ?, COUNT(*),
+	err = q("tally experiment surfacings", `SELECT variant, COUNT(*),
 		SUM(outcome = 'used' AND outcome_at <= ?), SUM(outcome = 'helpful' AND outcome_at <= ?),
 		SUM(outcome = 'ignored' AND outcome_at <= ?), SUM(outcome = 'dismissed' AND outcome_at <= ?)
-		FROM surfacings WHERE ns = ? AND experiment_id = ? AND at < ? AND mode IN ('ambient', 'resurface')
-		GROUP BY 1, 2`, append([]any{dayNanos, before, before, before, before}, args...), func(rows *sql.Rows) error {
+		FROM surfacings INDEXED BY surfacings_experiment
+		WHERE ns = ? AND experiment_id = ? AND experiment_id != '' AND at >= ? AND at < ? AND mode IN ('ambient', 'resurface')
+		GROUP BY variant`, append([]any{before, before, before, before}, args...), func(rows *sql.Rows) error {
 		var v string
-		var d int64
 		var n, used, helpful, ignored, dismissed int
-		if err := rows.Scan(&v, &d, &n, &used, &helpful, &ignored, &dismissed); err != nil {
+		if err := rows.Scan(&v, &n, &used, &helpful, &ignored, &dismissed); err != nil {
 			return err
 		}
-		t := byName[v]
-		if t == nil {
-			return nil
+		if byName[v] != nil {
+			dt := day(v, today)
+			dt.Surfaced, dt.Used, dt.Helpful, dt.Ignored, dt.Dismissed = n, used, helpful, ignored, dismissed
 		}
-		dt := day(v, d)
-		dt.Surfaced, dt.Used, dt.Helpful, dt.Ignored, dt.Dismissed = n, used, helpful, ignored, dismissed
-		t.Surfaced += n
-		t.Used += used
-		t.Helpful += helpful
-		t.Ignored += ignored
-		t.Dismissed += dismissed
 		return nil
 	})
 	if err != nil {
@@ -236,9 +257,27 @@ func (s *Store) TallyExperiment(ctx context.Context, ns, id string, asOf time.Ti
 	}
 	for _, t := range out {
 		for _, d := range days[t.Variant] {
+			if *d == (models.DayTally{Day: d.Day}) {
+				continue // a day with nothing counted by asOf
+			}
 			t.Days = append(t.Days, *d)
+			t.Turns += d.Turns
+			t.Surfaced += d.Surfaced
+			t.Used += d.Used
+			t.Helpful += d.Helpful
+			t.Ignored += d.Ignored
+			t.Dismissed += d.Dismissed
 		}
 		models.SortDays(t.Days)
 	}
 	return out, nil
+}
+
+// floorDiv is a / b rounded down (Go's / truncates towards zero: days before 1970).
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
 }

@@ -117,6 +117,22 @@ func testExperiments(t *testing.T, open func(t *testing.T) models.Store) {
 				}))
 			}
 		}
+		// A reward rewrites a decision: still one turn. An implicit ignore replaced by a
+		// later report counts as the report.
+		rewarded := *decisions[0]
+		rewarded.Rewarded, rewarded.Reward, rewarded.RewardedAt = true, 0.8, at(50)
+		mustNil(t, s.Update(ctx, func(tx models.Tx) error { return tx.PutDecision(&rewarded) }))
+		late := surfacing("suite-tally", "a7", "c1", "m1", 1)
+		late.TurnID, late.Variant, late.Experiment, late.Mode, late.Outcome = "t1", "control", "tally", models.ModeAmbient, models.EventIgnored
+		mustNil(t, s.RecordSurfacings(ctx, []*models.Surfacing{late}, nil))
+		mustNil(t, s.Update(ctx, func(tx models.Tx) error {
+			got, err := tx.GetSurfacing("suite-tally", "a7")
+			if err != nil {
+				return err
+			}
+			got.Outcome, got.OutcomeAt = models.EventUsed, at(40)
+			return tx.PutSurfacing(got)
+		}))
 		asOf := at(day2 + 100)
 		got, err := s.TallyExperiment(ctx, "suite-tally", "tally", asOf)
 		mustNil(t, err)
@@ -125,9 +141,9 @@ func testExperiments(t *testing.T, open func(t *testing.T) models.Store) {
 		}
 		d1, d2 := t0.Truncate(24*time.Hour), t0.Truncate(24*time.Hour).Add(24*time.Hour)
 		want := []*models.VariantTally{
-			{Variant: "control", Conversations: 2, Turns: 3, Surfaced: 5, Used: 1, Helpful: 1, Ignored: 1, Dismissed: 1,
+			{Variant: "control", Conversations: 2, Turns: 3, Surfaced: 6, Used: 2, Helpful: 1, Ignored: 1, Dismissed: 1,
 				LatenciesMS: []float64{10, 20, 30}, Days: []models.DayTally{
-					{Day: d1, Turns: 2, Surfaced: 3, Used: 1, Ignored: 1, Dismissed: 1},
+					{Day: d1, Turns: 2, Surfaced: 4, Used: 2, Ignored: 1, Dismissed: 1},
 					{Day: d2, Turns: 1, Surfaced: 2, Helpful: 1},
 				}},
 			{Variant: "fresh", Conversations: 1, Turns: 1, Surfaced: 1, LatenciesMS: []float64{5},
