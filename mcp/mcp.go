@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/salience-ai/salience/api"
+	"github.com/salience-ai/salience/client"
 )
 
 // Backend is one namespace of a Salience server: *client.Namespace.
@@ -28,6 +29,7 @@ type Backend interface {
 	Store(ctx context.Context, m api.MemoryInput) (*api.Memory, error)
 	Get(ctx context.Context, id string) (*api.Memory, error)
 	Report(ctx context.Context, events ...api.EngagementEvent) (*api.EngagementResponse, error)
+	ExperimentReport(ctx context.Context, id string, o client.ReportOptions) ([]byte, error)
 }
 
 // Options configure the MCP server.
@@ -75,6 +77,7 @@ func newServer(backend func(*mcp.CallToolRequest) Backend, opts Options) *mcp.Se
 	addTool(s, backend, readFullMemoryTool, (*tools).readFullMemory)
 	addTool(s, backend, rememberTool, (*tools).remember)
 	addTool(s, backend, reportEngagementTool, (*tools).reportEngagement)
+	addTool(s, backend, experimentReportTool, (*tools).experimentReport)
 	return s
 }
 

@@ -177,6 +177,9 @@ func (s *stub) Report(_ context.Context, evs ...api.EngagementEvent) (*api.Engag
 	}
 	return &api.EngagementResponse{Applied: len(evs), Results: make([]api.EngagementResult, len(evs))}, nil
 }
+func (s *stub) ExperimentReport(context.Context, string, client.ReportOptions) ([]byte, error) {
+	return []byte("report"), s.err
+}
 
 func connectInMemory(t *testing.T, b salmcp.Backend) *mcp.ClientSession {
 	t.Helper()
@@ -257,5 +260,28 @@ func TestHostCheck(t *testing.T) {
 	}
 	if got := post(testserver.Start(t, testserver.Options{WithKeys: true}), testserver.KeyA); got != http.StatusOK {
 		t.Errorf("keys, foreign host = %d, want 200", got)
+	}
+}
+
+// TestExperimentReportTool: the tool returns the server's text tables of an experiment.
+func TestExperimentReportTool(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{})
+	v := testserver.NewValidator(t, nil)
+	c, _ := client.New(srv.URL)
+	e, err := c.Namespace("agent").CreateExperiment(context.Background(), api.ExperimentCreate{Name: "half-life", Variants: []api.Variant{
+		{Name: "control", Share: 0.5}, {Name: "short-half-life", Share: 0.5, Overrides: api.VariantOverrides{FreshnessHalfLifeHours: 24}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := connectHTTP(t, srv, v, "agent", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct{ Report string }
+	text := mcptest.OK(t, s, "experiment_report", map[string]any{"experiment_id": e.ID}, &out)
+	for _, want := range []string{"half-life", "control", "short-half-life"} {
+		if !strings.Contains(text, want) || !strings.Contains(out.Report, want) {
+			t.Errorf("experiment_report lacks %q:\n%s", want, text)
+		}
 	}
 }

@@ -24,6 +24,7 @@ const (
 	ToolReadFullMemory   = "read_full_memory"
 	ToolRemember         = "remember"
 	ToolReportEngagement = "report_engagement"
+	ToolExperimentReport = "experiment_report"
 )
 
 // memoryKind and eventType are strings with a closed set of values; their schemas list
@@ -206,6 +207,47 @@ that help become easier to recall and dismissed ones stop being volunteered in s
 contexts. Reporting the same surfacing and type twice counts once.`,
 	InputSchema: inputSchema[reportEngagementInput](),
 	Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
+}
+
+var experimentReportTool = &mcp.Tool{
+	Name:  ToolExperimentReport,
+	Title: "Read an A/B experiment's report",
+	Description: `Return the report of an A/B experiment of this namespace as text tables: per
+variant the conversations, turns, memories surfaced and what became of them, precision (used or
+helpful per surfaced) with its 95 % interval, dismissal rate and latency; each treatment against
+the control with the difference, its interval, the chance it beats the control, expected loss,
+an always-valid p-value and a plain verdict. Give as_of (YYYY-MM-DD) for the daily snapshot of a
+past date. Needs a key allowed to read the namespace's settings.`,
+	InputSchema: inputSchema[experimentReportInput](),
+	Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
+}
+
+type experimentReportInput struct {
+	ExperimentID string `json:"experiment_id" jsonschema:"the experiment's id"`
+	AsOf         string `json:"as_of,omitempty" jsonschema:"a date, YYYY-MM-DD: the daily snapshot nearest at or before it instead of now"`
+}
+
+type experimentReportOutput struct {
+	Report string `json:"report"` // the text tables
+}
+
+func (t *tools) experimentReport(ctx context.Context, in experimentReportInput) (*mcp.CallToolResult, experimentReportOutput, error) {
+	if strings.TrimSpace(in.ExperimentID) == "" {
+		return nil, experimentReportOutput{}, errors.New("experiment_id is empty: give the id of the experiment")
+	}
+	o := client.ReportOptions{Format: "text"}
+	if in.AsOf != "" {
+		d, err := time.Parse(time.DateOnly, in.AsOf)
+		if err != nil {
+			return nil, experimentReportOutput{}, fmt.Errorf("as_of must be a date such as 2026-05-01, not %q", in.AsOf)
+		}
+		o.AsOf = d
+	}
+	b, err := t.b.ExperimentReport(ctx, in.ExperimentID, o)
+	if err != nil {
+		return nil, experimentReportOutput{}, toolError(err)
+	}
+	return textResult(string(b)), experimentReportOutput{Report: string(b)}, nil
 }
 
 // tools are the handlers over one backend.

@@ -15,7 +15,7 @@ import (
 )
 
 // Tools are the tools every transport must list.
-var Tools = []string{"ambient_recall", "read_full_memory", "remember", "report_engagement", "search_memories"}
+var Tools = []string{"ambient_recall", "experiment_report", "read_full_memory", "remember", "report_engagement", "search_memories"}
 
 // Shown is a memory in the structured output of ambient_recall and search_memories.
 type Shown struct {
@@ -176,6 +176,8 @@ func Exercise(t *testing.T, s *mcp.ClientSession) {
 	// Failures are tool errors that say what to fix.
 	Fails(t, s, "read_full_memory", map[string]any{"id": "01J00000000000000000000000"}, "not_found")
 	Fails(t, s, "read_full_memory", map[string]any{}, "id")
+	Fails(t, s, "experiment_report", map[string]any{"experiment_id": "01J00000000000000000000000"}, "not_found")
+	Fails(t, s, "experiment_report", map[string]any{"experiment_id": "x", "as_of": "last week"}, "as_of")
 	Fails(t, s, "remember", map[string]any{"content": "x", "kind": "poem"}, "kind")
 	Fails(t, s, "remember", map[string]any{"content": "x", "importance": 7}, "importance")
 	Fails(t, s, "remember", map[string]any{"content": ""}, "content")
