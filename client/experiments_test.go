@@ -186,6 +186,14 @@ func TestExperimentReportBadInput(t *testing.T) {
 	if res := getRaw(t, srv.URL+"/v1/namespaces/a/experiments/nope/report", ""); res.status != 404 {
 		t.Errorf("unknown experiment: %d, want 404", res.status)
 	}
+	// An experiment with no traffic yet renders in every format.
+	for _, f := range []string{"json", "csv", "html", "text", "png"} {
+		for _, plot := range []string{"precision", "posterior"} {
+			if _, err := ns.ExperimentReport(ctx, e.ID, client.ReportOptions{Format: f, Plot: plot}); err != nil {
+				t.Errorf("empty experiment, %s %s: %v", f, plot, err)
+			}
+		}
+	}
 	// The Accept header chooses the format when the parameter does not.
 	if res := getRaw(t, srv.URL+"/v1/namespaces/a/experiments/"+e.ID+"/report", "text/csv"); res.status != 200 || !strings.HasPrefix(res.contentType, "text/csv") {
 		t.Errorf("Accept text/csv: %d %s", res.status, res.contentType)

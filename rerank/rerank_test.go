@@ -568,3 +568,25 @@ func TestRerankProbesWhileSkipping(t *testing.T) {
 		t.Errorf("%d calls, want 4 (the first and three probes)", srv.count())
 	}
 }
+
+// TestVariantPolicyReplacesTheNamespaces: an experiment variant's policy wins over the
+// namespace's settings both ways.
+func TestVariantPolicyReplacesTheNamespaces(t *testing.T) {
+	clk := newClock()
+	srv := &chatServer{}
+	srv.answer = answering(clk, time.Millisecond, `{"ranking": ["m2", "m1"]}`)
+	settings := mapSettings{"quiet": &models.Settings{Rerank: PolicyOff}, "loud": &models.Settings{Rerank: PolicyOn}}
+	r := newTestReranker(t, srv, clk, Options{Default: PolicyOff, Settings: settings})
+	for _, tc := range []struct {
+		ns, policy, status, reason string
+	}{
+		{"quiet", PolicyOn, StatusApplied, ""},
+		{"loud", PolicyOff, StatusOff, "rerank off in the experiment variant"},
+	} {
+		req := request(time.Second, candidates("a", "b"))
+		req.Namespace, req.Policy = tc.ns, tc.policy
+		if out := r.Rerank(context.Background(), req); out.Status != tc.status || out.Reason != tc.reason {
+			t.Errorf("%s with variant policy %s: %+v, want %s %q", tc.ns, tc.policy, out, tc.status, tc.reason)
+		}
+	}
+}
