@@ -230,9 +230,11 @@ type ExperimentStore interface {
 	// stopped one changes nothing and returns it as it is. ENOTFOUND when missing.
 	StopExperiment(ctx context.Context, ns, id string, at time.Time) (*Experiment, error)
 	// TallyExperiment counts, per variant of the experiment, the ambient turns and
-	// surfacings recorded with its id before asOf and the first outcome of each surfacing
-	// decided by asOf. Variants are in the experiment's order (the control first), every
-	// variant present even with nothing counted; days ascending. ENOTFOUND when the
-	// experiment is missing.
+	// surfacings recorded with its id before asOf and the first outcome of each surfacing:
+	// decided by asOf for the surfacings of asOf's UTC day; for earlier days a store may
+	// count the outcomes known now (the SQLite store keeps running counts per day, so that a
+	// report does not scan an experiment's whole log). Variants are in the experiment's
+	// order (the control first), every variant present even with nothing counted; days
+	// ascending, only days with something counted. ENOTFOUND when the experiment is missing.
 	TallyExperiment(ctx context.Context, ns, id string, asOf time.Time) ([]*VariantTally, error)
 }
