@@ -19,7 +19,9 @@ import (
 // runningExperiment answers recall's ExperimentSource with one experiment.
 type runningExperiment struct{ e *models.Experiment }
 
-func (r runningExperiment) Running(context.Context, string) (*models.Experiment, error) { return r.e, nil }
+func (r runningExperiment) Running(context.Context, string) (*models.Experiment, error) {
+	return r.e, nil
+}
 
 // TestRecallInExperiment: a conversation gets the variant its hash assigns, whatever the
 // request says; the variant's threshold policy is in force; every surfacing and the turn's

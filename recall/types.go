@@ -78,9 +78,9 @@ type Response struct {
 	Threshold        float64
 	ArmProb          float64 // the probability the threshold's arm had of being chosen (1: fixed)
 	Policy           string  // the threshold policy in force (predict.ParsePolicy); "" outside ambient mode
-	Variant          string // the experiment variant the conversation is in ("" outside one)
-	Experiment       string // the experiment's id
-	SettingsVersion  int // the version of the namespace settings the results were ranked under
+	Variant          string  // the experiment variant the conversation is in ("" outside one)
+	Experiment       string  // the experiment's id
+	SettingsVersion  int     // the version of the namespace settings the results were ranked under
 	Rerank           RerankStatus
 	Degraded         []string           // e.g. "embedder: timeout"
 	LatencyMS        float64            // server-side, whole pipeline

@@ -158,12 +158,12 @@ type Request struct {
 	Namespace  string
 	Query      string // the turn: the query and/or the latest messages
 	Candidates []Candidate
-	Mode       string        // ModeAuto (""), ModeOn or ModeOff
+	Mode       string // ModeAuto (""), ModeOn or ModeOff
 	// Policy, PolicyOn or PolicyOff, replaces the namespace's policy for this request (an
 	// experiment variant's rerank policy); "" follows the namespace.
-	Policy string
-	Elapsed    time.Duration // what the recall has spent so far
-	Budget     time.Duration // the recall's latency budget
+	Policy  string
+	Elapsed time.Duration // what the recall has spent so far
+	Budget  time.Duration // the recall's latency budget
 }
 
 // Outcome says what happened. Order is the new order as indices into the request's
