@@ -88,9 +88,9 @@ func TestTenantIsolation(t *testing.T) {
 					check{"*", path("a"), keyAll, 403},
 					check{"admin", path("a"), keyAdmin, adminStatus(route)},
 				)
-			case strings.HasPrefix(r.Path, "/v1/namespaces/:ns/settings"):
-				// Settings are written by admin keys (--settings-writers admin, the
-				// default), not by the keys granted the namespace.
+			case strings.HasPrefix(r.Path, "/v1/namespaces/:ns/settings"), strings.HasPrefix(r.Path, "/v1/namespaces/:ns/experiments"):
+				// Settings and experiments are written by admin keys (--settings-writers
+				// admin, the default), not by the keys granted the namespace.
 				checks = append(checks,
 					check{"A on a", path("a"), keyA, 403},
 					check{"A on b", path("b"), keyA, 403},
