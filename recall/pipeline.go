@@ -92,7 +92,7 @@ func (p *Pipeline) run(ctx context.Context, req *Request, sw *stopwatch, version
 	resp := &Response{
 		TurnID:           in.turnID,
 		ConversationType: in.convType,
-		Threshold:        predict.DefaultThreshold(in.convType),
+		Threshold:        predict.DefaultPUseThreshold(in.convType),
 		SettingsVersion:  version,
 	}
 	decision, err := p.decide(ctx, req, in)
