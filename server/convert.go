@@ -189,5 +189,7 @@ func componentsToAPI(c *models.Components) *api.Components {
 		Used:          c.Used,
 		Speaker:       c.Speaker,
 		Turn:          c.Turn,
+		Top:           c.Top,
+		Margin:        c.Margin,
 	}
 }
