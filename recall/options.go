@@ -118,9 +118,16 @@ type Options struct {
 	IrrelevantJaccard float64
 
 	Startup StartupCounts // 3 crystals, 2 anchors, 2 summaries
+	// ThresholdPolicy is the threshold policy of ambient requests that name none: the
+	// namespace settings' threshold_policy (WithSettings); "" = PolicyFor, then the bandit.
+	ThresholdPolicy string
 	// PolicyFor returns a namespace's threshold policy (predict.ParsePolicy) when a request
 	// names none; nil or "" = the bandit. The namespace settings record answers it.
 	PolicyFor func(ctx context.Context, ns string) (string, error)
+	// InExperiment reports whether a conversation is in an experiment (DESIGN §8), whose
+	// variant then decides the threshold policy: a request may not ask for fixed:<x> or off
+	// there. nil: no experiments (package experiment will answer it).
+	InExperiment func(ctx context.Context, ns, conversationID string) (bool, error)
 	// Seed seeds the bandit's Thompson draws; 0 = from the clock.
 	Seed uint64
 	// Now is the clock for requests that carry none; nil = time.Now.

@@ -70,8 +70,10 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 
 // markTop sets the turn-relative components of the relevance model: the candidate of best
 // weighted score, when it is a direct match, is the turn's top (Top = 1) and Margin is its
-// lead over the runner-up (its whole score when it is alone). Ties go to the smaller id, as
-// in the ranking, and a tie leaves no margin.
+// lead over the runner-up. A lone candidate has no margin: with nothing to beat, leading
+// says nothing (in a namespace of a few memories every query's best match is alone, and
+// its whole score as a lead would make it nearly certain). Ties go to the smaller id, as in
+// the ranking, and a tie leaves no margin.
 func markTop(list []*candidate) {
 	var best, second *candidate
 	for _, c := range list {
@@ -86,9 +88,8 @@ func markTop(list []*candidate) {
 		return
 	}
 	best.comps.Top = 1
-	best.comps.Margin = best.comps.Score
 	if second != nil {
-		best.comps.Margin -= second.comps.Score
+		best.comps.Margin = best.comps.Score - second.comps.Score
 	}
 }
 

@@ -295,7 +295,7 @@ func TestAssociated(t *testing.T) {
 }
 
 // markTop: the best candidate by weighted score is the top when it is a direct match, its
-// margin the lead over the runner-up (its whole score alone); ties go to the smaller id and
+// margin the lead over the runner-up (none alone); ties go to the smaller id and
 // leave no margin; an associative best marks nothing.
 func TestMarkTop(t *testing.T) {
 	cand := func(id string, score float64, direct bool) *candidate {
@@ -318,8 +318,8 @@ func TestMarkTop(t *testing.T) {
 	}
 	alone := cand("z", 0.4, true)
 	markTop([]*candidate{alone})
-	if alone.comps.Top != 1 || alone.comps.Margin != 0.4 {
-		t.Errorf("alone: %+v, want top with margin 0.4", alone.comps)
+	if alone.comps.Top != 1 || alone.comps.Margin != 0 {
+		t.Errorf("alone: %+v, want top with no margin", alone.comps)
 	}
 	assoc, d := cand("p", 0.9, false), cand("q", 0.6, true)
 	markTop([]*candidate{assoc, d})

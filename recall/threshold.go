@@ -28,10 +28,29 @@ func newThresholds(seed uint64) *thresholds {
 	return &thresholds{bandit: predict.DefaultBandit(), rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 }
 
-// policy is the threshold policy of a request: its own, else the namespace's (the
-// PolicyFor hook; the namespace settings record will answer it), else the bandit.
+// policy is the threshold policy of a request: its own, else the namespace settings' (laid
+// over the options by WithSettings), else the PolicyFor hook's, else the bandit. A request
+// may ask for fixed:<x> or off only when its conversation is in no experiment.
 func (p *Pipeline) policy(ctx context.Context, req *Request) (predict.Policy, error) {
 	name := req.ThresholdPolicy
+	if name != "" && p.opts.InExperiment != nil {
+		pol, err := predict.ParsePolicy(name, "threshold_policy")
+		if err != nil {
+			return predict.Policy{}, err
+		}
+		if pol.Name != predict.PolicyBandit && pol.Name != predict.PolicyFixedDefault {
+			in, err := p.opts.InExperiment(ctx, req.Namespace, req.ConversationID)
+			if err != nil {
+				return predict.Policy{}, err
+			}
+			if in {
+				return predict.Policy{}, models.Invalid("threshold_policy", "conversation %q is in an experiment, whose variant sets the threshold policy: %s is not allowed", models.Clip(req.ConversationID, 64), pol.Name)
+			}
+		}
+	}
+	if name == "" {
+		name = p.opts.ThresholdPolicy
+	}
 	if name == "" && p.opts.PolicyFor != nil {
 		var err error
 		if name, err = p.opts.PolicyFor(ctx, req.Namespace); err != nil {

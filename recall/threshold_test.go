@@ -122,3 +122,27 @@ func TestAmbientGatesOnPUse(t *testing.T) {
 		t.Errorf("search: %d results, want every match (search is never gated)", len(r.Results))
 	}
 }
+
+// A conversation in an experiment takes its threshold policy from its variant: a request may
+// not ask for fixed:<x> or off there (EINVALID naming threshold_policy), but may for bandit or
+// fixed:default, and another conversation may ask for anything.
+func TestRequestPolicyOutsideExperimentsOnly(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	e.add(t, "a", mem(models.KindFact, "Nadia keeps her bees on the roof of the old cannery.", t0.Add(-time.Hour)))
+	p := recall.New(e.store, e.emb, recall.Options{Now: func() time.Time { return t0 },
+		InExperiment: func(_ context.Context, ns, conv string) (bool, error) { return ns == "a" && conv == "exp", nil }})
+	for _, c := range []struct {
+		conv, policy string
+		ok           bool
+	}{
+		{"exp", "fixed:0.3", false}, {"exp", "off", false}, {"exp", "bandit", true}, {"exp", "fixed:default", true},
+		{"exp", "", true}, {"free", "fixed:0.3", true}, {"free", "off", true},
+	} {
+		_, err := p.Recall(ctx, &recall.Request{Namespace: "a", ConversationID: c.conv, Mode: models.ModeAmbient,
+			Query: "bees", ThresholdPolicy: c.policy})
+		if c.ok != (err == nil) || (!c.ok && (models.ErrorCode(err) != models.EINVALID || models.ErrorField(err) != "threshold_policy")) {
+			t.Errorf("%s %q: %v, want ok %v (else invalid naming threshold_policy)", c.conv, c.policy, err, c.ok)
+		}
+	}
+}
