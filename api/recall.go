@@ -147,11 +147,14 @@ type Components struct {
 	// What the relevance model reads besides the above: WeightedScore is the weighted sum of
 	// the components (the score before the model); Used the times the memory was used
 	// before; Speaker 1 when the query names the
-	// memory's speaker; Turn 1 for a conversation turn.
+	// memory's speaker; Turn 1 for a conversation turn; Top 1 for the turn's best direct
+	// match and Margin its lead over the runner-up.
 	WeightedScore float64 `json:"weighted_score"`
 	Used          float64 `json:"used,omitempty"`
 	Speaker       float64 `json:"speaker,omitempty"`
 	Turn          float64 `json:"turn,omitempty"`
+	Top           float64 `json:"top,omitempty"`
+	Margin        float64 `json:"margin,omitempty"`
 	// Model is each feature's contribution w·x to the logit of p_use (bias included), and
 	// Lambda the share of p_use in the score: score = (1−λ)·weighted_score + λ·p_use.
 	Model  map[string]float64 `json:"model,omitempty"`
@@ -184,7 +187,8 @@ type ThresholdsResponse struct {
 type TypeThresholds struct {
 	ConversationType string `json:"conversation_type"`
 	Variant          string `json:"variant,omitempty"`
-	// DefaultThreshold is the source design's threshold the prior is centred on.
+	// DefaultThreshold is the type's default threshold on p_use (the source design's less
+	// predict.PUseOffset), on which the prior is centred.
 	DefaultThreshold float64 `json:"default_threshold"`
 	// Best is the arm with the highest posterior mean reward.
 	Best float64 `json:"best"`

@@ -28,6 +28,12 @@ type Settings struct {
 	Decay *DecaySettings `json:"decay,omitempty"`
 	// Rerank is on or off (default the server's --rerank).
 	Rerank string `json:"rerank,omitempty"`
+	// ThresholdPolicy is the ambient threshold policy of requests that name none: bandit
+	// (default), fixed:default, fixed:<x> with 0 ≤ x ≤ 1 on p_use, or off.
+	ThresholdPolicy string `json:"threshold_policy,omitempty"`
+	// EmptyTurnReward is the bandit's reward for a turn that surfaced nothing, 0..1
+	// (default 0.4).
+	EmptyTurnReward *float64 `json:"empty_turn_reward,omitempty"`
 }
 
 // ScoreWeights are the weights of a result's score components for one mode.

@@ -165,8 +165,8 @@ func TestTourOfEveryRoute(t *testing.T) {
 	if err != nil || th.Namespace != "tour" || len(th.Types) != 5 {
 		t.Fatalf("thresholds = %+v, %v", th, err)
 	}
-	if d := th.Types[0]; d.ConversationType != "debugging" || d.DefaultThreshold != 0.6 || d.Best != 0.6 || len(d.Arms) != 5 || d.Arms[1].Alpha != 6 {
-		t.Errorf("debugging thresholds = %+v, want the prior Beta(6, 4) peaked on 0.6", d)
+	if d := th.Types[0]; d.ConversationType != "debugging" || d.DefaultThreshold != 0.2 || d.Best != 0.2 || len(d.Arms) != 5 || d.Arms[1].Alpha != 6 {
+		t.Errorf("debugging thresholds = %+v, want the prior Beta(6, 4) peaked on 0.2 (0.6 on the source scale)", d)
 	}
 
 	// Admin: namespaces, jobs, a manual run and its history, then the queue it fills.

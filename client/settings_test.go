@@ -111,6 +111,9 @@ func TestSettingsValidationNamesTheField(t *testing.T) {
 		{map[string]any{"startup": map[string]any{"anchors": 101}}, "startup.anchors"},
 		{map[string]any{"decay": map[string]any{"policy": "sm2"}}, "decay.policy"},
 		{map[string]any{"rerank": "sometimes"}, "rerank"},
+		{map[string]any{"threshold_policy": "greedy"}, "threshold_policy"},
+		{map[string]any{"threshold_policy": "fixed:1.5"}, "threshold_policy"},
+		{map[string]any{"empty_turn_reward": 1.5}, "empty_turn_reward"},
 		{map[string]any{"colour": "blue"}, "colour"},
 		{map[string]any{"diversity": "high"}, "diversity"},
 	} {
@@ -264,5 +267,40 @@ func TestPutSettingsRejectsNull(t *testing.T) {
 	body, _ := io.ReadAll(res.Body)
 	if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), `"code":"invalid"`) {
 		t.Fatalf("PUT null: %d %s, want 400 invalid", res.StatusCode, body)
+	}
+}
+
+// TestThresholdPolicySetting: a namespace's threshold_policy decides the ambient turns of
+// requests that name none (fixed:0.95 on p_use holds back a fresh namespace's best match; off
+// holds nothing back), a request's own policy still wins, and empty_turn_reward round-trips.
+func TestThresholdPolicySetting(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{})
+	c := newClient(t, srv, testserver.NewValidator(t, nil))
+	ctx := context.Background()
+	ns := c.Namespace("quiet")
+	if _, err := ns.StoreBatch(ctx, []api.MemoryInput{{Kind: "fact", Content: "The harbor ferry to Skye leaves at seven every morning."}}); err != nil {
+		t.Fatal(err)
+	}
+	ask := func(conv, policy string) *api.RecallResponse {
+		t.Helper()
+		resp, err := ns.Recall(ctx, api.RecallRequest{ConversationID: conv, Query: "when does the harbor ferry to Skye leave", ThresholdPolicy: policy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	if r := ask("c0", ""); r.ThresholdPolicy != "bandit" {
+		t.Fatalf("no setting: policy %q, want bandit", r.ThresholdPolicy)
+	}
+	reward := 0.25
+	got, err := ns.PatchSettings(ctx, map[string]any{"threshold_policy": "fixed:0.95", "empty_turn_reward": reward})
+	if err != nil || got.ThresholdPolicy != "fixed:0.95" || got.EmptyTurnReward == nil || *got.EmptyTurnReward != reward {
+		t.Fatalf("patch = %+v, %v", got, err)
+	}
+	if r := ask("c1", ""); r.ThresholdPolicy != "fixed:0.95" || r.Threshold != 0.95 || len(r.Results) != 0 || r.Context != "" {
+		t.Errorf("namespace fixed:0.95: policy %q threshold %v, %d results; want an empty turn", r.ThresholdPolicy, r.Threshold, len(r.Results))
+	}
+	if r := ask("c2", "off"); r.ThresholdPolicy != "off" || len(r.Results) != 1 {
+		t.Errorf("request off over the namespace's fixed:0.95: policy %q, %d results; want off, 1", r.ThresholdPolicy, len(r.Results))
 	}
 }

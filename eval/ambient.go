@@ -160,6 +160,47 @@ func (r *AmbientReport) Print(w io.Writer) {
 			s.SurfacedPerTurn(), s.MeanReward(), s.NonEmptyShare())
 		rows = append(rows, row{s.Policy, s.Withheld, s.Precision(), s.HitRate(), s.UsedPerTurn(), s.SurfacedPerTurn(), s.MeanReward(), s.NonEmptyShare()})
 	}
+	if c := r.Compare(); c != nil {
+		fmt.Fprintf(w, "bandit against off: precision ×%.2f, used/turn ×%.2f; mean reward %+.1f %% against fixed:default, %+.4f against its withheld twin; a fresh namespace (the twin) surfaces on %.1f %% of turns\n",
+			c.PrecisionRatio, c.UsedRatio, 100*c.RewardVsDefault, c.RewardVsWithheld, 100*c.FreshNonEmpty)
+	}
 	b, _ := json.Marshal(rows)
 	fmt.Fprintln(w, string(b))
+}
+
+// AmbientComparison is the bandit's row against the others (issue acceptance: precision ≥ 3×
+// off's, used per turn ≥ 0.5× off's, mean reward ≥ fixed:default's − 5 % and ≥ the
+// withheld twin's + 0.02, a fresh namespace non-empty on ≥ 50 % of turns).
+type AmbientComparison struct {
+	PrecisionRatio, UsedRatio float64 // bandit / off
+	RewardVsDefault           float64 // bandit / fixed:default − 1
+	RewardVsWithheld          float64 // bandit − withheld twin
+	FreshNonEmpty             float64 // the withheld twin's non-empty share
+}
+
+// Compare finds the rows it needs; nil when one is missing.
+func (r *AmbientReport) Compare() *AmbientComparison {
+	var off, def, bandit, twin *AmbientScores
+	for _, s := range r.Rows {
+		switch {
+		case s.Policy == "off" && !s.Withheld:
+			off = s
+		case s.Policy == "fixed:default" && !s.Withheld:
+			def = s
+		case s.Policy == "bandit" && !s.Withheld:
+			bandit = s
+		case s.Policy == "bandit" && s.Withheld:
+			twin = s
+		}
+	}
+	if off == nil || def == nil || bandit == nil || twin == nil {
+		return nil
+	}
+	return &AmbientComparison{
+		PrecisionRatio:   share(bandit.Precision(), off.Precision()),
+		UsedRatio:        share(bandit.UsedPerTurn(), off.UsedPerTurn()),
+		RewardVsDefault:  share(bandit.MeanReward(), def.MeanReward()) - 1,
+		RewardVsWithheld: bandit.MeanReward() - twin.MeanReward(),
+		FreshNonEmpty:    twin.NonEmptyShare(),
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -96,5 +97,30 @@ func TestAmbientReplay(t *testing.T) {
 	var rows []map[string]any
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &rows); err != nil || len(rows) != 2 {
 		t.Errorf("last line %q: %v", lines[len(lines)-1], err)
+	}
+}
+
+// Compare reads the bandit against off, fixed:default and its withheld twin; Print states it.
+func TestAmbientCompare(t *testing.T) {
+	rep := &eval.AmbientReport{Rows: []*eval.AmbientScores{
+		{Policy: "off", Turns: 10, Surfaced: 100, Used: 8, Reward: 2.5},
+		{Policy: "fixed:default", Turns: 10, Surfaced: 5, Used: 2, Reward: 4.2},
+		{Policy: "bandit", Turns: 10, Surfaced: 10, Used: 4, Reward: 4.3, NonEmpty: 8},
+		{Policy: "bandit", Withheld: true, Turns: 10, Surfaced: 20, Used: 4, Reward: 4.0, NonEmpty: 9},
+	}}
+	c := rep.Compare()
+	want := eval.AmbientComparison{PrecisionRatio: 5, UsedRatio: 0.5, RewardVsDefault: 4.3/4.2 - 1, RewardVsWithheld: 0.03, FreshNonEmpty: 0.9}
+	if c == nil || math.Abs(c.PrecisionRatio-want.PrecisionRatio) > 1e-12 || math.Abs(c.UsedRatio-want.UsedRatio) > 1e-12 ||
+		math.Abs(c.RewardVsDefault-want.RewardVsDefault) > 1e-12 || math.Abs(c.RewardVsWithheld-want.RewardVsWithheld) > 1e-12 ||
+		c.FreshNonEmpty != want.FreshNonEmpty {
+		t.Fatalf("Compare = %+v, want %+v", c, want)
+	}
+	var buf bytes.Buffer
+	rep.Print(&buf)
+	if !strings.Contains(buf.String(), "precision ×5.00, used/turn ×0.50") || !strings.Contains(buf.String(), "on 90.0 % of turns") {
+		t.Errorf("Print does not state the comparison:\n%s", buf.String())
+	}
+	if (&eval.AmbientReport{Rows: rep.Rows[:3]}).Compare() != nil {
+		t.Error("Compare without the withheld twin is not nil")
 	}
 }

@@ -19,8 +19,9 @@ arm; the simulated bot is shown 3 memories and uses each independently with prob
 q(arm) = max(0.05, 0.6 − 1.5·|arm − best|), i.e. 0.6 at the type's best threshold and 0.15
 less per arm step of 0.1; a used memory earns 0.8 and an ignored one 0.2 (DESIGN §7), so the
 turn's reward is the mean 0.2 + 0.6·(used/3) — expected 0.56 at the best arm, 0.47 one
-step away. The best threshold differs by type and changes at the switch turn:
-debugging 0.6→0.8, help-seeking 0.7→0.5, exploration 0.8→0.6, casual 0.9→0.7, other 0.5→0.9.
+step away. Thresholds are on p_use (arms 0.1 … 0.5, the source's 0.5 … 0.9 less 0.4). The
+best threshold differs by type and changes at the switch turn: debugging 0.2→0.4,
+help-seeking 0.3→0.1, exploration 0.4→0.2, casual 0.5→0.3, other 0.1→0.5.
 Each type has its own bandit (priors centred on the source defaults), runs its own turns,
 and is scored over the same windows.`
 
@@ -28,11 +29,11 @@ and is scored over the same windows.`
 // switch (see BanditRewardModel). Some differ from the source defaults from the start, so the
 // prior has to be overruled, not merely confirmed.
 var BanditBest = map[string][2]float64{
-	models.ConvDebugging:   {0.6, 0.8},
-	models.ConvHelpSeeking: {0.7, 0.5},
-	models.ConvExploration: {0.8, 0.6},
-	models.ConvCasual:      {0.9, 0.7},
-	models.ConvOther:       {0.5, 0.9},
+	models.ConvDebugging:   {0.2, 0.4},
+	models.ConvHelpSeeking: {0.3, 0.1},
+	models.ConvExploration: {0.4, 0.2},
+	models.ConvCasual:      {0.5, 0.3},
+	models.ConvOther:       {0.1, 0.5},
 }
 
 // Simulator constants (see BanditRewardModel).

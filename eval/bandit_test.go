@@ -14,10 +14,10 @@ import (
 // 0.15 less per step, floor 0.05; reward 0.2 + 0.6q.
 func TestSimMean(t *testing.T) {
 	for _, c := range []struct{ arm, best, q, mean float64 }{
-		{0.6, 0.6, 0.6, 0.56},
-		{0.7, 0.6, 0.45, 0.47},
-		{0.5, 0.8, 0.15, 0.29},
-		{0.5, 0.9, 0.05, 0.23}, // 0.6 − 0.6 = 0 → floor
+		{0.2, 0.2, 0.6, 0.56},
+		{0.3, 0.2, 0.45, 0.47},
+		{0.1, 0.4, 0.15, 0.29},
+		{0.1, 0.5, 0.05, 0.23}, // 0.6 − 0.6 = 0 → floor
 	} {
 		if q, m := simUse(c.arm, c.best), simMean(c.arm, c.best); math.Abs(q-c.q) > 1e-12 || math.Abs(m-c.mean) > 1e-12 {
 			t.Errorf("arm %v best %v: q %v mean %v, want %v %v", c.arm, c.best, q, m, c.q, c.mean)
@@ -50,7 +50,7 @@ func TestSimulateBandit(t *testing.T) {
 			t.Errorf("%s: dynamic regret %.1f, want in (0, %d]", r.Type, r.Dynamic, cfg.Turns/10)
 		}
 	}
-	// The best fixed arm of debugging (0.6 → 0.8) is either side's best, earning 0.56 on one
+	// The best fixed arm of debugging (0.2 → 0.4) is either side's best, earning 0.56 on one
 	// half of the turns and 0.38 (two steps off) on the other: 0.47 per turn.
 	if d := rep.Types[0]; math.Abs(d.FixedMean-0.47) > 1e-9 {
 		t.Errorf("debugging best fixed arm %v earns %v per turn, want 0.47", d.BestFixed, d.FixedMean)

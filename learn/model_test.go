@@ -3,6 +3,7 @@ package learn
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -191,5 +192,49 @@ func TestCalibration(t *testing.T) {
 	pts := c.Curve()
 	if len(pts) != 2 || pts[0] != (Point{Count: 2, Predicted: 0.1, Observed: 0.5}) || pts[1] != (Point{Count: 2, Predicted: 0.75, Observed: 1}) {
 		t.Errorf("curve = %v", pts)
+	}
+}
+
+// The default prior lifts the turn's clear best direct match: score 0.72 with a lead of
+// 0.04 is σ(−4 + 4·0.72 + 1 + 4·0.04) ≈ 0.51, a runner-up at 0.66 keeps σ(−4 + 4·0.66) ≈ 0.20.
+func TestPriorTurnRelative(t *testing.T) {
+	cfg := DefaultConfig()
+	m := New(cfg)
+	top := Features(&models.Components{Score: 0.72, Top: 1, Margin: 0.04, Confidence: 0.5})
+	next := Features(&models.Components{Score: 0.66, Confidence: 0.5})
+	near(t, "p top", m.P(&top), 0.5099986668799654, 1e-12)
+	near(t, "p runner-up", m.P(&next), 0.2042403022840918, 1e-12)
+	if c := m.Contributions(&top); c[FTop] != 1 || math.Abs(c[FMargin]-0.16) > 1e-15 {
+		t.Errorf("contributions top %v margin %v, want 1 and 0.16", c[FTop], c[FMargin])
+	}
+}
+
+// G0 starts AdaGrad's sums: the first step is Rate·g/√(G0 + g²), not a full Rate (values
+// computed by hand, outside this code).
+func TestUpdateStepG0(t *testing.T) {
+	cfg := testCfg
+	cfg.G0 = 3
+	m := New(cfg)
+	x := Features(&models.Components{Score: 0.5, Confidence: 0.5})
+	m.Update(cfg, &x, 1)
+	near(t, "w_bias", m.W[FBias], -3.9093430364146893, 1e-15)
+	near(t, "w_score", m.W[FScore], 4.049284658233438, 1e-15)
+}
+
+// A model stored before the turn-relative features existed (13 weights) reads with the
+// prior's weights for them, not 0; more weights than this version has is an error.
+func TestDecodeOlderModel(t *testing.T) {
+	cfg := DefaultConfig()
+	old := `{"w":[-3,4,0.5,0,0,0,0,0,0,0,0,0,0],"g":[1,1,0,0,0,0,0,0,0,0,0,0,0],"n":7,"seq":9}`
+	m, err := Decode(old, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.W[FBias] != -3 || m.W[FRelevance] != 0.5 || m.W[FTop] != cfg.PriorTop || m.W[FMargin] != cfg.PriorMargin ||
+		m.G[FTop] != 0 || m.N != 7 || m.Seq != 9 {
+		t.Errorf("decoded %+v", m)
+	}
+	if _, err := Decode(`{"w":[`+strings.Repeat("0,", D)+`0]}`, cfg); err == nil {
+		t.Error("a model with more weights than features decoded")
 	}
 }

@@ -15,10 +15,24 @@ func Decode(s string, cfg Config) (*Model, error) {
 	if s == "" {
 		return New(cfg), nil
 	}
-	m := &Model{}
-	if err := json.Unmarshal([]byte(s), m); err != nil {
+	// Slices, not the arrays, so that a model stored before a feature existed reads with
+	// the prior's weight for it rather than 0 (json fills a short array with zeros).
+	var raw struct {
+		W   []float64 `json:"w"`
+		G   []float64 `json:"g"`
+		N   int64     `json:"n"`
+		Seq int64     `json:"seq"`
+	}
+	if err := json.Unmarshal([]byte(s), &raw); err != nil {
 		return nil, fmt.Errorf("learn: decode model: %w", err)
 	}
+	if len(raw.W) > D || len(raw.G) > D {
+		return nil, fmt.Errorf("learn: decode model: %d weights, this version has %d features", len(raw.W), D)
+	}
+	m := &Model{N: raw.N, Seq: raw.Seq}
+	m.W = cfg.prior()
+	copy(m.W[:], raw.W)
+	copy(m.G[:], raw.G)
 	return m, nil
 }
 

@@ -49,7 +49,7 @@ func (t Thresholds) Thresholds(ctx context.Context, ns string) (*api.ThresholdsR
 	out := &api.ThresholdsResponse{Namespace: ns, Types: []api.TypeThresholds{}}
 	for _, key := range append(keys, extra...) {
 		convType, variant, _ := strings.Cut(key, "@")
-		tt := api.TypeThresholds{ConversationType: convType, Variant: variant, DefaultThreshold: predict.DefaultThreshold(convType)}
+		tt := api.TypeThresholds{ConversationType: convType, Variant: variant, DefaultThreshold: predict.DefaultPUseThreshold(convType)}
 		if p := post.Keys[key]; p != nil {
 			tt.Updates, tt.UpdatedAt = p.Updates, p.UpdatedAt
 		}

@@ -36,6 +36,12 @@ type Settings struct {
 	Decay *DecaySettings `json:"decay,omitempty"`
 	// Rerank is the LLM reranking policy: "on", "off", or "" for the server's --rerank.
 	Rerank string `json:"rerank,omitempty"`
+	// ThresholdPolicy decides each ambient turn's threshold when a request names none:
+	// bandit, fixed:default, fixed:<x> (0 ≤ x ≤ 1, on p_use) or off; "" = bandit.
+	ThresholdPolicy string `json:"threshold_policy,omitempty"`
+	// EmptyTurnReward is the bandit's reward for a turn that surfaced nothing, 0..1 (absent:
+	// 0.4, DESIGN §7): how much this bot's users prefer silence to a memory they ignore.
+	EmptyTurnReward *float64 `json:"empty_turn_reward,omitempty"`
 }
 
 // ScoreWeights are the weights of the score's features for one mode (DESIGN.md §4.5).
@@ -119,6 +125,12 @@ func (s *Settings) Validate() error {
 	case "", "on", "off":
 	default:
 		return Invalid("rerank", "rerank must be on or off (absent: the server's --rerank)")
+	}
+	if !ValidThresholdPolicy(s.ThresholdPolicy) {
+		return Invalid("threshold_policy", "threshold policy %q: want bandit, fixed:default, fixed:<0..1> or off", Clip(s.ThresholdPolicy, 40))
+	}
+	if r := s.EmptyTurnReward; r != nil && (!finiteNumber(*r) || *r < 0 || *r > 1) {
+		return Invalid("empty_turn_reward", "must be between 0 and 1 (absent: 0.4)")
 	}
 	if s.Version < 0 {
 		return Invalid("version", "must not be negative")

@@ -42,6 +42,11 @@ type Components struct {
 	Used    float64 `json:"used,omitempty"`           // times used or helpful before
 	Speaker float64 `json:"speaker,omitempty"`        // 1 when the query names the memory's speaker
 	Turn    float64 `json:"turn,omitempty"`           // 1 for a conversation turn
+	// Top is 1 for the turn's best direct match by Score, and Margin its lead over the
+	// runner-up (0 for every other memory): features relative to the turn, which a memory's
+	// own score cannot give, since how high a best match scores varies with the query.
+	Top    float64 `json:"top,omitempty"`
+	Margin float64 `json:"margin,omitempty"`
 }
 
 // Surfacing is one memory shown in one turn; engagement events point at it.

@@ -5,8 +5,9 @@ import (
 	"math/rand/v2"
 )
 
-// Arms are the thresholds the bandit chooses between (DESIGN §7).
-var Arms = []float64{0.5, 0.6, 0.7, 0.8, 0.9}
+// Arms are the thresholds on p_use the bandit chooses between: the source's five
+// (DESIGN §7, 0.5 … 0.9) moved onto the p_use scale by PUseOffset.
+var Arms = []float64{0.1, 0.2, 0.3, 0.4, 0.5}
 
 // ArmState is the Beta posterior of one arm's reward, Beta(Alpha, Beta), together with the
 // prior Beta(Alpha0, Beta0) that discounting pulls it back to. Alpha − Alpha0 and
@@ -89,12 +90,12 @@ func (b Bandit) draws() int {
 }
 
 // NewArms returns the arms of a conversation type at their priors, one per entry of Arms.
-// The priors are centred on the type's default threshold: arm k has prior mean
+// The priors are centred on the type's default threshold (DefaultPUseThreshold): arm k has prior mean
 // PriorPeak − PriorSlope·|Arms[k] − default| (0.6 at the default, 0.55 one step away, … 0.4
 // four steps away) and strength PriorStrength, i.e. Beta(m·n, (1−m)·n). Before any evidence
 // the default arm is the most likely choice, and every arm keeps a real chance.
 func (b Bandit) NewArms(convType string) []ArmState {
-	def := DefaultThreshold(convType)
+	def := DefaultPUseThreshold(convType)
 	n := b.strength()
 	arms := make([]ArmState, len(Arms))
 	for k, th := range Arms {

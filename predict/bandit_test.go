@@ -172,7 +172,7 @@ func TestNewArms(t *testing.T) {
 		}
 		// Before any evidence the default arm is the most likely choice.
 		exact := exactChoiceProbs(arms)
-		def := slices.Index(Arms, DefaultThreshold(c.convType))
+		def := slices.Index(Arms, DefaultPUseThreshold(c.convType))
 		for k, p := range exact {
 			if k != def && p >= exact[def] {
 				t.Errorf("%s: arm %v (p %.3f) not below the default arm %v (p %.3f)", c.convType, Arms[k], p, Arms[def], exact[def])
@@ -237,5 +237,29 @@ func BenchmarkChoose(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	for b.Loop() {
 		bd.Choose(arms, rng)
+	}
+}
+
+// The p_use scale is the source's moved down by PUseOffset, exactly to the hundredth, and
+// each type's default is one of the arms; a volunteer threshold maps back, 0 staying 0.
+func TestPUseScale(t *testing.T) {
+	for typ, want := range map[string]float64{"debugging": 0.2, "help-seeking": 0.1, "exploration": 0.4,
+		"casual": 0.5, "other": 0.3, "poetry": 0.3} {
+		got := DefaultPUseThreshold(typ)
+		if got != want || !slices.Contains(Arms, got) {
+			t.Errorf("DefaultPUseThreshold(%s) = %v, want %v among the arms", typ, got, want)
+		}
+		if v := VolunteerThreshold(got); v != DefaultThreshold(typ) {
+			t.Errorf("VolunteerThreshold(%v) = %v, want the source's %v", got, v, DefaultThreshold(typ))
+		}
+	}
+	for _, c := range [][2]float64{{0, 0}, {-1, 0}, {0.85, 1}, {0.25, 0.65}} {
+		if v := VolunteerThreshold(c[0]); v != c[1] {
+			t.Errorf("VolunteerThreshold(%v) = %v, want %v", c[0], v, c[1])
+		}
+	}
+	th, arm, prob := DefaultBandit().Decide(Policy{Name: PolicyFixedDefault, Fixed: -1}, &Posteriors{}, "casual", "", nil)
+	if th != 0.5 || arm != 4 || prob != 1 {
+		t.Errorf("fixed:default for casual = %v, arm %d, p %v; want 0.5, arm 4, 1", th, arm, prob)
 	}
 }

@@ -124,7 +124,8 @@ func (b Bandit) Decide(pol Policy, p *Posteriors, convType, variant string, rng 
 	case pol.Name == PolicyOff:
 		return 0, -1, 1
 	case pol.Name == PolicyFixedDefault:
-		return DefaultThreshold(convType), armOf(DefaultThreshold(convType)), 1
+		th := DefaultPUseThreshold(convType)
+		return th, armOf(th), 1
 	case pol.Name != PolicyBandit && pol.Name != "":
 		return pol.Fixed, armOf(pol.Fixed), 1
 	}

@@ -118,13 +118,12 @@ type Options struct {
 	IrrelevantJaccard float64
 
 	Startup StartupCounts // 3 crystals, 2 anchors, 2 summaries
+	// ThresholdPolicy is the threshold policy of ambient requests that name none: the
+	// namespace settings' threshold_policy (WithSettings); "" = PolicyFor, then the bandit.
+	ThresholdPolicy string
 	// PolicyFor returns a namespace's threshold policy (predict.ParsePolicy) when a request
 	// names none; nil or "" = the bandit. The namespace settings record answers it.
 	PolicyFor func(ctx context.Context, ns string) (string, error)
-	// GatePUse gates every ambient memory, direct match or volunteered, on its p_use against
-	// the threshold in force (DESIGN §4.9). Off by default until the prior's p_use is
-	// calibrated for cold start (a fresh namespace must still surface strong direct matches).
-	GatePUse bool
 	// Seed seeds the bandit's Thompson draws; 0 = from the clock.
 	Seed uint64
 	// Now is the clock for requests that carry none; nil = time.Now.

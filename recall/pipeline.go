@@ -99,7 +99,7 @@ func (p *Pipeline) run(ctx context.Context, req *Request, sw *stopwatch, version
 	resp := &Response{
 		TurnID:           in.turnID,
 		ConversationType: in.convType,
-		Threshold:        predict.DefaultThreshold(in.convType),
+		Threshold:        predict.DefaultPUseThreshold(in.convType),
 		SettingsVersion:  version,
 	}
 	resp.Experiment, resp.Variant = p.variant()

@@ -9,6 +9,7 @@ import (
 	"github.com/salience-ai/salience/learn"
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/nlp"
+	"github.com/salience-ai/salience/predict"
 )
 
 // rank hydrates the candidates, filters them, scores them, lets through the volunteered ones
@@ -28,7 +29,7 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 	}
 	speakers := map[string]float64{}
 	markPhraseCandidates(cs, p.opts.PhraseChecks*req.Limit)
-	list := make([]*candidate, 0, len(cs.byID))
+	kept := make([]*candidate, 0, len(cs.byID))
 	for _, c := range cs.byID {
 		if c.mem == nil || !keep(p.opts, req, in, c.mem, recent) {
 			continue
@@ -36,17 +37,28 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 		c.comps = components(p.opts, c.mem, req.Now, c.signals(in, cs.hops))
 		c.comps.Score = weighted(w, c.comps, in.focal != "")
 		history(&c.comps, c.mem, in.terms, speakers)
+		kept = append(kept, c)
+	}
+	markTop(kept)
+	// Selective ambient recall (DESIGN §4.9): in ambient mode a direct match surfaces only
+	// when its p_use clears the threshold in force. A volunteered memory keeps the volunteer
+	// gates, its volunteer score against the same threshold on the source's scale: the model
+	// has no feature yet for the evidence that brings it (trigger matches of a queued memory),
+	// so its p_use would hold back every resurfacing.
+	gate := req.Mode == models.ModeAmbient
+	vth := predict.VolunteerThreshold(threshold)
+	list := make([]*candidate, 0, len(kept))
+	for _, c := range kept {
 		x := learn.Features(&c.comps)
 		c.pUse = in.model.P(&x)
 		c.score = learn.Rank(lambda, c.comps.Score, c.pUse)
-		if p.opts.GatePUse && req.Mode == models.ModeAmbient && !(c.pUse >= threshold) {
-			continue // selective ambient recall (DESIGN §4.9): below the threshold in force
-		}
 		if !c.direct() {
 			var ok bool
-			if c.comps.Volunteer, ok = volunteer(p.opts, req.Mode, threshold, c.mem, c.activation, c.resurface, req.Now); !ok {
+			if c.comps.Volunteer, ok = volunteer(p.opts, req.Mode, vth, c.mem, c.activation, c.resurface, req.Now); !ok {
 				continue
 			}
+		} else if gate && !(c.pUse >= threshold) {
+			continue
 		}
 		list = append(list, c)
 	}
@@ -57,6 +69,31 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 		return list[i].id < list[j].id
 	})
 	return list, nil
+}
+
+// markTop sets the turn-relative components of the relevance model: the candidate of best
+// weighted score, when it is a direct match, is the turn's top (Top = 1) and Margin is its
+// lead over the runner-up. A lone candidate has no margin: with nothing to beat, leading
+// says nothing (in a namespace of a few memories every query's best match is alone, and
+// its whole score as a lead would make it nearly certain). Ties go to the smaller id, as in
+// the ranking, and a tie leaves no margin.
+func markTop(list []*candidate) {
+	var best, second *candidate
+	for _, c := range list {
+		switch {
+		case best == nil || c.comps.Score > best.comps.Score || (c.comps.Score == best.comps.Score && c.id < best.id):
+			best, second = c, best
+		case second == nil || c.comps.Score > second.comps.Score:
+			second = c
+		}
+	}
+	if best == nil || !best.direct() {
+		return
+	}
+	best.comps.Top = 1
+	if second != nil {
+		best.comps.Margin = best.comps.Score - second.comps.Score
+	}
 }
 
 // history sets the components the relevance model reads besides the score's: the memory's

@@ -293,3 +293,38 @@ func TestAssociated(t *testing.T) {
 		t.Errorf("associated(floor 0.1) = %v, want m2, m3, m4", got)
 	}
 }
+
+// markTop: the best candidate by weighted score is the top when it is a direct match, its
+// margin the lead over the runner-up (none alone); ties go to the smaller id and
+// leave no margin; an associative best marks nothing.
+func TestMarkTop(t *testing.T) {
+	cand := func(id string, score float64, direct bool) *candidate {
+		c := &candidate{id: id}
+		if direct {
+			c.textRank = 1
+		}
+		c.comps.Score = score
+		return c
+	}
+	a, b, c := cand("a", 0.6, true), cand("b", 0.75, true), cand("c", 0.7, false)
+	markTop([]*candidate{a, b, c})
+	if b.comps.Top != 1 || !near(b.comps.Margin, 0.05) || a.comps.Top != 0 || c.comps.Top != 0 || a.comps.Margin != 0 {
+		t.Errorf("top/margin: a %+v b %+v c %+v", a.comps, b.comps, c.comps)
+	}
+	late, early := cand("y", 0.5, true), cand("x", 0.5, true)
+	markTop([]*candidate{late, early})
+	if early.comps.Top != 1 || early.comps.Margin != 0 || late.comps.Top != 0 {
+		t.Errorf("tie: y %+v x %+v, want x (smaller id) top with no margin", late.comps, early.comps)
+	}
+	alone := cand("z", 0.4, true)
+	markTop([]*candidate{alone})
+	if alone.comps.Top != 1 || alone.comps.Margin != 0 {
+		t.Errorf("alone: %+v, want top with no margin", alone.comps)
+	}
+	assoc, d := cand("p", 0.9, false), cand("q", 0.6, true)
+	markTop([]*candidate{assoc, d})
+	if assoc.comps.Top != 0 || d.comps.Top != 0 {
+		t.Errorf("associative best: %+v %+v, want no top", assoc.comps, d.comps)
+	}
+	markTop(nil)
+}

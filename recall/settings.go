@@ -36,6 +36,9 @@ func (o Options) WithSettings(s *models.Settings) Options {
 	if s.Diversity != nil {
 		o.MMRLambda = 1 - *s.Diversity
 	}
+	if s.ThresholdPolicy != "" {
+		o.ThresholdPolicy = s.ThresholdPolicy
+	}
 	if st := s.Startup; st != nil {
 		if st.Crystals > 0 {
 			o.Startup.Crystals = st.Crystals

@@ -29,12 +29,16 @@ func newThresholds(seed uint64) *thresholds {
 }
 
 // policy is the threshold policy of a request: its experiment variant's, else its own (a
-// request in an experiment has none: forExperiment refuses it), else the namespace's (the
-// PolicyFor hook; the namespace settings record will answer it), else the bandit.
+// request in an experiment has none: forExperiment refuses it), else the namespace
+// settings' (laid over the options by WithSettings), else the PolicyFor hook's, else the
+// bandit.
 func (p *Pipeline) policy(ctx context.Context, req *Request) (predict.Policy, error) {
 	name := req.ThresholdPolicy
 	if p.arm != nil && p.arm.overrides.ThresholdPolicy != "" {
 		name = p.arm.overrides.ThresholdPolicy
+	}
+	if name == "" {
+		name = p.opts.ThresholdPolicy
 	}
 	if name == "" && p.opts.PolicyFor != nil {
 		var err error

@@ -3,6 +3,7 @@ package recall_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,8 +53,8 @@ func TestThresholdDecisions(t *testing.T) {
 		d.Prob != r1.ArmProb || d.Surfaced != 1 || d.ConvType != models.ConvDebugging || d.Rewarded {
 		t.Errorf("t1 = %+v, want the bandit's first decision, 1 surfaced", d)
 	}
-	if d := got["t2"]; d.Policy != predict.PolicyFixedDefault || d.Threshold != 0.6 || d.Arm != 1 || d.Prob != 1 || d.Surfaced != 0 {
-		t.Errorf("t2 = %+v, want fixed:default 0.6 (arm 1), probability 1, nothing surfaced", d)
+	if d := got["t2"]; d.Policy != predict.PolicyFixedDefault || d.Threshold != 0.2 || d.Arm != 1 || d.Prob != 1 || d.Surfaced != 0 {
+		t.Errorf("t2 = %+v, want fixed:default 0.2 (arm 1: debugging on the p_use scale), probability 1, nothing surfaced", d)
 	}
 	if d := got["t3"]; d.Policy != "fixed:0.85" || d.Threshold != 0.85 || d.Arm != -1 || d.Prob != 1 {
 		t.Errorf("t3 = %+v, want fixed 0.85, no arm", d)
@@ -85,3 +86,40 @@ func TestParsePolicy(t *testing.T) {
 		}
 	}
 }
+
+// Selective ambient recall (DESIGN §4.9): in ambient mode a direct match surfaces only when
+// its p_use clears the threshold in force. A fresh namespace's clear best match clears the
+// "other" default (0.3) and its runners-up do not; a threshold above it leaves the turn and
+// its context block empty; off and an explicit search are not gated.
+func TestAmbientGatesOnPUse(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	e.add(t, "a",
+		mem(models.KindFact, "The harbor ferry to Skye leaves at seven every morning.", t0.Add(-time.Hour)),
+		mem(models.KindFact, "The harbor cafe opens late on Sundays.", t0.Add(-time.Hour)),
+		mem(models.KindFact, "Morning walks along the harbor wall are Ravi's habit.", t0.Add(-time.Hour)))
+	ask := func(conv, policy string, mode models.Mode) *recall.Response {
+		t.Helper()
+		resp, err := e.p.Recall(ctx, &recall.Request{Namespace: "a", ConversationID: conv, Mode: mode, Explain: true,
+			Query: "when does the harbor ferry to Skye leave", ThresholdPolicy: policy, ConversationType: models.ConvOther, Now: t0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	r := ask("c1", predict.PolicyFixedDefault, models.ModeAmbient)
+	if r.Threshold != 0.3 || len(r.Results) != 1 || !strings.Contains(r.Results[0].Content, "ferry") ||
+		!(r.Results[0].PUse >= 0.3) || r.Results[0].Components.Top != 1 {
+		t.Fatalf("fixed:default: threshold %v, results %+v; want the ferry alone, the turn's top, p_use ≥ 0.3", r.Threshold, r.Results)
+	}
+	if r := ask("c2", "fixed:0.95", models.ModeAmbient); len(r.Results) != 0 || r.Context != "" {
+		t.Errorf("fixed:0.95: %d results, context %q; want an empty turn", len(r.Results), r.Context)
+	}
+	if r := ask("c3", predict.PolicyOff, models.ModeAmbient); len(r.Results) < 2 {
+		t.Errorf("off: %d results, want every match", len(r.Results))
+	}
+	if r := ask("c4", "fixed:0.95", models.ModeSearch); len(r.Results) < 2 {
+		t.Errorf("search: %d results, want every match (search is never gated)", len(r.Results))
+	}
+}
+

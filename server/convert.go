@@ -190,5 +190,7 @@ func componentsToAPI(c *models.Components) *api.Components {
 		Used:          c.Used,
 		Speaker:       c.Speaker,
 		Turn:          c.Turn,
+		Top:           c.Top,
+		Margin:        c.Margin,
 	}
 }

@@ -191,6 +191,7 @@ func settingsToAPI(s *models.Settings) *api.Settings {
 	out := &api.Settings{
 		Version: s.Version, UpdatedAt: s.UpdatedAt, UpdatedBy: s.UpdatedBy,
 		FreshnessHalfLifeHours: s.FreshnessHalfLifeHours, Rerank: s.Rerank,
+		ThresholdPolicy: s.ThresholdPolicy, EmptyTurnReward: copyFloat(s.EmptyTurnReward),
 	}
 	if len(s.Weights) > 0 {
 		out.Weights = make(map[string]api.ScoreWeights, len(s.Weights))
@@ -215,6 +216,7 @@ func settingsToAPI(s *models.Settings) *api.Settings {
 func settingsFromAPI(s *api.Settings) *models.Settings {
 	out := &models.Settings{
 		Version: s.Version, FreshnessHalfLifeHours: s.FreshnessHalfLifeHours, Rerank: s.Rerank,
+		ThresholdPolicy: s.ThresholdPolicy, EmptyTurnReward: copyFloat(s.EmptyTurnReward),
 	}
 	if len(s.Weights) > 0 {
 		out.Weights = make(map[models.Mode]models.ScoreWeights, len(s.Weights))
@@ -243,4 +245,13 @@ func (s *Server) requireSettings(c *gin.Context) {
 		return
 	}
 	c.Next()
+}
+
+// copyFloat copies an optional number, so the wire and stored records share nothing.
+func copyFloat(f *float64) *float64 {
+	if f == nil {
+		return nil
+	}
+	v := *f
+	return &v
 }

@@ -41,7 +41,6 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 	data := fs.String("data", defaultLocomo(), "directory of LoCoMo-format conversation files (*.json)")
 	dims := fs.Int("dims", 0, "local embedder dimensions (0 = default)")
 	learn := fs.Bool("learn", false, "replay half the questions with engagement feedback and score the other half with and without it")
-	gate := fs.Bool("gate-p-use", false, "with --ambient: gate every ambient memory on its p_use against the threshold in force (experimental)")
 	ambient := fs.Bool("ambient", false, "replay every question in ambient mode under each threshold policy (off, fixed:default, each fixed arm, bandit, bandit with reports withheld) and print precision, hit rate, used and surfaced per turn and mean reward")
 	er := evalRerankFlags(fs)
 	sc := storeFlags(fs)
@@ -89,7 +88,7 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 		}
 		return eval.Engine{
 			Ingest:     ingest.New(st, emb),
-			Recall:     recall.New(st, emb, recall.Options{Reranker: recallReranker(rr), Seed: 1, GatePUse: *gate}),
+			Recall:     recall.New(st, emb, recall.Options{Reranker: recallReranker(rr), Seed: 1}),
 			Engagement: engagement.NewService(st, engagement.ServiceOptions{}),
 			Reward:     maintenance.New(st, maintenance.Options{}).RewardTurn,
 		}, func() { st.Close() }, nil

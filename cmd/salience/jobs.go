@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/salience-ai/salience/decay"
+	"github.com/salience-ai/salience/engagement"
 	"github.com/salience-ai/salience/experiment"
 	"github.com/salience-ai/salience/jobs"
 	"github.com/salience-ai/salience/maintenance"
@@ -142,7 +143,7 @@ func newScheduler(st jobsStore, settings maintenance.SettingsSource, exps *exper
 		return nil, nil, err
 	}
 	svc := maintenance.New(st, maintenance.Options{Policy: policies.For, QueueCap: j.ResurfaceCap,
-		IgnoreAfter: j.IgnoreAfter, Logger: logger})
+		IgnoreAfter: j.IgnoreAfter, Logger: logger, EmptyReward: emptyReward(settings)})
 	specs := j.schedules()
 	var js []jobs.Job
 	for _, t := range svc.Tasks() {
@@ -157,4 +158,17 @@ func newScheduler(st jobsStore, settings maintenance.SettingsSource, exps *exper
 		return nil, nil, err
 	}
 	return sched, policies, nil
+}
+
+// emptyReward answers bandit-upkeep's EmptyReward hook from the namespace settings: the
+// namespace's empty_turn_reward, else engagement.EmptyTurnReward.
+func emptyReward(sets maintenance.SettingsSource) func(ns string) float64 {
+	return func(ns string) float64 {
+		// The settings service caches: a store read at most once per TTL per namespace.
+		s, err := sets.For(context.Background(), ns)
+		if err != nil || s == nil || s.EmptyTurnReward == nil {
+			return engagement.EmptyTurnReward
+		}
+		return *s.EmptyTurnReward
+	}
 }

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/salience-ai/salience/api"
+	"github.com/salience-ai/salience/models"
 )
 
 func TestJobsFlagsAndEnvironment(t *testing.T) {
@@ -147,5 +150,30 @@ func TestJobsDisabledStillListAndRun(t *testing.T) {
 	s.must("POST", "/v1/admin/jobs/implicit-ignore/run", "", "", 202, &started)
 	if started.Run.Job != "implicit-ignore" {
 		t.Errorf("run = %+v", started.Run)
+	}
+}
+
+// settingsMap is a settings source over a map, for the hooks that read namespace settings.
+type settingsMap map[string]*models.Settings
+
+func (m settingsMap) For(_ context.Context, ns string) (*models.Settings, error) {
+	if ns == "broken" {
+		return nil, errors.New("unreadable record")
+	}
+	if s := m[ns]; s != nil {
+		return s, nil
+	}
+	return &models.Settings{}, nil
+}
+
+// bandit-upkeep's empty-turn reward is the namespace's empty_turn_reward, else 0.4 — also
+// when the record cannot be read — and a setting of 0 is 0, not the default.
+func TestEmptyRewardFromSettings(t *testing.T) {
+	zero, quarter := 0.0, 0.25
+	f := emptyReward(settingsMap{"q": {EmptyTurnReward: &quarter}, "z": {EmptyTurnReward: &zero}})
+	for ns, want := range map[string]float64{"q": 0.25, "z": 0, "none": 0.4, "broken": 0.4} {
+		if got := f(ns); got != want {
+			t.Errorf("emptyReward(%s) = %v, want %v", ns, got, want)
+		}
 	}
 }
