@@ -40,7 +40,7 @@ func TestRecallInExperiment(t *testing.T) {
 	exp := &models.Experiment{ID: "exp1", Namespace: "a", Name: "policy", Status: models.ExperimentRunning, CreatedAt: t0,
 		Variants: []models.Variant{
 			{Name: "control", Share: 0.5},
-			{Name: "fixed", Share: 0.5, Overrides: models.Overrides{ThresholdPolicy: "fixed:0.65", Rerank: "off", RelevanceModel: "off"}},
+			{Name: "fixed", Share: 0.5, Overrides: models.Overrides{ThresholdPolicy: "fixed:0.1", Rerank: "off", RelevanceModel: "off"}},
 		}}
 	emb := embed.NewLocal(0)
 	ing := ingest.New(st, emb, ingest.Options{Now: func() time.Time { return t0 }})
@@ -66,13 +66,13 @@ func TestRecallInExperiment(t *testing.T) {
 		}
 		wantPolicy := predict.PolicyBandit
 		if variant == "fixed" {
-			wantPolicy = "fixed:0.65"
+			wantPolicy = "fixed:0.1"
 		}
 		if resp.Policy != wantPolicy {
 			t.Errorf("%s: policy %q, want %q", variant, resp.Policy, wantPolicy)
 		}
-		if variant == "fixed" && resp.Threshold != 0.65 {
-			t.Errorf("fixed: threshold %v, want 0.65", resp.Threshold)
+		if variant == "fixed" && resp.Threshold != 0.1 {
+			t.Errorf("fixed: threshold %v, want 0.1", resp.Threshold)
 		}
 		if len(resp.Results) == 0 {
 			t.Fatalf("%s: nothing recalled", variant)
