@@ -17,7 +17,7 @@ import (
 // MetricsStore is the part of models.Store the metrics read.
 type MetricsStore interface {
 	FindSurfacings(ctx context.Context, f models.SurfacingFilter) ([]*models.Surfacing, error)
-	FindEvents(ctx context.Context, f models.EventFilter) ([]*models.Event, error)
+	CountEvents(ctx context.Context, f models.EventFilter) ([]models.EventTally, error)
 	ScanEdges(ctx context.Context, ns string, after models.EdgeKey, limit int) ([]*models.Edge, error)
 }
 
@@ -106,7 +106,8 @@ func Metrics(ctx context.Context, st MetricsStore, ns string, since, until time.
 	if err != nil {
 		return nil, err
 	}
-	evs, err := st.FindEvents(ctx, models.EventFilter{Namespace: ns, Since: since, Until: until})
+	// The events are only counted: the store tallies them rather than returning each one.
+	tallies, err := st.CountEvents(ctx, models.EventFilter{Namespace: ns, Since: since, Until: until})
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +115,7 @@ func Metrics(ctx context.Context, st MetricsStore, ns string, since, until time.
 	if err != nil {
 		return nil, err
 	}
-	r := report(ss, evs)
+	r := report(ss, tallies)
 	r.Namespace, r.Since, r.Until = ns, since, until
 	r.Graph = api.GraphHealth(graph.Health(edges))
 	return r, nil
@@ -137,7 +138,7 @@ func allSurfacings(ctx context.Context, st MetricsStore, ns string, since, until
 	seen := map[string]bool{} // ids read at the current boundary time
 	from, limit := since, metricsPage
 	for {
-		page, err := st.FindSurfacings(ctx, models.SurfacingFilter{Namespace: ns, Since: from, Until: until, Limit: limit})
+		page, err := st.FindSurfacings(ctx, models.SurfacingFilter{Namespace: ns, Since: from, Until: until, Limit: limit, Brief: true})
 		if err != nil {
 			return nil, err
 		}
@@ -191,7 +192,7 @@ func volunteered(m models.Mode) bool {
 }
 
 // report computes everything but the graph from the window's surfacings and events.
-func report(ss []*models.Surfacing, evs []*models.Event) *api.MetricsResponse {
+func report(ss []*models.Surfacing, evs []models.EventTally) *api.MetricsResponse {
 	r := &api.MetricsResponse{}
 	byType, byMode := map[string]*api.OutcomeCounts{}, map[string]*api.OutcomeCounts{}
 	for _, sf := range ss {
@@ -214,19 +215,19 @@ func report(ss []*models.Surfacing, evs []*models.Event) *api.MetricsResponse {
 	r.DecayEffectiveness.Rate = ratio(r.DecayEffectiveness.Useful, r.DecayEffectiveness.Resurfaced)
 
 	for _, e := range evs {
-		r.Events.Total++
+		r.Events.Total += e.Count
 		switch e.Type {
 		case models.EventUsed:
-			r.Events.Used++
+			r.Events.Used += e.Count
 		case models.EventHelpful:
-			r.Events.Helpful++
+			r.Events.Helpful += e.Count
 		case models.EventIgnored:
-			r.Events.Ignored++
+			r.Events.Ignored += e.Count
 		case models.EventDismissed:
-			r.Events.Dismissed++
+			r.Events.Dismissed += e.Count
 		}
 		if e.Implicit {
-			r.Events.Implicit++
+			r.Events.Implicit += e.Count
 		}
 	}
 

@@ -21,6 +21,7 @@ const ImplicitPrefix = "implicit:"
 type Store interface {
 	Update(ctx context.Context, fn func(tx models.Tx) error) error
 	GetSurfacing(ctx context.Context, ns, id string) (*models.Surfacing, error)
+	FindEvents(ctx context.Context, f models.EventFilter) ([]*models.Event, error) // the relearn replay
 	MetricsStore
 }
 

@@ -28,8 +28,9 @@ type Store interface {
 	FindMemories(ctx context.Context, f models.MemoryFilter) ([]*models.Memory, int, error)
 	ScanEdges(ctx context.Context, ns string, after models.EdgeKey, limit int) ([]*models.Edge, error)
 	FindSurfacings(ctx context.Context, f models.SurfacingFilter) ([]*models.Surfacing, error)
-	FindEvents(ctx context.Context, f models.EventFilter) ([]*models.Event, error) // engagement.Store's
-	GetSurfacing(ctx context.Context, ns, id string) (*models.Surfacing, error)    // engagement.Store's
+	FindEvents(ctx context.Context, f models.EventFilter) ([]*models.Event, error)      // engagement.Store's
+	CountEvents(ctx context.Context, f models.EventFilter) ([]models.EventTally, error) // engagement.Store's
+	GetSurfacing(ctx context.Context, ns, id string) (*models.Surfacing, error)         // engagement.Store's
 	FindDecisions(ctx context.Context, f models.DecisionFilter) ([]*models.Decision, error)
 	Update(ctx context.Context, fn func(tx models.Tx) error) error
 	Enqueue(ctx context.Context, items []*models.ResurfaceItem) error

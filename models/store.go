@@ -33,6 +33,11 @@ type SurfacingFilter struct {
 	NoOutcome      bool      // only those without any event yet
 	Limit          int       // 0 = 1000
 	Desc           bool      // newest first (default oldest first)
+	// Brief asks only for what a reader of the whole log (the metrics) needs: Namespace,
+	// ID, ConversationID, TurnID, MemoryID, Mode, ConvType, At, Outcome, LatencyMS, PUse
+	// and Components.Confidence. A store may leave the other fields zero, sparing the
+	// decoding of lists and JSON on tens of thousands of rows.
+	Brief bool
 }
 
 // EventFilter selects engagement events. Zero fields do not filter.
@@ -44,6 +49,13 @@ type EventFilter struct {
 	BySeq    bool
 	AfterSeq int64
 	Limit    int // 0 = all
+}
+
+// EventTally is how many events of one type, implicit or not, matched a filter.
+type EventTally struct {
+	Type     EventType
+	Implicit bool
+	Count    int
 }
 
 // ResurfaceItem is a memory queued by the decay scan to come back into ambient recall.
@@ -168,6 +180,9 @@ type Store interface {
 	// FindEvents lists engagement events matching f, oldest first: by time, or with f.BySeq
 	// in application order (Seq).
 	FindEvents(ctx context.Context, f EventFilter) ([]*Event, error)
+	// CountEvents counts the events matching f (its order and Limit aside) by type and
+	// Implicit, ordered by type then Implicit (false first); a pair with no events is absent.
+	CountEvents(ctx context.Context, f EventFilter) ([]EventTally, error)
 	// FindDecisions lists the threshold decisions matching f, oldest first (by At, then turn
 	// id); EINVALID without a namespace. Decisions are written through Update (Tx.PutDecision).
 	FindDecisions(ctx context.Context, f DecisionFilter) ([]*Decision, error)

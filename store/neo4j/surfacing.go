@@ -395,6 +395,55 @@ var findEventsQueries = [2][2]string{
 	{findEventsAll + findEventsEnd + byTime, findEventsAll + findEventsEnd + bySeq},
 }
 
+// countEventsQueries[allNamespaces] count events by type and implicit.
+var countEventsQueries = [2]string{findEventsNS + countEventsEnd, findEventsAll + countEventsEnd}
+
+const countEventsEnd = `
+		AND ($since IS NULL OR e.at >= $since)
+		AND ($until IS NULL OR e.at < $until)
+		AND ($after IS NULL OR e.seq > $after)
+		WITH e.type AS type, coalesce(e.implicit, false) AS implicit, count(*) AS n
+		RETURN type, implicit, n ORDER BY type, implicit`
+
+// CountEvents counts the events matching f (its order and Limit aside) by type and
+// Implicit, in the database: the metrics need the counts, not every event.
+func (s *Store) CountEvents(ctx context.Context, f models.EventFilter) ([]models.EventTally, error) {
+	all := 1
+	if f.Namespace != "" {
+		if err := models.ValidateNamespace(f.Namespace); err != nil {
+			return nil, err
+		}
+		all = 0
+	}
+	if f.Limit < 0 {
+		return nil, models.Invalid("limit", "limit must not be negative")
+	}
+	var after any
+	if f.AfterSeq > 0 {
+		after = f.AfterSeq
+	}
+	var out []models.EventTally
+	err := s.read(ctx, "count events", func(tx neo4j.ManagedTransaction) error {
+		recs, err := collect(ctx, tx, countEventsQueries[all], map[string]any{"ns": optString(f.Namespace),
+			"since": optTime(f.Since), "until": optTime(f.Until), "after": after})
+		if err != nil {
+			return err
+		}
+		out = make([]models.EventTally, 0, len(recs))
+		for _, r := range recs {
+			typ, _ := r.Values[0].(string)
+			implicit, _ := r.Values[1].(bool)
+			n, ok := r.Values[2].(int64)
+			if !ok {
+				return fmt.Errorf("count events: count is %T", r.Values[2])
+			}
+			out = append(out, models.EventTally{Type: models.EventType(typ), Implicit: implicit, Count: int(n)})
+		}
+		return nil
+	})
+	return out, err
+}
+
 // noLimit stands for "all rows" where a query takes a LIMIT.
 const noLimit = int64(1) << 62
 

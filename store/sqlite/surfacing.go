@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/salience-ai/salience/models"
@@ -218,11 +219,57 @@ func findSurfacings(ctx context.Context, q querier, f models.SurfacingFilter) ([
 	if f.Desc {
 		order = "at DESC, id DESC"
 	}
-	query := surfacingRows.sel
+	query, scan := surfacingRows.sel, scanSurfacing
+	if f.Brief {
+		query, scan = selectBriefSurfacing, scanBriefSurfacing
+	}
 	if len(where) > 0 {
 		query += ` WHERE ` + strings.Join(where, " AND ")
 	}
-	return queryAll(ctx, q, "find surfacings", query+` ORDER BY `+order+` LIMIT ?`, append(args, limit), scanSurfacing)
+	return queryAll(ctx, q, "find surfacings", query+` ORDER BY `+order+` LIMIT ?`, append(args, limit), scan)
+}
+
+// selectBriefSurfacing reads the columns of SurfacingFilter.Brief.
+const selectBriefSurfacing = `SELECT ns, id, conversation_id, turn_id, memory_id, mode, conversation_type, at,
+	outcome, latency_ms, p_use, components FROM surfacings`
+
+func scanBriefSurfacing(r scanner) (*models.Surfacing, error) {
+	sf := &models.Surfacing{}
+	var at int64
+	var comps string
+	err := r.Scan(&sf.Namespace, &sf.ID, &sf.ConversationID, &sf.TurnID, &sf.MemoryID, (*string)(&sf.Mode),
+		&sf.ConvType, &at, (*string)(&sf.Outcome), &sf.LatencyMS, &sf.PUse, &comps)
+	if err != nil {
+		return nil, err
+	}
+	sf.At = decTime(at)
+	sf.Components.Confidence, err = jsonConfidence(comps)
+	return sf, err
+}
+
+// jsonConfidence reads the confidence out of an encoded models.Components (a flat object of
+// numbers written by encoding/json) without decoding the rest; 0 for "" as decJSON would
+// leave it. strconv parses encoding/json's shortest form back to the same float64.
+func jsonConfidence(s string) (float64, error) {
+	const key = `"confidence":`
+	i := strings.Index(s, key)
+	if i < 0 {
+		if s == "" {
+			return 0, nil
+		}
+		var c models.Components
+		err := decJSON(s, &c, "components")
+		return c.Confidence, err
+	}
+	v := s[i+len(key):]
+	if j := strings.IndexAny(v, ",}"); j >= 0 {
+		v = v[:j]
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil {
+		return 0, fmt.Errorf("decode column components: confidence %q: %w", v, err)
+	}
+	return f, nil
 }
 
 // GetConversation returns a conversation's state; ENOTFOUND when none was recorded.
@@ -254,25 +301,9 @@ func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.Con
 // FindEvents lists engagement events matching f, oldest first (by At, then id). An empty
 // f.Namespace matches every namespace; Limit 0 means all, EINVALID when negative.
 func (s *Store) FindEvents(ctx context.Context, f models.EventFilter) ([]*models.Event, error) {
-	var where []string
-	var args []any
-	if f.Namespace != "" {
-		if err := models.ValidateNamespace(f.Namespace); err != nil {
-			return nil, err
-		}
-		where, args = append(where, "ns = ?"), append(args, f.Namespace)
-	}
-	if !f.Since.IsZero() {
-		where, args = append(where, "at >= ?"), append(args, filterTime(f.Since))
-	}
-	if !f.Until.IsZero() {
-		where, args = append(where, "at < ?"), append(args, filterTime(f.Until))
-	}
-	if f.AfterSeq > 0 {
-		where, args = append(where, "seq > ?"), append(args, f.AfterSeq)
-	}
-	if f.Limit < 0 {
-		return nil, models.Invalid("limit", "limit must not be negative")
+	where, args, err := eventWhere(f)
+	if err != nil {
+		return nil, err
 	}
 	q := eventRows.sel
 	if len(where) > 0 {
@@ -287,6 +318,50 @@ func (s *Store) FindEvents(ctx context.Context, f models.EventFilter) ([]*models
 		q, args = q+` LIMIT ?`, append(args, f.Limit)
 	}
 	return queryAll(ctx, s.rdb, "find events", q, args, scanEvent)
+}
+
+// CountEvents counts the events matching f (but its Limit and order) by type and Implicit,
+// in SQL: the metrics need the counts, not 50,000 decoded rows.
+func (s *Store) CountEvents(ctx context.Context, f models.EventFilter) ([]models.EventTally, error) {
+	where, args, err := eventWhere(f)
+	if err != nil {
+		return nil, err
+	}
+	q := `SELECT type, implicit, COUNT(*) FROM events`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	q += ` GROUP BY type, implicit ORDER BY type, implicit`
+	return queryAll(ctx, s.rdb, "count events", q, args, func(r scanner) (models.EventTally, error) {
+		var t models.EventTally
+		err := r.Scan((*string)(&t.Type), &t.Implicit, &t.Count)
+		return t, err
+	})
+}
+
+// eventWhere is the WHERE clause of f's filters (all but its order and Limit).
+func eventWhere(f models.EventFilter) ([]string, []any, error) {
+	var where []string
+	var args []any
+	if f.Namespace != "" {
+		if err := models.ValidateNamespace(f.Namespace); err != nil {
+			return nil, nil, err
+		}
+		where, args = append(where, "ns = ?"), append(args, f.Namespace)
+	}
+	if !f.Since.IsZero() {
+		where, args = append(where, "at >= ?"), append(args, filterTime(f.Since))
+	}
+	if !f.Until.IsZero() {
+		where, args = append(where, "at < ?"), append(args, filterTime(f.Until))
+	}
+	if f.AfterSeq > 0 {
+		where, args = append(where, "seq > ?"), append(args, f.AfterSeq)
+	}
+	if f.Limit < 0 {
+		return nil, nil, models.Invalid("limit", "limit must not be negative")
+	}
+	return where, args, nil
 }
 
 func validateEvent(e *models.Event) error {

@@ -92,6 +92,28 @@ func testSurfacings(t *testing.T, open func(t *testing.T) models.Store) {
 		_, err := s.FindSurfacings(ctx, models.SurfacingFilter{Namespace: ns, Limit: -1})
 		wantCode(t, err, models.EINVALID)
 	})
+	t.Run("FindSurfacingsBrief", func(t *testing.T) {
+		// Brief keeps at least the fields it names, with the same rows and order.
+		fullRows, err := s.FindSurfacings(ctx, models.SurfacingFilter{Namespace: ns})
+		mustNil(t, err)
+		brief, err := s.FindSurfacings(ctx, models.SurfacingFilter{Namespace: ns, Brief: true})
+		mustNil(t, err)
+		keep := func(sf *models.Surfacing) models.Surfacing {
+			return models.Surfacing{Namespace: sf.Namespace, ID: sf.ID, ConversationID: sf.ConversationID,
+				TurnID: sf.TurnID, MemoryID: sf.MemoryID, Mode: sf.Mode, ConvType: sf.ConvType, At: sf.At,
+				Outcome: sf.Outcome, LatencyMS: sf.LatencyMS, PUse: sf.PUse,
+				Components: models.Components{Confidence: sf.Components.Confidence}}
+		}
+		if len(brief) != len(fullRows) {
+			t.Fatalf("brief: %d rows, want %d", len(brief), len(fullRows))
+		}
+		for i := range brief {
+			assertEqual(t, "brief surfacing", keep(brief[i]), keep(fullRows[i]))
+		}
+		if got := keep(brief[0]); got.Components.Confidence != 0.6 || got.LatencyMS != 3.25 || got.ConvType != models.ConvDebugging {
+			t.Errorf("brief s-full = %+v, want confidence 0.6, latency 3.25, type debugging", got)
+		}
+	})
 	t.Run("ErrConflictIsAtomic", func(t *testing.T) {
 		st := &models.ConversationState{Namespace: ns, ConversationID: "c7", Type: models.ConvCasual, UpdatedAt: at(50)}
 		err := s.RecordSurfacings(ctx, []*models.Surfacing{surfacing(ns, "s-new", "c7", "m1", 50), surfacing(ns, "s1", "c7", "m1", 50)}, st)
@@ -480,5 +502,36 @@ func testFindEvents(t *testing.T, open func(t *testing.T) models.Store) {
 	mustNil(t, err)
 	assertEqual(t, "full event", got, []*models.Event{evs[1]})
 	_, err = s.FindEvents(ctx, models.EventFilter{Namespace: ns, Limit: -1})
+	wantCode(t, err, models.EINVALID)
+
+	// CountEvents tallies the same filters by type and implicit, in type order.
+	mustNil(t, s.Update(ctx, func(tx models.Tx) error {
+		return tx.InsertEvent(&models.Event{ID: "e4", Namespace: ns, Type: models.EventIgnored, At: at(40), Implicit: true})
+	}))
+	counts := []struct {
+		name string
+		f    models.EventFilter
+		want []models.EventTally
+	}{
+		{"count all", models.EventFilter{Namespace: ns}, []models.EventTally{
+			{Type: models.EventDismissed, Count: 1}, {Type: models.EventHelpful, Count: 1},
+			{Type: models.EventIgnored, Count: 1}, {Type: models.EventIgnored, Implicit: true, Count: 1},
+			{Type: models.EventUsed, Count: 1}}},
+		{"count since until", models.EventFilter{Namespace: ns, Since: at(20), Until: at(30)}, []models.EventTally{
+			{Type: models.EventDismissed, Count: 1}, {Type: models.EventIgnored, Count: 1}}},
+		{"count other namespace", models.EventFilter{Namespace: other}, []models.EventTally{{Type: models.EventUsed, Count: 1}}},
+		{"count none", models.EventFilter{Namespace: ns, Since: at(50)}, nil},
+	}
+	for _, tt := range counts {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := s.CountEvents(ctx, tt.f)
+			mustNil(t, err)
+			if len(got) == 0 && len(tt.want) == 0 {
+				return
+			}
+			assertEqual(t, "tallies", got, tt.want)
+		})
+	}
+	_, err = s.CountEvents(ctx, models.EventFilter{Namespace: "bad ns!"})
 	wantCode(t, err, models.EINVALID)
 }
