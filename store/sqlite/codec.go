@@ -13,12 +13,17 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-// Times are stored as unix nanoseconds UTC; 0 stands for the zero time. An int64 of
-// nanoseconds covers 1678–2262; checkTime rejects anything outside so nothing wraps.
+// Times are stored as unix nanoseconds UTC; noTime stands for the zero time ("unset"). It
+// was 0 until migration 0009, which made the Unix epoch itself read back as unset. An int64
+// of nanoseconds covers 1678–2262; checkTime rejects anything outside (noTime among it), so
+// nothing wraps and no valid time encodes to noTime.
 var (
 	minTime = time.Unix(0, math.MinInt64+1).UTC()
 	maxTime = time.Unix(0, math.MaxInt64).UTC()
 )
+
+// noTime encodes the zero time; migrations/0009_no_time.sql spells it -9223372036854775807 - 1.
+const noTime = math.MinInt64
 
 func checkTime(field string, t time.Time) error {
 	if t.IsZero() || (t.After(minTime) && t.Before(maxTime)) {
@@ -29,13 +34,13 @@ func checkTime(field string, t time.Time) error {
 
 func encTime(t time.Time) int64 {
 	if t.IsZero() {
-		return 0
+		return noTime
 	}
 	return t.UnixNano()
 }
 
 func decTime(n int64) time.Time {
-	if n == 0 {
+	if n == noTime {
 		return time.Time{}
 	}
 	return time.Unix(0, n).UTC()
@@ -45,7 +50,7 @@ func decTime(n int64) time.Time {
 func filterTime(t time.Time) int64 {
 	switch {
 	case t.IsZero():
-		return 0
+		return noTime
 	case !t.After(minTime):
 		return math.MinInt64 + 1
 	case !t.Before(maxTime):

@@ -343,7 +343,7 @@ func TestMigrationsIdempotentOnReopen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(got, []string{"migrations/0001_init.sql", "migrations/0002_surfacing_latency.sql", "migrations/0003_conversation_recent.sql", "migrations/0004_learning.sql", "migrations/0005_surfacing_settings_version.sql", "migrations/0006_decisions.sql", "migrations/0007_experiments.sql"}) {
+		if !slices.Equal(got, []string{"migrations/0001_init.sql", "migrations/0002_surfacing_latency.sql", "migrations/0003_conversation_recent.sql", "migrations/0004_learning.sql", "migrations/0005_surfacing_settings_version.sql", "migrations/0006_decisions.sql", "migrations/0007_experiments.sql", "migrations/0009_no_time.sql"}) {
 			t.Fatalf("migrations = %v", got)
 		}
 		if err := s.Close(); err != nil {
@@ -580,4 +580,49 @@ func sameMemory(a, b *models.Memory) bool {
 		a.SurfaceCount == b.SurfaceCount && a.LastSurfaced.Equal(b.LastSurfaced) && a.RecentDismissals == b.RecentDismissals &&
 		fmt.Sprint(a.IrrelevantContexts) == fmt.Sprint(b.IrrelevantContexts) && a.Schedule.Due.Equal(b.Schedule.Due) &&
 		a.Schedule.Reps == b.Schedule.Reps && slices.Equal(a.Concepts, b.Concepts) && slices.Equal(a.Embedding, b.Embedding)
+}
+
+// TestMigrationNoTime: a database written before 0009 kept "unset" as 0; after the
+// migration those read back unset still, while a required time of 0 (the epoch) stays the
+// epoch.
+func TestMigrationNoTime(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "salience.db")
+	s := openAt(t, path)
+	m := &models.Memory{ID: "m1", Namespace: "ns", Kind: models.KindFact, Content: "old row",
+		CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), Confidence: 0.5}
+	if err := s.CreateMemories(ctx, []*models.MemoryWrite{{Memory: m}}); err != nil {
+		t.Fatal(err)
+	}
+	sf := &models.Surfacing{ID: "s1", Namespace: "ns", MemoryID: "m1", Mode: models.ModeAmbient, At: time.Unix(0, 0).UTC()}
+	if err := s.RecordSurfacings(ctx, []*models.Surfacing{sf}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Rewind the rows and the migration log to what the old codec wrote.
+	for _, q := range []string{
+		`UPDATE memories SET valid_at = 0, last_used = 0`,
+		`UPDATE surfacings SET outcome_at = 0`,
+		`DELETE FROM migrations WHERE name = 'migrations/0009_no_time.sql'`,
+	} {
+		if _, err := s.wdb.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openAt(t, path)
+	got, err := s.GetMemory(ctx, "ns", "m1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.ValidAt.IsZero() || !got.LastUsed.IsZero() || !got.CreatedAt.Equal(m.CreatedAt) {
+		t.Errorf("after 0009: valid_at %v, last_used %v, created_at %v; want unset, unset, %v", got.ValidAt, got.LastUsed, got.CreatedAt, m.CreatedAt)
+	}
+	gotSF, err := s.GetSurfacing(ctx, "ns", "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !gotSF.OutcomeAt.IsZero() || !gotSF.At.Equal(time.Unix(0, 0)) || gotSF.At.IsZero() {
+		t.Errorf("after 0009: outcome_at %v, at %v; want unset and the epoch", gotSF.OutcomeAt, gotSF.At)
+	}
 }

@@ -99,8 +99,8 @@ func (s *Store) recordTx(ctx context.Context, tx *wtx, ss []*models.Surfacing, s
 		for _, sf := range ss {
 			k := [2]string{sf.Namespace, sf.MemoryID}
 			counts[k]++
-			if t := encTime(sf.At); t > last[k] {
-				last[k] = t
+			if t, ok := last[k]; !ok || encTime(sf.At) > t { // At may be before 1970: no 0 floor
+				last[k] = encTime(sf.At)
 			}
 		}
 		groups := map[bumpKey][]string{}

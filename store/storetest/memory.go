@@ -3,6 +3,7 @@ package storetest
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/salience-ai/salience/models"
 )
@@ -386,4 +387,38 @@ func sortEdges(es []*models.Edge) []*models.Edge {
 		}
 	}
 	return out
+}
+
+// testEpochTimes: every valid time round-trips, the Unix epoch and times before 1970 among
+// them; only the zero time reads back unset.
+func testEpochTimes(t *testing.T, open func(t *testing.T) models.Store) {
+	s := open(t)
+	epoch := time.Unix(0, 0).UTC()
+	before := time.Date(1969, 7, 20, 20, 17, 40, 123456789, time.UTC)
+	m := &models.Memory{ID: "m-epoch", Namespace: ns, Kind: models.KindFact, Content: "the epoch",
+		CreatedAt: epoch, ValidAt: before, Confidence: models.DefaultConfidence}
+	mustNil(t, s.CreateMemories(ctx, []*models.MemoryWrite{{Memory: m}}))
+	got, err := s.GetMemory(ctx, ns, "m-epoch")
+	mustNil(t, err)
+	if !got.CreatedAt.Equal(epoch) || got.CreatedAt.IsZero() || !got.ValidAt.Equal(before) || !got.InvalidAt.IsZero() {
+		t.Errorf("created_at %v, valid_at %v, invalid_at %v; want %v, %v, unset", got.CreatedAt, got.ValidAt, got.InvalidAt, epoch, before)
+	}
+	// A surfacing before 1970 moves the memory's LastSurfaced to its time, not to the epoch.
+	sf := &models.Surfacing{ID: "s-epoch", Namespace: ns, MemoryID: "m-epoch", Mode: models.ModeAmbient, At: before}
+	mustNil(t, s.RecordSurfacings(ctx, []*models.Surfacing{sf}, nil))
+	gotSF, err := s.GetSurfacing(ctx, ns, "s-epoch")
+	mustNil(t, err)
+	if !gotSF.At.Equal(before) || !gotSF.OutcomeAt.IsZero() {
+		t.Errorf("surfacing at %v, outcome_at %v; want %v, unset", gotSF.At, gotSF.OutcomeAt, before)
+	}
+	got, err = s.GetMemory(ctx, ns, "m-epoch")
+	mustNil(t, err)
+	if !got.LastSurfaced.Equal(before) || got.SurfaceCount != 1 {
+		t.Errorf("last_surfaced %v, surface_count %d; want %v, 1", got.LastSurfaced, got.SurfaceCount, before)
+	}
+	found, _, err := s.FindMemories(ctx, models.MemoryFilter{Namespace: ns, Since: before, Until: epoch.Add(time.Nanosecond)})
+	mustNil(t, err)
+	if len(found) != 1 || found[0].ID != "m-epoch" {
+		t.Errorf("FindMemories over [1969, epoch] = %d memories, want m-epoch", len(found))
+	}
 }

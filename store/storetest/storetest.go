@@ -56,6 +56,7 @@ func Run(t *testing.T, open func(t *testing.T) models.Store) {
 		{"State", testState},
 		{"Decisions", testDecisions},
 		{"Experiments", testExperiments},
+		{"EpochTimes", testEpochTimes},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open) })
