@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
@@ -19,6 +20,7 @@ type MetricsStore interface {
 	FindSurfacings(ctx context.Context, f models.SurfacingFilter) ([]*models.Surfacing, error)
 	CountEvents(ctx context.Context, f models.EventFilter) ([]models.EventTally, error)
 	ScanEdges(ctx context.Context, ns string, after models.EdgeKey, limit int) ([]*models.Edge, error)
+	GraphVersion(ctx context.Context, ns string) (uint64, bool, error)
 }
 
 // The report is the API's type, api.MetricsResponse, defined once there (the wire types
@@ -96,6 +98,10 @@ func ratio(a, b int) float64 {
 // window). since and until bound the times of surfacings and events; zero means open.
 // EINVALID when until is not after since.
 func Metrics(ctx context.Context, st MetricsStore, ns string, since, until time.Time) (*api.MetricsResponse, error) {
+	return metrics(ctx, st, ns, since, until, nil)
+}
+
+func metrics(ctx context.Context, st MetricsStore, ns string, since, until time.Time, hc *healthCache) (*api.MetricsResponse, error) {
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
@@ -111,20 +117,68 @@ func Metrics(ctx context.Context, st MetricsStore, ns string, since, until time.
 	if err != nil {
 		return nil, err
 	}
-	edges, err := allEdges(ctx, st, ns)
+	h, err := graphHealth(ctx, st, ns, hc)
 	if err != nil {
 		return nil, err
 	}
 	r := report(ss, tallies)
 	r.Namespace, r.Since, r.Until = ns, since, until
-	r.Graph = api.GraphHealth(graph.Health(edges))
+	r.Graph = api.GraphHealth(h)
 	return r, nil
 }
 
 // Metrics computes the engagement metrics of namespace ns over the service's store (see
-// Metrics).
+// Metrics). The graph's health is kept per namespace while the store's GraphVersion says
+// the edges are unchanged: it is whole-graph work (every edge read, communities found) that
+// a dashboard polling the metrics would otherwise redo on a graph that did not move.
 func (s *Service) Metrics(ctx context.Context, ns string, since, until time.Time) (*api.MetricsResponse, error) {
-	return Metrics(ctx, s.store, ns, since, until)
+	return metrics(ctx, s.store, ns, since, until, &s.health)
+}
+
+// healthCache holds graph.Health per namespace with the graph version it was computed at.
+type healthCache struct {
+	mu sync.Mutex
+	m  map[string]cachedHealth
+}
+
+type cachedHealth struct {
+	version uint64
+	stats   graph.HealthStats
+}
+
+// graphHealth returns graph.Health over ns's edges, from the cache when the store's graph
+// version is the one it was computed at (hc nil: never cached).
+func graphHealth(ctx context.Context, st MetricsStore, ns string, hc *healthCache) (graph.HealthStats, error) {
+	var v uint64
+	ok := false
+	if hc != nil {
+		var err error
+		if v, ok, err = st.GraphVersion(ctx, ns); err != nil {
+			return graph.HealthStats{}, err
+		}
+		if ok {
+			hc.mu.Lock()
+			c, hit := hc.m[ns]
+			hc.mu.Unlock()
+			if hit && c.version == v {
+				return c.stats, nil
+			}
+		}
+	}
+	edges, err := allEdges(ctx, st, ns)
+	if err != nil {
+		return graph.HealthStats{}, err
+	}
+	h := graph.Health(edges)
+	if ok {
+		hc.mu.Lock()
+		if hc.m == nil {
+			hc.m = map[string]cachedHealth{}
+		}
+		hc.m[ns] = cachedHealth{v, h}
+		hc.mu.Unlock()
+	}
+	return h, nil
 }
 
 // metricsPage is how many surfacings and edges one store call reads.

@@ -1,6 +1,7 @@
 package engagement_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"reflect"
@@ -216,5 +217,45 @@ func TestMetricsReadsEverySurfacing(t *testing.T) {
 	must(t, err)
 	if got.Overall.Surfaced != n || got.Turns != n || got.Overall.Pending != n {
 		t.Errorf("surfaced %d, turns %d, pending %d; want %d each", got.Overall.Surfaced, got.Turns, got.Overall.Pending, n)
+	}
+}
+
+// scanCounter counts the ScanEdges calls the metrics make.
+type scanCounter struct {
+	engagement.Store
+	scans int
+}
+
+func (c *scanCounter) ScanEdges(ctx context.Context, ns string, after models.EdgeKey, limit int) ([]*models.Edge, error) {
+	c.scans++
+	return c.Store.ScanEdges(ctx, ns, after, limit)
+}
+
+// TestMetricsCacheGraphHealthByVersion: a second read of an unchanged graph reads no edge;
+// a new edge moves the store's graph version and is counted.
+func TestMetricsCacheGraphHealthByVersion(t *testing.T) {
+	st, _ := seedScenario(t)
+	cs := &scanCounter{Store: st}
+	svc := engagement.NewService(cs, engagement.ServiceOptions{Now: func() time.Time { return t0 }})
+	first, err := svc.Metrics(ctx, "ns", time.Time{}, time.Time{})
+	must(t, err)
+	second, err := svc.Metrics(ctx, "ns", time.Time{}, time.Time{})
+	must(t, err)
+	if cs.scans != 1 || second.Graph != first.Graph || first.Graph.Edges != 2 {
+		t.Fatalf("two reads: %d edge scans, graphs %+v then %+v; want 1 scan, the same graph of 2 edges", cs.scans, first.Graph, second.Graph)
+	}
+	must(t, st.Update(ctx, func(tx models.Tx) error {
+		return tx.PutEdge(&models.Edge{Namespace: "ns", From: "x1", To: "x2", Type: models.EdgeMentions, Weight: 0.5})
+	}))
+	third, err := svc.Metrics(ctx, "ns", time.Time{}, time.Time{})
+	must(t, err)
+	if cs.scans != 2 || third.Graph.Edges != 3 || third.Graph.Nodes != first.Graph.Nodes+2 {
+		t.Fatalf("after a new edge: %d scans, graph %+v; want 2 scans and 3 edges over 2 more nodes", cs.scans, third.Graph)
+	}
+	// The free function never caches.
+	_, err = engagement.Metrics(ctx, cs, "ns", time.Time{}, time.Time{})
+	must(t, err)
+	if cs.scans != 3 {
+		t.Fatalf("engagement.Metrics: %d scans, want 3", cs.scans)
 	}
 }

@@ -56,6 +56,8 @@ type Service struct {
 	mu      sync.Mutex
 	queue   []*request // waiting for the next group transaction
 	writing bool       // a group is being written; its writer hands over to queue[0]
+
+	health healthCache // the metrics' graph health by namespace and graph version
 }
 
 // NewService returns a Service over store.

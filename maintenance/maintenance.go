@@ -27,6 +27,7 @@ type Store interface {
 	Namespaces(ctx context.Context) ([]string, error)
 	FindMemories(ctx context.Context, f models.MemoryFilter) ([]*models.Memory, int, error)
 	ScanEdges(ctx context.Context, ns string, after models.EdgeKey, limit int) ([]*models.Edge, error)
+	GraphVersion(ctx context.Context, ns string) (uint64, bool, error) // engagement.Store's
 	FindSurfacings(ctx context.Context, f models.SurfacingFilter) ([]*models.Surfacing, error)
 	FindEvents(ctx context.Context, f models.EventFilter) ([]*models.Event, error)      // engagement.Store's
 	CountEvents(ctx context.Context, f models.EventFilter) ([]models.EventTally, error) // engagement.Store's

@@ -159,6 +159,10 @@ type Store interface {
 	ScanEdges(ctx context.Context, ns string, after EdgeKey, limit int) ([]*Edge, error)
 	// GraphStats returns the number of nodes and edges of the namespace's graph.
 	GraphStats(ctx context.Context, ns string) (nodes, edges int, err error)
+	// GraphVersion returns a value that changes whenever a write changes the namespace's
+	// edges, for caching what is computed from them: read it before the edges. ok is false
+	// when the store keeps no such version (then nothing may be cached).
+	GraphVersion(ctx context.Context, ns string) (v uint64, ok bool, err error)
 	// Namespaces lists the namespaces that hold any memory.
 	Namespaces(ctx context.Context) ([]string, error)
 

@@ -251,3 +251,12 @@ func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
 	})
 	return out, err
 }
+
+// GraphVersion: the Neo4j store keeps no version of a namespace's edges (any replica may
+// write them), so it reports none and callers recompute.
+func (s *Store) GraphVersion(ctx context.Context, ns string) (uint64, bool, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return 0, false, err
+	}
+	return 0, false, nil
+}

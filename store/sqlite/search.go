@@ -24,6 +24,9 @@ type space struct {
 	mems     map[string]*models.Memory
 	concepts map[string]*models.Concept
 	parents  int // memories that are not chunks
+	// graphVer changes (under s.mu) whenever a committed write changes the graph's edges;
+	// values come from Store.graphSeq, so a replaced space never repeats an old one.
+	graphVer uint64
 }
 
 func newSpace() *space {
@@ -41,9 +44,29 @@ func (s *Store) spaceLocked(ns string) *space {
 	sp := s.spaces[ns]
 	if sp == nil {
 		sp = newSpace()
+		sp.graphVer = s.graphSeq.Add(1)
 		s.spaces[ns] = sp
 	}
 	return sp
+}
+
+// GraphVersion returns a value that changes whenever a write changes the namespace's edges
+// (ok is false before Rebuild: then there is none to give). Read it before reading the
+// edges: a write that commits meanwhile moves it on afterwards, so whatever was computed
+// from the edges is never older than the version it is stored under.
+func (s *Store) GraphVersion(ctx context.Context, ns string) (uint64, bool, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return 0, false, err
+	}
+	if !s.ready.Load() {
+		return 0, false, nil
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if sp := s.spaces[ns]; sp != nil {
+		return sp.graphVer, true, nil
+	}
+	return 0, true, nil // no space yet: the one created later takes a fresh, nonzero version
 }
 
 // indexes returns ns's search structures (nil when the namespace has none). They lock
@@ -110,7 +133,9 @@ func (s *Store) applyCreate(prep []preparedWrite, dims map[string]int, concepts 
 		spaces[p.ns] = sp
 	}
 	for _, e := range edges {
-		spaces[e.Namespace] = s.spaceLocked(e.Namespace)
+		sp := s.spaceLocked(e.Namespace)
+		sp.graphVer = s.graphSeq.Add(1)
+		spaces[e.Namespace] = sp
 	}
 	s.mu.Unlock()
 
@@ -152,6 +177,9 @@ func (s *Store) applyDelete(ns string, ids []string, edges []models.EdgeKey) {
 		}
 	}
 	text, vecs, graph, learned := sp.text, sp.vecs, sp.graph, sp.learned
+	if len(edges) > 0 {
+		sp.graphVer = s.graphSeq.Add(1)
+	}
 	s.mu.Unlock()
 	for _, id := range ids {
 		text.Remove(id)
@@ -186,7 +214,9 @@ func (s *Store) applyMeta(ms []*models.Memory, edges []*models.Edge) {
 	}
 	graphs := make([]*index.Graph, len(edges))
 	for i, e := range edges {
-		graphs[i] = s.spaceLocked(e.Namespace).graph
+		sp := s.spaceLocked(e.Namespace)
+		sp.graphVer = s.graphSeq.Add(1)
+		graphs[i] = sp.graph
 	}
 	s.mu.Unlock()
 	for i, e := range edges {
@@ -258,6 +288,7 @@ func (s *Store) Rebuild(ctx context.Context) error {
 		sp := spaces[ns]
 		if sp == nil {
 			sp = newSpace()
+			sp.graphVer = s.graphSeq.Add(1)
 			spaces[ns] = sp
 		}
 		return sp

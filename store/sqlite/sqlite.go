@@ -63,6 +63,8 @@ type Store struct {
 	mu     sync.RWMutex      // guards spaces and the maps inside each space
 	spaces map[string]*space // in-memory state per namespace, valid when ready
 	ready  atomic.Bool
+	// graphSeq numbers the graphs' versions (space.graphVer), store-wide.
+	graphSeq atomic.Uint64
 
 	cdb             *sql.DB // one connection for background checkpoints
 	stopCheckpoints context.CancelFunc

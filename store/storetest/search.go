@@ -297,6 +297,43 @@ func testGraphStats(t *testing.T, open func(t *testing.T) models.Store) {
 	wantCode(t, err, models.EINVALID)
 }
 
+// testGraphVersion: where a store keeps a graph version, it moves with every edge write of
+// the namespace and only then.
+func testGraphVersion(t *testing.T, open func(t *testing.T) models.Store) {
+	s := open(t)
+	graphFixture(t, s)
+	_, _, err := s.GraphVersion(ctx, "")
+	wantCode(t, err, models.EINVALID)
+	v0, ok, err := s.GraphVersion(ctx, ns)
+	mustNil(t, err)
+	if !ok {
+		t.Skip("the store keeps no graph version")
+	}
+	o0, _, err := s.GraphVersion(ctx, other)
+	mustNil(t, err)
+	again, _, err := s.GraphVersion(ctx, ns)
+	mustNil(t, err)
+	if again != v0 {
+		t.Fatalf("version moved without a write: %d then %d", v0, again)
+	}
+	mustNil(t, s.Update(ctx, func(tx models.Tx) error {
+		return tx.PutEdge(&models.Edge{Namespace: ns, From: "m1", To: "m2", Type: models.EdgeMentions, Weight: 0.4})
+	}))
+	v1, _, err := s.GraphVersion(ctx, ns)
+	mustNil(t, err)
+	o1, _, err := s.GraphVersion(ctx, other)
+	mustNil(t, err)
+	if v1 == v0 || o1 != o0 {
+		t.Fatalf("after an edge write in %s: versions %d -> %d (want a change), %s %d -> %d (want none)", ns, v0, v1, other, o0, o1)
+	}
+	mustNil(t, s.DeleteMemory(ctx, ns, "m2"))
+	v2, _, err := s.GraphVersion(ctx, ns)
+	mustNil(t, err)
+	if v2 == v1 {
+		t.Fatalf("deleting a memory with edges left the version at %d", v2)
+	}
+}
+
 func testNamespaces(t *testing.T, open func(t *testing.T) models.Store) {
 	s := open(t)
 	got, err := s.Namespaces(ctx)

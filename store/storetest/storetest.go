@@ -45,6 +45,7 @@ func Run(t *testing.T, open func(t *testing.T) models.Store) {
 		{"StrongestNeighbors", testStrongestNeighbors},
 		{"ScanEdges", testScanEdges},
 		{"GraphStats", testGraphStats},
+		{"GraphVersion", testGraphVersion},
 		{"Namespaces", testNamespaces},
 		{"Surfacings", testSurfacings},
 		{"Update", testUpdate},
