@@ -14,12 +14,19 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-// Times are stored as integer unix nanoseconds UTC, 0 for the zero time, as the embedded
-// store keeps them: exact, comparable and indexable. An int64 of nanoseconds covers
-// 1678–2262; checkTime rejects anything outside so nothing wraps.
+// Times are stored as integer unix nanoseconds UTC, noTime for the zero time, as the
+// embedded store keeps them: exact, comparable and indexable. (0 meant the zero time until
+// migrateNoTime, so the Unix epoch read back unset.) An int64 of nanoseconds covers
+// 1678–2262; checkTime rejects anything outside (noTime among it) so nothing wraps.
 var (
 	minTime = time.Unix(0, math.MinInt64+1).UTC()
 	maxTime = time.Unix(0, math.MaxInt64).UTC()
+)
+
+// noTime encodes the zero time; Cypher spells it noTimeCypher.
+const (
+	noTime       = math.MinInt64
+	noTimeCypher = `(-9223372036854775807 - 1)`
 )
 
 func checkTime(field string, t time.Time) error {
@@ -31,13 +38,13 @@ func checkTime(field string, t time.Time) error {
 
 func encTime(t time.Time) int64 {
 	if t.IsZero() {
-		return 0
+		return noTime
 	}
 	return t.UnixNano()
 }
 
 func decTime(n int64) time.Time {
-	if n == 0 {
+	if n == noTime {
 		return time.Time{}
 	}
 	return time.Unix(0, n).UTC()
@@ -211,7 +218,13 @@ func (p *props) bool(key string) bool {
 	}
 }
 
-func (p *props) time(key string) time.Time { return decTime(p.i64(key)) }
+// time reads a time property; a missing one is the zero time (not the epoch).
+func (p *props) time(key string) time.Time {
+	if p.m[key] == nil {
+		return time.Time{}
+	}
+	return decTime(p.i64(key))
+}
 
 func (p *props) strs(key string) []string {
 	switch v := p.m[key].(type) {

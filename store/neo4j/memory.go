@@ -208,7 +208,7 @@ func (p *nsWrite) addConcept(row map[string]any) {
 		}
 	}
 	old["aliases"] = aliases
-	if old["first"].(int64) == 0 {
+	if old["first"].(int64) == noTime {
 		old["first"] = row["first"]
 	}
 	old["last"] = max(old["last"].(int64), row["last"].(int64))
@@ -287,8 +287,8 @@ const (
 		SET n:Concept, n.name = c.name,
 			n.kind = coalesce(n.kind, c.kind),
 			n.mentions = coalesce(n.mentions, 0) + c.add,
-			n.first = CASE WHEN coalesce(n.first, 0) = 0 THEN c.first ELSE n.first END,
-			n.last = CASE WHEN c.last > coalesce(n.last, 0) THEN c.last ELSE n.last END,
+			n.first = CASE WHEN coalesce(n.first, ` + noTimeCypher + `) = ` + noTimeCypher + ` THEN c.first ELSE n.first END,
+			n.last = CASE WHEN c.last > coalesce(n.last, ` + noTimeCypher + `) THEN c.last ELSE n.last END,
 			n.aliases = coalesce(n.aliases, []) + [a IN c.aliases WHERE NOT a IN coalesce(n.aliases, [])]
 		RETURN count(CASE WHEN existed THEN null ELSE 1 END) AS created`
 

@@ -68,7 +68,54 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 			return err
 		}
 	}
-	return s.write(ctx, "await indexes", func(tx neo4j.ManagedTransaction) error {
+	if err := s.write(ctx, "await indexes", func(tx neo4j.ManagedTransaction) error {
 		return exec(ctx, tx, `CALL db.awaitIndexes(300)`, nil)
+	}); err != nil {
+		return err
+	}
+	return s.migrateNoTime(ctx)
+}
+
+// noTimeProps are the optional time properties that stored the zero time as 0 before
+// noTime; required ones (at, created of a surfacing or event) could only hold the epoch.
+var noTimeProps = []string{
+	`MATCH (n:Node) WHERE n.created = 0 SET n.created = $none`,
+	`MATCH (n:Node) WHERE n.valid = 0 SET n.valid = $none`,
+	`MATCH (n:Node) WHERE n.invalid = 0 SET n.invalid = $none`,
+	`MATCH (n:Node) WHERE n.last_used = 0 SET n.last_used = $none`,
+	`MATCH (n:Node) WHERE n.last_surfaced = 0 SET n.last_surfaced = $none`,
+	`MATCH (n:Node) WHERE n.first = 0 SET n.first = $none`,
+	`MATCH (n:Node) WHERE n.last = 0 SET n.last = $none`,
+	`MATCH ()-[r]->() WHERE r.last_co = 0 SET r.last_co = $none`,
+	`MATCH ()-[r]->() WHERE r.last_decayed = 0 SET r.last_decayed = $none`,
+	`MATCH (n:Surfacing) WHERE n.outcome_at = 0 SET n.outcome_at = $none`,
+	`MATCH (n:Conversation) WHERE n.updated = 0 SET n.updated = $none`,
+	`MATCH (n:QueueItem) WHERE n.due = 0 SET n.due = $none`,
+	`MATCH (n:QueueItem) WHERE n.queued = 0 SET n.queued = $none`,
+	`MATCH (n:JobRun) WHERE n.start = 0 SET n.start = $none`,
+	`MATCH (n:JobRun) WHERE n.end = 0 SET n.end = $none`,
+	`MATCH (n:Decision) WHERE n.rewarded_at = 0 SET n.rewarded_at = $none`,
+}
+
+// migrateNoTime rewrites the zero times stored as 0 to noTime, once per database (a
+// Migration node records it; rerunning is harmless, only a scan).
+func (s *Store) migrateNoTime(ctx context.Context) error {
+	done := false
+	if err := s.read(ctx, "check migrations", func(tx neo4j.ManagedTransaction) error {
+		recs, err := collect(ctx, tx, `MATCH (m:Migration {name: 'no_time'}) RETURN m.name`, nil)
+		done = len(recs) > 0
+		return err
+	}); err != nil || done {
+		return err
+	}
+	for i := range noTimeProps {
+		if err := s.write(ctx, "migrate no_time", func(tx neo4j.ManagedTransaction) error {
+			return exec(ctx, tx, noTimeProps[i], map[string]any{"none": int64(noTime)})
+		}); err != nil {
+			return err
+		}
+	}
+	return s.write(ctx, "migrate no_time", func(tx neo4j.ManagedTransaction) error {
+		return exec(ctx, tx, `MERGE (:Migration {name: 'no_time'})`, nil)
 	})
 }

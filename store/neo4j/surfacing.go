@@ -98,7 +98,7 @@ const (
 		CALL () {
 			UNWIND $bumps AS b MATCH (m:Memory {ns: b.ns, id: b.id})
 			SET m.surfaces = coalesce(m.surfaces, 0) + b.n,
-				m.last_surfaced = CASE WHEN b.at > coalesce(m.last_surfaced, 0) THEN b.at ELSE m.last_surfaced END
+				m.last_surfaced = CASE WHEN b.at > coalesce(m.last_surfaced, ` + noTimeCypher + `) THEN b.at ELSE m.last_surfaced END
 		}
 		CALL () {
 			WITH $state AS st WHERE st IS NOT NULL
@@ -115,7 +115,7 @@ type conversationJSON struct {
 	MessageTimes   []int64    `json:"message_times,omitempty"`
 	Participants   []string   `json:"participants,omitempty"`
 	RecentSurfaced [][]string `json:"recent_surfaced,omitempty"`
-	UpdatedAt      int64      `json:"updated_at,omitempty"`
+	UpdatedAt      *int64     `json:"updated_at,omitempty"` // nil: unset (0 is the epoch)
 }
 
 // RecordSurfacings stores the surfacings of one turn and the conversation's new state
@@ -147,7 +147,11 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 			return err
 		}
 		cj := conversationJSON{Type: state.Type, Turns: state.Turns, RecentTopics: state.RecentTopics,
-			Participants: state.Participants, RecentSurfaced: state.RecentSurfaced, UpdatedAt: encTime(state.UpdatedAt)}
+			Participants: state.Participants, RecentSurfaced: state.RecentSurfaced}
+		if !state.UpdatedAt.IsZero() {
+			u := encTime(state.UpdatedAt)
+			cj.UpdatedAt = &u
+		}
 		for i, t := range state.MessageTimes {
 			if err := checkTime(fmt.Sprintf("state.message_times[%d]", i), t); err != nil {
 				return err
@@ -168,7 +172,7 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 		k := key{sf.Namespace, sf.MemoryID}
 		b, ok := bumps[k]
 		if !ok {
-			b = map[string]any{"ns": k.ns, "id": k.id, "n": int64(0), "at": int64(0)}
+			b = map[string]any{"ns": k.ns, "id": k.id, "n": int64(0), "at": int64(noTime)} // At may be before 1970
 			bumps[k] = b
 			order = append(order, k)
 		}
@@ -333,7 +337,10 @@ func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.Con
 	}
 	c := &models.ConversationState{Namespace: ns, ConversationID: id, Type: cj.Type, Turns: cj.Turns,
 		RecentTopics: cj.RecentTopics, Participants: cj.Participants, RecentSurfaced: cj.RecentSurfaced,
-		UpdatedAt: decTime(cj.UpdatedAt)}
+	}
+	if cj.UpdatedAt != nil {
+		c.UpdatedAt = decTime(*cj.UpdatedAt)
+	}
 	for _, t := range cj.MessageTimes {
 		c.MessageTimes = append(c.MessageTimes, decTime(t))
 	}
