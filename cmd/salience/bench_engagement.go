@@ -42,6 +42,7 @@ func benchEngagement(ctx context.Context, args []string, stdout, stderr io.Write
 	recalls := fs.Int("recalls", 0, "recall calls that create the surfacings (ambient and search alternately); 0 = as many as give one surfacing per event")
 	seed := fs.Uint64("seed", 1, "corpus, query and event-mix seed")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed part to this file")
+	metricsProfile := fs.String("metrics-cpuprofile", "", "write a CPU profile of the metrics read to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -190,8 +191,14 @@ func benchEngagement(ctx context.Context, args []string, stdout, stderr io.Write
 
 	// The log holds every event: read it back through the metrics route.
 	var m api.MetricsResponse
+	stopProfile, err = startCPUProfile(*metricsProfile)
+	if err != nil {
+		return err
+	}
 	t := time.Now()
-	if err := benchGetJSON(ctx, client, base+"/metrics", &m); err != nil {
+	err = benchGetJSON(ctx, client, base+"/metrics", &m)
+	stopProfile()
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "metrics read in %.2fs; graph %d nodes, %d edges, %d communities\n", time.Since(t).Seconds(), m.Graph.Nodes, m.Graph.Edges, m.Graph.Communities)
