@@ -95,6 +95,7 @@ var noTimeProps = []string{
 	`MATCH (n:JobRun) WHERE n.start = 0 SET n.start = $none`,
 	`MATCH (n:JobRun) WHERE n.end = 0 SET n.end = $none`,
 	`MATCH (n:Decision) WHERE n.rewarded_at = 0 SET n.rewarded_at = $none`,
+	`MATCH (n:Experiment) WHERE n.stopped_at = 0 SET n.stopped_at = $none`,
 }
 
 // migrateNoTime rewrites the zero times stored as 0 to noTime, once per database (a

@@ -234,7 +234,8 @@ func (s *Store) TallyExperiment(ctx context.Context, ns, id string, asOf time.Ti
 		return nil, err
 	}
 	// An outcome counts once decided by asOf: a report's event time, or (implicit ignores,
-	// outcome_at 0) the surfacing's own time, which is before asOf already.
+	// outcome_at unset: noTime, below every time) the surfacing's own time, which is before
+	// asOf already.
 	err = q("tally experiment surfacings", `SELECT variant, COUNT(*),
 		SUM(outcome = 'used' AND outcome_at <= ?), SUM(outcome = 'helpful' AND outcome_at <= ?),
 		SUM(outcome = 'ignored' AND outcome_at <= ?), SUM(outcome = 'dismissed' AND outcome_at <= ?)

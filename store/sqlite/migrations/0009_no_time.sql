@@ -19,3 +19,4 @@ UPDATE queue SET queued_at = -9223372036854775807 - 1 WHERE queued_at = 0;
 UPDATE job_runs SET started_at = -9223372036854775807 - 1 WHERE started_at = 0;
 UPDATE job_runs SET ended_at = -9223372036854775807 - 1 WHERE ended_at = 0;
 UPDATE decisions SET rewarded_at = -9223372036854775807 - 1 WHERE rewarded_at = 0;
+UPDATE experiments SET stopped_at = -9223372036854775807 - 1 WHERE stopped_at = 0;
