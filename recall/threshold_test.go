@@ -122,4 +122,3 @@ func TestAmbientGatesOnPUse(t *testing.T) {
 		t.Errorf("search: %d results, want every match (search is never gated)", len(r.Results))
 	}
 }
-
