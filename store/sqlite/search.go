@@ -246,6 +246,8 @@ func (s *Store) cachedMemories(ns string, ids []string) []*models.Memory {
 		return nil
 	}
 	out := make([]*models.Memory, 0, len(ids))
+	var indexed []string // ids of out's indexed units, whose vectors live in sp.vecs
+	var at []int         // their places in out
 	for _, id := range ids {
 		m, ok := sp.mems[id]
 		if !ok {
@@ -253,9 +255,14 @@ func (s *Store) cachedMemories(ns string, ids []string) []*models.Memory {
 		}
 		c := cloneMemory(m)
 		if c.Indexed() && sp.vecs != nil {
-			c.Embedding = sp.vecs.Get(id)
+			indexed, at = append(indexed, id), append(at, len(out))
 		}
 		out = append(out, c)
+	}
+	if len(indexed) > 0 {
+		for i, vec := range sp.vecs.GetMany(indexed) {
+			out[at[i]].Embedding = vec
+		}
 	}
 	return out
 }
