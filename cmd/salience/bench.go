@@ -54,6 +54,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	seed := fs.Uint64("seed", 1, "corpus and query seed")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed recall calls to this file")
 	memprofile := fs.String("memprofile", "", "write an allocation profile after the timed recall calls to this file")
+	blockprofile := fs.String("blockprofile", "", "write a profile of where the timed recall calls waited (locks, channels; 10µs sampling) to this file")
 	fakeLatency := fs.Duration("rerank-fake-latency", -1, "rerank every call through a built-in fake chat endpoint on loopback that answers after this long (e.g. 80ms); off when not given")
 	budget := fs.Duration("budget", 0, "the requests' latency budget (0 = the default, 300ms)")
 	sc := storeFlags(fs)
@@ -180,6 +181,9 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	if *blockprofile != "" {
+		runtime.SetBlockProfileRate(int(10 * time.Microsecond))
+	}
 	start = time.Now()
 	err = benchParallel(*conc, *queries, func(i int) error {
 		d, k, err := ask(i)
@@ -191,6 +195,12 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	stopProfile()
 	if err != nil {
 		return err
+	}
+	if *blockprofile != "" {
+		runtime.SetBlockProfileRate(0)
+		if err := writeProfile("block", *blockprofile); err != nil {
+			return err
+		}
 	}
 	if *memprofile != "" {
 		f, err := os.Create(*memprofile)
@@ -210,4 +220,17 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	extra := rb.report(stdout, *budget, *queries)
 	fmt.Fprintf(stdout, `{"p50_ms":%.3f,"p95_ms":%.3f,"p99_ms":%.3f,"qps":%.1f,"rebuild_s":%.3f,"rss_mb":%.0f,"heap_mb":%.0f%s}`+"\n", pct(0.50), pct(0.95), pct(0.99), qps, rebuild.Seconds(), rssMB, heapMB, extra)
 	return nil
+}
+
+// writeProfile writes the named runtime profile to path.
+func writeProfile(name, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup(name).WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
