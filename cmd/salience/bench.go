@@ -86,7 +86,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			st, _, _, err := openStore(ctx, sc, "", quiet())
 			return st, err
 		}
-		st, err := sqlite.Open(path, sqlite.Options{})
+		st, err := sqlite.Open(path, sqlite.Options{IndexBudget: int64(sc.IndexBudget)})
 		if err != nil {
 			return nil, err
 		}
@@ -212,6 +212,14 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
 			return err
 		}
+	}
+	if is, ok := st.(interface{ IndexStats() sqlite.IndexStats }); ok && sc.IndexBudget > 0 {
+		// Budget mode: the namespace loaded at its first use, in the warm-up.
+		x := is.IndexStats()
+		debug.FreeOSMemory()
+		runtime.ReadMemStats(&ms)
+		fmt.Fprintf(stdout, "index budget %.0f MB: %d namespaces loaded, estimated %.0f MB (heap in use %.0f MB), %d loads, first use mean %.1f ms, max %.1f ms\n",
+			float64(x.Budget)/(1<<20), x.Loaded, float64(x.Bytes)/(1<<20), float64(ms.HeapInuse)/(1<<20), x.Loads, x.LoadMeanMS, x.LoadMaxMS)
 	}
 	pct := percentiles(lat)
 	qps := float64(*queries) / wall.Seconds()
