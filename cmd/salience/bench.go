@@ -27,7 +27,7 @@ import (
 // server-side recall latency; the last line is JSON.
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: salience bench recall [--memories N] [--queries N] [--concurrency N] [--mode search|ambient] [--data DIR]\n       salience bench engagement [--events N] [--clients N] [--batch N]\n       salience bench ann [--vectors N] [--queries N] [--k N] [--cluster-dims N]\n       salience bench report [--events N] [--days N] [--runs N]")
+		return errors.New("usage: salience bench recall [--memories N] [--queries N] [--concurrency N] [--mode search|ambient] [--data DIR]\n       salience bench engagement [--events N] [--clients N] [--batch N]\n       salience bench ann [--vectors N] [--queries N] [--k N] [--cluster-dims N]\n       salience bench report [--events N] [--days N] [--runs N]\n       salience bench namespaces [--namespaces N] [--memories N] [--queries N] [--index-budget SIZE] [--data DIR]")
 	}
 	switch args[0] {
 	case "recall":
@@ -38,8 +38,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return benchANN(ctx, args[1:], stdout, stderr)
 	case "report":
 		return benchReport(ctx, args[1:], stdout, stderr)
+	case "namespaces":
+		return benchNamespaces(ctx, args[1:], stdout, stderr)
 	}
-	return fmt.Errorf("bench: unknown benchmark %q (want recall, engagement, ann or report)", args[0])
+	return fmt.Errorf("bench: unknown benchmark %q (want recall, engagement, ann, report or namespaces)", args[0])
 }
 
 func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) error {
