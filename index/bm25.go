@@ -270,7 +270,10 @@ func (x *BM25) SearchLearned(terms []string, k int, l *Learned, alpha float64) [
 
 	h := topK{k: k, ids: x.ids}
 	for _, d := range touched {
-		h.offer(d, acc[d])
+		// A score below the worst kept cannot enter (ties still go to offer, by id).
+		if sc := acc[d]; len(h.heap) < k || sc >= h.heap[0].score {
+			h.offer(d, sc)
+		}
 		acc[d] = 0
 	}
 	s.touched = touched[:0]

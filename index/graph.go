@@ -4,178 +4,229 @@ import (
 	"cmp"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/salience-ai/salience/models"
 )
 
-// Graph is the adjacency of one namespace's graph: every edge by key, and for every node the
-// edges touching it, sorted by key so that Neighbors answers in an order that does not depend
-// on the history of writes (a rebuilt index answers exactly like the written-through one).
+// Graph is the adjacency of one namespace's graph: for every node the edges touching it,
+// sorted by key so that Neighbors answers in an order that does not depend on the history
+// of writes (a rebuilt index answers exactly like the written-through one), and again
+// heaviest first, so the strongest few of a hub's thousands are read off the front instead
+// of selected by a scan.
+//
+// It is compact, because a namespace has about ten edges a memory and they were most of a
+// server's heap as *models.Edge values in maps (about 480 bytes an edge with their strings,
+// key map and lists): node ids are interned to int32 ordinals, each edge is one 48-byte
+// record in a slab, and a node's lists hold int32 slots (about 70 bytes an edge in all). An
+// edge is found by its key through its From node's sorted list, not a map. What the record
+// cannot hold exactly — a predicate or fact, a namespace other than the graph's, a time
+// that is not a plain UTC instant — lives in a side map, so every edge reads back as it was
+// put.
 type Graph struct {
-	mu    sync.RWMutex
-	edges map[models.EdgeKey]*models.Edge
-	adj   map[string][]*models.Edge
-	// heavy holds each node's edges again, heaviest first (then by key), so the strongest
-	// few of a hub's thousands are read off the front instead of selected by a scan.
-	heavy map[string][]*models.Edge
+	mu     sync.RWMutex
+	ids    map[string]int32 // node id → ordinal
+	names  []string         // ordinal → node id; "" for a free ordinal
+	adj    [][]int32        // by ordinal: slots of the edges touching the node, by key
+	heavy  [][]int32        // by ordinal: the same slots, heaviest first, then by key
+	free   []int32          // ordinals of nodes that lost their last edge
+	edges  []gedge          // the slab; a free slot has from = -1
+	slots  []int32          // free slots
+	n      int              // live edges
+	types  []models.EdgeType
+	typeID map[models.EdgeType]uint16
+	ns     string              // the namespace of the first edge put, shared by most
+	extra  map[int32]*edgeRest // by slot: what gedge cannot hold
+}
+
+// gedge is one edge. Times are Unix nanoseconds, 0 for the zero time.
+type gedge struct {
+	from, to        int32
+	typ             uint16
+	rest            bool // extra holds the slot's edgeRest
+	weight          float64
+	co              int64
+	lastCo, lastDec int64
+}
+
+// edgeRest is the part of an edge the compact record does not hold.
+type edgeRest struct {
+	ns, predicate, fact string
+	lastCo, lastDec     *time.Time // when not a plain UTC instant
 }
 
 // NewGraph returns an empty graph.
 func NewGraph() *Graph {
-	return &Graph{edges: map[models.EdgeKey]*models.Edge{}, adj: map[string][]*models.Edge{}, heavy: map[string][]*models.Edge{}}
+	return &Graph{ids: map[string]int32{}, typeID: map[models.EdgeType]uint16{}, extra: map[int32]*edgeRest{}}
 }
 
 // Len returns the number of edges.
 func (g *Graph) Len() int {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	return len(g.edges)
+	return g.n
 }
 
 // Nodes returns the number of distinct nodes touched by an edge.
 func (g *Graph) Nodes() int {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	return len(g.adj)
+	return len(g.ids)
 }
 
-func compareEdgeKey(e *models.Edge, k models.EdgeKey) int {
-	if c := cmp.Compare(e.From, k.From); c != 0 {
-		return c
+// packTime returns t as Unix nanoseconds when that reads back as exactly t (0 for the zero
+// time), and false otherwise (a location, a monotonic reading, a time outside int64 nanos).
+func packTime(t time.Time) (int64, bool) {
+	if t == (time.Time{}) {
+		return 0, true
 	}
-	if c := cmp.Compare(e.To, k.To); c != 0 {
-		return c
-	}
-	return cmp.Compare(e.Type, k.Type)
+	n := t.UnixNano()
+	return n, n != 0 && t == time.Unix(0, n).UTC()
 }
 
-// Put stores a copy of e, creating the edge or replacing its properties.
-func (g *Graph) Put(e *models.Edge) {
-	c := *e
-	k := c.Key()
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if old, ok := g.edges[k]; ok {
-		if old.Weight == c.Weight {
-			*old = c
-			return
-		}
-		// The weight orders the heavy lists: take the edge out, change it, put it back.
-		g.unweigh(old)
-		*old = c
-		g.weigh(old)
+func unpackTime(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+// node returns id's ordinal, creating it.
+func (g *Graph) node(id string) int32 {
+	if o, ok := g.ids[id]; ok {
+		return o
+	}
+	var o int32
+	if k := len(g.free); k > 0 {
+		o, g.free = g.free[k-1], g.free[:k-1]
+		g.names[o] = id
+	} else {
+		o = int32(len(g.names))
+		g.names = append(g.names, id)
+		g.adj = append(g.adj, nil)
+		g.heavy = append(g.heavy, nil)
+	}
+	g.ids[id] = o
+	return o
+}
+
+// dropNode frees o's ordinal once it has no edges.
+func (g *Graph) dropNode(o int32) {
+	if len(g.adj[o]) > 0 {
 		return
 	}
-	p := &c
-	g.edges[k] = p
-	g.link(c.From, p)
-	if c.To != c.From {
-		g.link(c.To, p)
-	}
-	g.weigh(p)
+	delete(g.ids, g.names[o])
+	g.names[o], g.adj[o], g.heavy[o] = "", nil, nil
+	g.free = append(g.free, o)
 }
 
-// compareHeavy orders a heavy list: heavier first, then by key.
+func (g *Graph) typ(t models.EdgeType) uint16 {
+	if id, ok := g.typeID[t]; ok {
+		return id
+	}
+	id := uint16(len(g.types))
+	g.types = append(g.types, t)
+	g.typeID[t] = id
+	return id
+}
+
+// set writes e's properties into slot s (whose from, to and type are e's key already).
+func (g *Graph) set(s int32, e *models.Edge) {
+	r := &g.edges[s]
+	r.weight, r.co = e.Weight, int64(e.CoOccurrences)
+	var rest edgeRest
+	need := false
+	if g.ns == "" && g.n == 0 {
+		g.ns = e.Namespace
+	}
+	if e.Namespace != g.ns {
+		rest.ns, need = e.Namespace, true
+	} else {
+		rest.ns = g.ns
+	}
+	if e.Predicate != "" || e.Fact != "" {
+		rest.predicate, rest.fact, need = e.Predicate, e.Fact, true
+	}
+	var ok bool
+	if r.lastCo, ok = packTime(e.LastCoOccurred); !ok {
+		t := e.LastCoOccurred
+		rest.lastCo, r.lastCo, need = &t, 0, true
+	}
+	if r.lastDec, ok = packTime(e.LastDecayed); !ok {
+		t := e.LastDecayed
+		rest.lastDec, r.lastDec, need = &t, 0, true
+	}
+	r.rest = need
+	if need {
+		g.extra[s] = &rest
+	} else {
+		delete(g.extra, s)
+	}
+}
+
+// edge returns slot s as a models.Edge.
+func (g *Graph) edge(s int32) models.Edge {
+	r := &g.edges[s]
+	e := models.Edge{
+		Namespace: g.ns, From: g.names[r.from], To: g.names[r.to], Type: g.types[r.typ],
+		Weight: r.weight, CoOccurrences: int(r.co),
+		LastCoOccurred: unpackTime(r.lastCo), LastDecayed: unpackTime(r.lastDec),
+	}
+	if r.rest {
+		x := g.extra[s]
+		e.Namespace, e.Predicate, e.Fact = x.ns, x.predicate, x.fact
+		if x.lastCo != nil {
+			e.LastCoOccurred = *x.lastCo
+		}
+		if x.lastDec != nil {
+			e.LastDecayed = *x.lastDec
+		}
+	}
+	return e
+}
+
+// compareSlots orders edges by key: From, To, Type.
+func (g *Graph) compareSlots(a, b int32) int {
+	ea, eb := &g.edges[a], &g.edges[b]
+	if ea.from != eb.from {
+		if c := cmp.Compare(g.names[ea.from], g.names[eb.from]); c != 0 {
+			return c
+		}
+	}
+	if ea.to != eb.to {
+		if c := cmp.Compare(g.names[ea.to], g.names[eb.to]); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(g.types[ea.typ], g.types[eb.typ])
+}
+
+// compareKey orders slot s against key k, as compareSlots does.
+func (g *Graph) compareKey(s int32, k models.EdgeKey) int {
+	e := &g.edges[s]
+	if c := cmp.Compare(g.names[e.from], k.From); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(g.names[e.to], k.To); c != 0 {
+		return c
+	}
+	return cmp.Compare(g.types[e.typ], k.Type)
+}
+
+// compareHeavySlots orders a heavy list: heavier first, then by key.
+func (g *Graph) compareHeavySlots(a, b int32) int {
+	if wa, wb := g.edges[a].weight, g.edges[b].weight; wa != wb {
+		return cmp.Compare(wb, wa)
+	}
+	return g.compareSlots(a, b)
+}
+
+// compareHeavy is compareHeavySlots on edges: heavier first, then by key.
 func compareHeavy(a, b *models.Edge) int {
 	if a.Weight != b.Weight {
 		return cmp.Compare(b.Weight, a.Weight)
 	}
 	return compareEdges(a, b)
-}
-
-// weigh inserts e into its endpoints' heavy lists.
-func (g *Graph) weigh(e *models.Edge) {
-	for _, n := range endpoints(e) {
-		list := g.heavy[n]
-		i, _ := slices.BinarySearchFunc(list, e, compareHeavy)
-		g.heavy[n] = slices.Insert(list, i, e)
-	}
-}
-
-// unweigh removes e (with its current weight) from its endpoints' heavy lists.
-func (g *Graph) unweigh(e *models.Edge) {
-	for _, n := range endpoints(e) {
-		list := g.heavy[n]
-		i, ok := slices.BinarySearchFunc(list, e, compareHeavy)
-		if !ok {
-			continue
-		}
-		list = slices.Delete(list, i, i+1)
-		if len(list) == 0 {
-			delete(g.heavy, n)
-			continue
-		}
-		g.heavy[n] = list
-	}
-}
-
-func endpoints(e *models.Edge) []string {
-	if e.From == e.To {
-		return []string{e.From}
-	}
-	return []string{e.From, e.To}
-}
-
-func (g *Graph) link(node string, e *models.Edge) {
-	list := g.adj[node]
-	i, _ := slices.BinarySearchFunc(list, e.Key(), compareEdgeKey)
-	g.adj[node] = slices.Insert(list, i, e)
-}
-
-func (g *Graph) unlink(node string, k models.EdgeKey) {
-	list := g.adj[node]
-	i, ok := slices.BinarySearchFunc(list, k, compareEdgeKey)
-	if !ok {
-		return
-	}
-	list = slices.Delete(list, i, i+1)
-	if len(list) == 0 {
-		delete(g.adj, node)
-		return
-	}
-	g.adj[node] = list
-}
-
-// Load adds edges in bulk, as Put would, and takes ownership of them: the caller must not
-// use them afterwards. Adjacency lists are appended to and sorted once at the end, so a
-// load costs O(E log E) at worst and O(E) when edges come in key order (a database's
-// primary-key order), instead of a binary search and insertion per edge.
-func (g *Graph) Load(edges []*models.Edge) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if len(g.edges) == 0 {
-		g.edges = make(map[models.EdgeKey]*models.Edge, len(edges))
-	}
-	if len(g.adj) == 0 {
-		g.adj = make(map[string][]*models.Edge, len(edges)/2)
-	}
-	if len(g.heavy) == 0 {
-		g.heavy = make(map[string][]*models.Edge, len(edges)/2)
-	}
-	for _, e := range edges {
-		k := e.Key()
-		if old, ok := g.edges[k]; ok {
-			*old = *e
-			continue
-		}
-		g.edges[k] = e
-		g.adj[e.From] = append(g.adj[e.From], e)
-		g.heavy[e.From] = append(g.heavy[e.From], e)
-		if e.To != e.From {
-			g.adj[e.To] = append(g.adj[e.To], e)
-			g.heavy[e.To] = append(g.heavy[e.To], e)
-		}
-	}
-	for _, list := range g.adj {
-		if !slices.IsSortedFunc(list, compareEdges) {
-			slices.SortFunc(list, compareEdges)
-		}
-	}
-	for _, list := range g.heavy {
-		if !slices.IsSortedFunc(list, compareHeavy) {
-			slices.SortFunc(list, compareHeavy)
-		}
-	}
 }
 
 func compareEdges(a, b *models.Edge) int {
@@ -188,16 +239,162 @@ func compareEdges(a, b *models.Edge) int {
 	return cmp.Compare(a.Type, b.Type)
 }
 
+// find returns the slot of the edge with key k.
+func (g *Graph) find(k models.EdgeKey) (int32, bool) {
+	o, ok := g.ids[k.From]
+	if !ok {
+		return 0, false
+	}
+	list := g.adj[o]
+	i, ok := slices.BinarySearchFunc(list, k, g.compareKey)
+	if !ok {
+		return 0, false
+	}
+	return list[i], true
+}
+
+// ends returns slot s's distinct endpoints.
+func (g *Graph) ends(s int32) []int32 {
+	e := &g.edges[s]
+	if e.from == e.to {
+		return []int32{e.from}
+	}
+	return []int32{e.from, e.to}
+}
+
+// Put stores a copy of e, creating the edge or replacing its properties.
+func (g *Graph) Put(e *models.Edge) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.putLocked(e)
+}
+
+func (g *Graph) putLocked(e *models.Edge) {
+	if s, ok := g.find(e.Key()); ok {
+		if g.edges[s].weight == e.Weight {
+			g.set(s, e)
+			return
+		}
+		// The weight orders the heavy lists: take the edge out, change it, put it back.
+		g.unweigh(s)
+		g.set(s, e)
+		g.weigh(s)
+		return
+	}
+	from, to := g.node(e.From), g.node(e.To)
+	var s int32
+	if k := len(g.slots); k > 0 {
+		s, g.slots = g.slots[k-1], g.slots[:k-1]
+	} else {
+		s = int32(len(g.edges))
+		g.edges = append(g.edges, gedge{})
+	}
+	g.edges[s] = gedge{from: from, to: to, typ: g.typ(e.Type)}
+	g.set(s, e)
+	g.n++
+	for _, o := range g.ends(s) {
+		list := g.adj[o]
+		i, _ := slices.BinarySearchFunc(list, s, g.compareSlots)
+		g.adj[o] = slices.Insert(list, i, s)
+	}
+	g.weigh(s)
+}
+
+// weigh inserts slot s into its endpoints' heavy lists.
+func (g *Graph) weigh(s int32) {
+	for _, o := range g.ends(s) {
+		list := g.heavy[o]
+		i, _ := slices.BinarySearchFunc(list, s, g.compareHeavySlots)
+		g.heavy[o] = slices.Insert(list, i, s)
+	}
+}
+
+// unweigh removes slot s (with its current weight) from its endpoints' heavy lists.
+func (g *Graph) unweigh(s int32) {
+	for _, o := range g.ends(s) {
+		list := g.heavy[o]
+		if i, ok := slices.BinarySearchFunc(list, s, g.compareHeavySlots); ok {
+			g.heavy[o] = slices.Delete(list, i, i+1)
+		}
+	}
+}
+
+// Load adds edges in bulk, as Put would in their order. The caller keeps the edges (they
+// are copied). Into an empty graph, adjacency lists are appended to and sorted once at the
+// end, so a load costs O(E log E) at worst and O(E) when edges come in key order (a
+// database's primary-key order), instead of a binary search and insertion per edge.
+func (g *Graph) Load(edges []*models.Edge) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.n > 0 || len(g.names) > 0 {
+		for _, e := range edges {
+			g.putLocked(e)
+		}
+		return
+	}
+	if len(g.ids) == 0 {
+		g.ids = make(map[string]int32, len(edges)/4)
+	}
+	g.edges = slices.Grow(g.edges, len(edges))
+	for _, e := range edges {
+		from, to := g.node(e.From), g.node(e.To)
+		s := int32(len(g.edges))
+		g.edges = append(g.edges, gedge{from: from, to: to, typ: g.typ(e.Type)})
+		g.set(s, e)
+		g.n++
+		g.adj[from] = append(g.adj[from], s)
+		if to != from {
+			g.adj[to] = append(g.adj[to], s)
+		}
+	}
+	// A key given twice is one edge: the first slot with the last properties (as Put).
+	dead := map[int32]bool{}
+	for _, list := range g.adj {
+		if !slices.IsSortedFunc(list, g.compareSlots) {
+			slices.SortStableFunc(list, g.compareSlots) // stable: equal keys stay in load order
+		}
+		kept := int32(-1)
+		for _, s := range list {
+			if dead[s] {
+				continue
+			}
+			if kept >= 0 && g.compareSlots(kept, s) == 0 {
+				e := g.edge(s)
+				g.set(kept, &e)
+				dead[s] = true
+				delete(g.extra, s)
+				continue
+			}
+			kept = s
+		}
+	}
+	if len(dead) > 0 {
+		for o, list := range g.adj {
+			g.adj[o] = slices.DeleteFunc(list, func(s int32) bool { return dead[s] })
+		}
+		for s := range dead {
+			g.edges[s] = gedge{from: -1, to: -1}
+			g.slots = append(g.slots, s)
+			g.n--
+		}
+	}
+	for o, list := range g.adj {
+		h := slices.Clone(list)
+		slices.SortFunc(h, g.compareHeavySlots)
+		g.heavy[o] = h
+	}
+}
+
 // Get returns a copy of the edge with key k.
 func (g *Graph) Get(k models.EdgeKey) (*models.Edge, bool) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	e, ok := g.edges[k]
+	s, ok := g.find(k)
 	if !ok {
 		return nil, false
 	}
-	c := *e
-	return &c, true
+	e := g.edge(s)
+	return &e, true
 }
 
 // Remove deletes the edge with key k; it reports whether it existed.
@@ -208,15 +405,24 @@ func (g *Graph) Remove(k models.EdgeKey) bool {
 }
 
 func (g *Graph) removeLocked(k models.EdgeKey) bool {
-	e, ok := g.edges[k]
+	s, ok := g.find(k)
 	if !ok {
 		return false
 	}
-	g.unweigh(e)
-	delete(g.edges, k)
-	g.unlink(k.From, k)
-	if k.To != k.From {
-		g.unlink(k.To, k)
+	g.unweigh(s)
+	ends := g.ends(s)
+	for _, o := range ends {
+		list := g.adj[o]
+		if i, ok := slices.BinarySearchFunc(list, s, g.compareSlots); ok {
+			g.adj[o] = slices.Delete(list, i, i+1)
+		}
+	}
+	g.edges[s] = gedge{from: -1, to: -1}
+	delete(g.extra, s)
+	g.slots = append(g.slots, s)
+	g.n--
+	for _, o := range ends {
+		g.dropNode(o)
 	}
 	return true
 }
@@ -225,10 +431,15 @@ func (g *Graph) removeLocked(k models.EdgeKey) bool {
 func (g *Graph) RemoveNode(id string) []models.EdgeKey {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	list := g.adj[id]
+	o, ok := g.ids[id]
+	if !ok {
+		return []models.EdgeKey{}
+	}
+	list := g.adj[o]
 	keys := make([]models.EdgeKey, len(list))
-	for i, e := range list {
-		keys[i] = e.Key()
+	for i, s := range list {
+		e := &g.edges[s]
+		keys[i] = models.EdgeKey{From: g.names[e.from], To: g.names[e.to], Type: g.types[e.typ]}
 	}
 	for _, k := range keys {
 		g.removeLocked(k)
@@ -236,33 +447,45 @@ func (g *Graph) RemoveNode(id string) []models.EdgeKey {
 	return keys
 }
 
+// lists returns the lists (adj or heavy) of ids' nodes, nil for an unknown id.
+func (g *Graph) lists(of [][]int32, ids []string) [][]int32 {
+	out := make([][]int32, len(ids))
+	for i, id := range ids {
+		if o, ok := g.ids[id]; ok {
+			out[i] = of[o]
+		}
+	}
+	return out
+}
+
 // Neighbors returns copies of the edges touching any of ids, each edge once: the edges of
 // ids[0] sorted by key, then those of ids[1] not yet returned, and so on.
 func (g *Graph) Neighbors(ids []string) []*models.Edge {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
+	lists := g.lists(g.adj, ids)
 	n := 0
-	for _, id := range ids {
-		n += len(g.adj[id])
+	for _, l := range lists {
+		n += len(l)
 	}
 	if n == 0 {
 		return nil
 	}
 	// One block for all copies: two allocations however many edges.
 	block := make([]models.Edge, 0, n)
-	var seen map[*models.Edge]struct{}
+	var seen map[int32]struct{}
 	if len(ids) > 1 {
-		seen = make(map[*models.Edge]struct{}, n)
+		seen = make(map[int32]struct{}, n)
 	}
-	for _, id := range ids {
-		for _, e := range g.adj[id] {
+	for _, l := range lists {
+		for _, s := range l {
 			if seen != nil {
-				if _, ok := seen[e]; ok {
+				if _, ok := seen[s]; ok {
 					continue
 				}
-				seen[e] = struct{}{}
+				seen[s] = struct{}{}
 			}
-			block = append(block, *e)
+			block = append(block, g.edge(s))
 		}
 	}
 	out := make([]*models.Edge, len(block))
@@ -283,30 +506,46 @@ func (g *Graph) Strongest(ids []string, perNode int, types map[models.EdgeType]b
 	}
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	var out []*models.Edge
-	var seen map[*models.Edge]bool
-	if len(ids) > 1 {
-		seen = map[*models.Edge]bool{}
+	// The type filter by ordinal, so the scan compares integers, not strings.
+	var allow []bool
+	if types != nil {
+		allow = make([]bool, len(g.types))
+		for i, t := range g.types {
+			allow[i] = types[t]
+		}
 	}
-	for _, id := range ids {
+	var picked []int32
+	var seen map[int32]bool
+	if len(ids) > 1 {
+		seen = map[int32]bool{}
+	}
+	for _, l := range g.lists(g.heavy, ids) {
 		n := 0
-		for _, e := range g.heavy[id] {
+		for _, s := range l {
 			if n >= perNode {
 				break
 			}
-			if types != nil && !types[e.Type] {
+			if allow != nil && !allow[g.edges[s].typ] {
 				continue
 			}
 			n++
 			if seen != nil {
-				if seen[e] {
+				if seen[s] {
 					continue
 				}
-				seen[e] = true
+				seen[s] = true
 			}
-			c := *e
-			out = append(out, &c)
+			picked = append(picked, s)
 		}
+	}
+	if len(picked) == 0 {
+		return nil
+	}
+	block := make([]models.Edge, len(picked))
+	out := make([]*models.Edge, len(picked))
+	for i, s := range picked {
+		block[i] = g.edge(s)
+		out[i] = &block[i]
 	}
 	return out
 }

@@ -2,8 +2,10 @@ package index
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/salience-ai/salience/models"
 )
@@ -186,4 +188,91 @@ func TestGraphStrongestFollowsWeights(t *testing.T) {
 	if len(got) != 1 || got[0].To != "m2" {
 		t.Fatalf("temporal-only strongest = %+v", got)
 	}
+}
+
+// TestGraphCompactRoundTrip: the compact graph reads every edge back exactly as it was put
+// — predicates, facts, another namespace, times with a location or a monotonic reading,
+// the Unix epoch itself — through random puts, removals, node removals and a reload, against
+// a map of the edges put.
+func TestGraphCompactRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	nodes := []string{"c:a", "c:b", "m1", "m2", "m3", "m4", "m5"}
+	types := []models.EdgeType{models.EdgeMentions, models.EdgeTemporal, models.EdgeRelation}
+	times := []time.Time{{}, time.Unix(0, 0).UTC(), time.Date(2026, 3, 1, 12, 0, 0, 5, time.UTC),
+		time.Date(2026, 3, 1, 12, 0, 0, 0, time.FixedZone("x", 3600)), time.Now()}
+	g := NewGraph()
+	all := map[models.EdgeKey]models.Edge{}
+	check := func(step int, g *Graph) {
+		t.Helper()
+		if g.Len() != len(all) {
+			t.Fatalf("step %d: Len %d, want %d", step, g.Len(), len(all))
+		}
+		touched := map[string]bool{}
+		for k, want := range all {
+			touched[k.From], touched[k.To] = true, true
+			got, ok := g.Get(k)
+			if !ok || !reflect.DeepEqual(*got, want) {
+				t.Fatalf("step %d: Get(%v) = %+v, %v; want %+v", step, k, got, ok, want)
+			}
+		}
+		if g.Nodes() != len(touched) {
+			t.Fatalf("step %d: Nodes %d, want %d", step, g.Nodes(), len(touched))
+		}
+		id := nodes[rng.IntN(len(nodes))]
+		var want []models.Edge
+		for _, e := range all {
+			if e.From == id || e.To == id {
+				want = append(want, e)
+			}
+		}
+		slices.SortFunc(want, func(a, b models.Edge) int { return compareEdges(&a, &b) })
+		got := g.Neighbors([]string{id})
+		if len(got) != len(want) {
+			t.Fatalf("step %d: Neighbors(%s) has %d edges, want %d", step, id, len(got), len(want))
+		}
+		for i := range got {
+			if !reflect.DeepEqual(*got[i], want[i]) {
+				t.Fatalf("step %d: Neighbors(%s)[%d] = %+v, want %+v", step, id, i, *got[i], want[i])
+			}
+		}
+	}
+	for step := range 3000 {
+		k := models.EdgeKey{From: nodes[rng.IntN(len(nodes))], To: nodes[rng.IntN(len(nodes))], Type: types[rng.IntN(len(types))]}
+		switch rng.IntN(10) {
+		case 0:
+			g.Remove(k)
+			delete(all, k)
+		case 1:
+			g.RemoveNode(k.From)
+			for kk := range all {
+				if kk.From == k.From || kk.To == k.From {
+					delete(all, kk)
+				}
+			}
+		default:
+			e := models.Edge{Namespace: "ns", From: k.From, To: k.To, Type: k.Type, Weight: float64(rng.IntN(4)) / 4,
+				CoOccurrences: rng.IntN(3), LastCoOccurred: times[rng.IntN(len(times))], LastDecayed: times[rng.IntN(len(times))]}
+			if rng.IntN(4) == 0 {
+				e.Predicate, e.Fact = "likes", "m9"
+			}
+			if rng.IntN(6) == 0 {
+				e.Namespace = "other"
+			}
+			c := e
+			g.Put(&c)
+			c.Weight = -1 // the graph keeps its own copy
+			all[k] = e
+		}
+		check(step, g)
+	}
+	// A reload of the same edges answers the same.
+	var es []*models.Edge
+	for _, e := range all {
+		c := e
+		es = append(es, &c)
+	}
+	rng.Shuffle(len(es), func(i, j int) { es[i], es[j] = es[j], es[i] })
+	re := NewGraph()
+	re.Load(es)
+	check(-1, re)
 }

@@ -175,6 +175,33 @@ func (v *Vectors) Get(id string) []float32 {
 	return out
 }
 
+// GetMany returns copies of ids' stored vectors, nil for a missing id: under one lock and
+// in one allocation, for hydrating a recall's candidates (a few hundred vectors) at once.
+// Each copy is capped at its own length, so appending to one never writes into another.
+func (v *Vectors) GetMany(ids []string) [][]float32 {
+	out := make([][]float32, len(ids))
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	have := 0
+	for _, id := range ids {
+		if _, ok := v.rows[id]; ok {
+			have++
+		}
+	}
+	buf := make([]float32, have*v.dims)
+	for i, id := range ids {
+		r, ok := v.rows[id]
+		if !ok {
+			continue
+		}
+		dst := buf[:v.dims:v.dims]
+		buf = buf[v.dims:]
+		copy(dst, v.data[r*v.dims:])
+		out[i] = dst
+	}
+	return out
+}
+
 // Remove deletes id's vector; a missing id is ignored.
 func (v *Vectors) Remove(id string) {
 	v.mu.Lock()

@@ -144,3 +144,43 @@ func BenchmarkVectorsSearch100k256(b *testing.B) {
 		reportPercentiles(b, func(i int) { v.SearchApprox(qs[i%len(qs)], 40, Rescore(40)) })
 	})
 }
+
+// TestBestCodesEqualsOfferAll: the sampled threshold keeps exactly the rows a heap offered
+// every row keeps — on random scores, on many ties, on scores whose best rows all sit
+// between the sampled ones, and on scores whose best rows are exactly the sampled ones (the
+// sample's threshold is then reached by too few rows for k 5,000, and every row is offered).
+func TestBestCodesEqualsOfferAll(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 13))
+	const n = 50_000
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("v%06d", (i*7919)%n) // ids not in row order: ties go by id
+	}
+	random := make([]float32, n)
+	ties := make([]float32, n)
+	hidden := make([]float32, n)
+	sampled := make([]float32, n)
+	step := n / selectSamples
+	for i := range n {
+		random[i] = r.Float32()
+		ties[i] = float32(r.IntN(50))
+		if i%step != 0 && i%3 == 1 {
+			hidden[i] = 1 + r.Float32()
+		}
+		sampled[i] = r.Float32()
+		if i%step == 0 {
+			sampled[i] = 2
+		}
+	}
+	for name, scores := range map[string][]float32{"random": random, "ties": ties, "hidden": hidden, "sampled": sampled} {
+		for _, k := range []int{1, 20, 512, 5000, 20_000} {
+			want := topK{k: k, ids: ids}
+			offerAll(&want, scores)
+			got := topK{k: k, ids: ids}
+			bestCodes(&got, scores)
+			if !slices.Equal(got.sorted(), want.sorted()) {
+				t.Fatalf("%s, k %d: bestCodes kept other rows than offering every row", name, k)
+			}
+		}
+	}
+}

@@ -169,3 +169,30 @@ func TestVectorsMatchesBruteForce(t *testing.T) {
 		}
 	}
 }
+
+// TestVectorsGetMany: copies of the stored (normalized) vectors in the order asked, nil for
+// a missing id, each its own: writing or appending to one changes neither the index nor the
+// others.
+func TestVectorsGetMany(t *testing.T) {
+	v := NewVectors(2)
+	for id, vec := range map[string][]float32{"a": {3, 4}, "b": {0, 2}} {
+		if err := v.Add(id, vec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := v.GetMany([]string{"b", "x", "a", "b"})
+	want := [][]float32{{0, 1}, nil, {0.6, 0.8}, {0, 1}}
+	if len(got) != len(want) {
+		t.Fatalf("GetMany returned %d vectors, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) || (want[i] == nil) != (got[i] == nil) {
+			t.Fatalf("GetMany[%d] = %v, want %v", i, got[i], want[i])
+		}
+	}
+	got[0][0] = 9
+	_ = append(got[0], 7) // capped: must not write into got[2]
+	if !slices.Equal(got[2], []float32{0.6, 0.8}) || !slices.Equal(v.Get("b"), []float32{0, 1}) {
+		t.Fatalf("a copy aliases another or the index: got[2] %v, stored b %v", got[2], v.Get("b"))
+	}
+}

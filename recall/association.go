@@ -140,14 +140,18 @@ func strongest(m map[string]float64, n int) map[string]float64 {
 	if len(m) <= n {
 		return m
 	}
-	ids := make([]string, 0, len(m))
-	for id := range m {
-		ids = append(ids, id)
+	// Sorted as pairs: a comparison that looked both values up in m cost more than the rest
+	// of the association wave.
+	all := make([]activated, 0, len(m))
+	for id, v := range m {
+		all = append(all, activated{id, v})
 	}
-	sort.Slice(ids, func(i, j int) bool { return m[ids[i]] > m[ids[j]] || (m[ids[i]] == m[ids[j]] && ids[i] < ids[j]) })
+	sort.Slice(all, func(i, j int) bool {
+		return all[i].a > all[j].a || (all[i].a == all[j].a && all[i].id < all[j].id)
+	})
 	out := make(map[string]float64, n)
-	for _, id := range ids[:n] {
-		out[id] = m[id]
+	for _, s := range all[:n] {
+		out[s.id] = s.a
 	}
 	return out
 }

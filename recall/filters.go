@@ -3,6 +3,7 @@ package recall
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/salience-ai/salience/models"
 )
@@ -126,6 +127,7 @@ func normalizedContent(s string) string {
 // normalizedContent(s), reading only as much of s as that needs.
 func normalizedPrefix(s string, n int) string {
 	var b strings.Builder
+	b.Grow(n + utf8.UTFMax)
 	space := false
 	for _, r := range s {
 		if unicode.IsSpace(r) {
@@ -138,6 +140,13 @@ func normalizedPrefix(s string, n int) string {
 		if space {
 			b.WriteByte(' ')
 			space = false
+		}
+		if r < utf8.RuneSelf { // ASCII, without a string a rune
+			if 'A' <= r && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+			b.WriteByte(byte(r))
+			continue
 		}
 		b.WriteString(strings.ToLower(string(r)))
 	}

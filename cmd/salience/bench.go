@@ -27,7 +27,7 @@ import (
 // server-side recall latency; the last line is JSON.
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: salience bench recall [--memories N] [--queries N] [--concurrency N] [--mode search|ambient] [--data DIR]\n       salience bench engagement [--events N] [--clients N] [--batch N]\n       salience bench ann [--vectors N] [--queries N] [--k N] [--cluster-dims N]\n       salience bench report [--events N] [--days N] [--runs N]")
+		return errors.New("usage: salience bench recall [--memories N] [--queries N] [--concurrency N] [--mode search|ambient] [--data DIR]\n       salience bench engagement [--events N] [--clients N] [--batch N]\n       salience bench ann [--vectors N] [--queries N] [--k N] [--cluster-dims N]\n       salience bench report [--events N] [--days N] [--runs N]\n       salience bench namespaces [--namespaces N] [--memories N] [--queries N] [--index-budget SIZE] [--data DIR]")
 	}
 	switch args[0] {
 	case "recall":
@@ -38,8 +38,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return benchANN(ctx, args[1:], stdout, stderr)
 	case "report":
 		return benchReport(ctx, args[1:], stdout, stderr)
+	case "namespaces":
+		return benchNamespaces(ctx, args[1:], stdout, stderr)
 	}
-	return fmt.Errorf("bench: unknown benchmark %q (want recall, engagement, ann or report)", args[0])
+	return fmt.Errorf("bench: unknown benchmark %q (want recall, engagement, ann, report or namespaces)", args[0])
 }
 
 func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -54,6 +56,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	seed := fs.Uint64("seed", 1, "corpus and query seed")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed recall calls to this file")
 	memprofile := fs.String("memprofile", "", "write an allocation profile after the timed recall calls to this file")
+	blockprofile := fs.String("blockprofile", "", "write a profile of where the timed recall calls waited (locks, channels; 10µs sampling) to this file")
 	fakeLatency := fs.Duration("rerank-fake-latency", -1, "rerank every call through a built-in fake chat endpoint on loopback that answers after this long (e.g. 80ms); off when not given")
 	budget := fs.Duration("budget", 0, "the requests' latency budget (0 = the default, 300ms)")
 	sc := storeFlags(fs)
@@ -85,7 +88,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			st, _, _, err := openStore(ctx, sc, "", quiet())
 			return st, err
 		}
-		st, err := sqlite.Open(path, sqlite.Options{})
+		st, err := sqlite.Open(path, sqlite.Options{IndexBudget: int64(sc.IndexBudget)})
 		if err != nil {
 			return nil, err
 		}
@@ -180,6 +183,9 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	if *blockprofile != "" {
+		runtime.SetBlockProfileRate(int(10 * time.Microsecond))
+	}
 	start = time.Now()
 	err = benchParallel(*conc, *queries, func(i int) error {
 		d, k, err := ask(i)
@@ -192,6 +198,12 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	if *blockprofile != "" {
+		runtime.SetBlockProfileRate(0)
+		if err := writeProfile("block", *blockprofile); err != nil {
+			return err
+		}
+	}
 	if *memprofile != "" {
 		f, err := os.Create(*memprofile)
 		if err != nil {
@@ -203,6 +215,14 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return err
 		}
 	}
+	if is, ok := st.(interface{ IndexStats() sqlite.IndexStats }); ok && sc.IndexBudget > 0 {
+		// Budget mode: the namespace loaded at its first use, in the warm-up.
+		x := is.IndexStats()
+		debug.FreeOSMemory()
+		runtime.ReadMemStats(&ms)
+		fmt.Fprintf(stdout, "index budget %.0f MB: %d namespaces loaded, estimated %.0f MB (heap in use %.0f MB), %d loads, first use mean %.1f ms, max %.1f ms\n",
+			float64(x.Budget)/(1<<20), x.Loaded, float64(x.Bytes)/(1<<20), float64(ms.HeapInuse)/(1<<20), x.Loads, x.LoadMeanMS, x.LoadMaxMS)
+	}
 	pct := percentiles(lat)
 	qps := float64(*queries) / wall.Seconds()
 	fmt.Fprintf(stdout, "recall (%s store, %s, %d memories, %d queries, concurrency %d): p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, %.0f qps, %.1f results/query\n",
@@ -210,4 +230,17 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	extra := rb.report(stdout, *budget, *queries)
 	fmt.Fprintf(stdout, `{"p50_ms":%.3f,"p95_ms":%.3f,"p99_ms":%.3f,"qps":%.1f,"rebuild_s":%.3f,"rss_mb":%.0f,"heap_mb":%.0f%s}`+"\n", pct(0.50), pct(0.95), pct(0.99), qps, rebuild.Seconds(), rssMB, heapMB, extra)
 	return nil
+}
+
+// writeProfile writes the named runtime profile to path.
+func writeProfile(name, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup(name).WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -19,8 +19,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/salience-ai/salience/embed"
 	"github.com/salience-ai/salience/engagement"
 	"github.com/salience-ai/salience/experiment"
@@ -292,9 +290,9 @@ func (m *Main) serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var metrics []prometheus.Collector
+	metrics := indexCollectors(st)
 	if rr != nil {
-		metrics = rr.Collectors()
+		metrics = append(metrics, rr.Collectors()...)
 	}
 
 	m.api = server.New(server.Config{

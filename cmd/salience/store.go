@@ -6,10 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/store/neo4j"
@@ -27,6 +31,35 @@ type StoreConfig struct {
 	// --neo4j-follower-reads, SALIENCE_NEO4J_FOLLOWER_READS: let a cluster's followers serve
 	// reads (scale) at the price of reading another server's writes a replication lag late.
 	Neo4jFollowerReads bool
+	// IndexBudget (--index-budget, SALIENCE_INDEX_BUDGET; sqlite store): when set, each
+	// namespace's indexes load on first use and the least recently used are evicted once
+	// the loaded ones' estimated size passes it. 0 loads every namespace at start.
+	IndexBudget byteSize
+}
+
+// byteSize is a flag's size in bytes, given as a number with an optional KB, MB or GB
+// (powers of 1,024): 500MB, 2GB, 1048576.
+type byteSize int64
+
+func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+
+func (b *byteSize) Set(v string) error {
+	num, mult := strings.ToUpper(strings.TrimSpace(v)), int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"B", 1}} {
+		if strings.HasSuffix(num, u.suffix) {
+			num, mult = strings.TrimSpace(strings.TrimSuffix(num, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64/mult {
+		return fmt.Errorf("want a size such as 500MB, 2GB or a number of bytes, got %q", v)
+	}
+	*b = byteSize(n * mult)
+	return nil
 }
 
 // Store kinds.
@@ -44,6 +77,7 @@ func (s *StoreConfig) flagSet(fs *flag.FlagSet) {
 	fs.StringVar(&s.Neo4jUser, "neo4j-user", s.Neo4jUser, "neo4j store: user name (empty: no authentication)")
 	fs.StringVar(&s.Neo4jPassword, "neo4j-password", s.Neo4jPassword, "neo4j store: password (prefer the environment variable)")
 	fs.StringVar(&s.Neo4jDatabase, "neo4j-database", s.Neo4jDatabase, "neo4j store: database name (empty: the user's home database)")
+	fs.Var(&s.IndexBudget, "index-budget", "sqlite store: load each namespace's indexes on first use and keep at most about this much of them in memory, least recently used evicted first (e.g. 500MB, 2GB); 0 loads every namespace at start")
 	fs.BoolVar(&s.Neo4jFollowerReads, "neo4j-follower-reads", s.Neo4jFollowerReads, "neo4j store: let a cluster's followers serve reads (they may trail other servers' writes by the replication lag); off, everything goes to the leader")
 }
 
@@ -98,7 +132,7 @@ func openStore(ctx context.Context, sc *StoreConfig, dataDir string, logger *slo
 		return nil, nil, "", fmt.Errorf("data directory: %w", err)
 	}
 	path := filepath.Join(dataDir, DatabaseFile)
-	s, err := sqlite.Open(path, sqlite.Options{Logger: logger})
+	s, err := sqlite.Open(path, sqlite.Options{Logger: logger, IndexBudget: int64(sc.IndexBudget)})
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("opening %s: %w", path, err)
 	}
@@ -117,7 +151,7 @@ func storeFlags(fs *flag.FlagSet) *StoreConfig {
 func finishStoreFlags(fs *flag.FlagSet, sc *StoreConfig) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	for _, name := range []string{"store", "neo4j-uri", "neo4j-user", "neo4j-password", "neo4j-database", "neo4j-follower-reads"} {
+	for _, name := range []string{"store", "neo4j-uri", "neo4j-user", "neo4j-password", "neo4j-database", "neo4j-follower-reads", "index-budget"} {
 		if v := os.Getenv(envName(name)); v != "" && !given[name] {
 			if err := fs.Set(name, v); err != nil {
 				return err
@@ -125,4 +159,35 @@ func finishStoreFlags(fs *flag.FlagSet, sc *StoreConfig) error {
 		}
 	}
 	return sc.validate()
+}
+
+// indexCollectors are the Prometheus metrics of a store's in-memory indexes (none for a
+// store without them): with --index-budget, how much is loaded and what first uses cost.
+func indexCollectors(st appStore) []prometheus.Collector {
+	is, ok := st.(interface{ IndexStats() sqlite.IndexStats })
+	if !ok {
+		return nil
+	}
+	gauge := func(name, help string, f func(sqlite.IndexStats) float64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 { return f(is.IndexStats()) })
+	}
+	counter := func(name, help string, f func(sqlite.IndexStats) float64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 { return f(is.IndexStats()) })
+	}
+	return []prometheus.Collector{
+		gauge("salience_index_budget_bytes", "The in-memory index budget (--index-budget); 0: every namespace loaded at start.",
+			func(s sqlite.IndexStats) float64 { return float64(s.Budget) }),
+		gauge("salience_index_bytes", "Estimated size of the namespaces loaded on demand.",
+			func(s sqlite.IndexStats) float64 { return float64(s.Bytes) }),
+		gauge("salience_index_namespaces_loaded", "Namespaces whose indexes are in memory.",
+			func(s sqlite.IndexStats) float64 { return float64(s.Loaded) }),
+		counter("salience_index_loads_total", "Namespaces loaded on first use (or again after eviction).",
+			func(s sqlite.IndexStats) float64 { return float64(s.Loads) }),
+		counter("salience_index_evictions_total", "Namespaces evicted to keep within the index budget.",
+			func(s sqlite.IndexStats) float64 { return float64(s.Evictions) }),
+		gauge("salience_index_first_use_mean_seconds", "Mean time a namespace's load added to its first use.",
+			func(s sqlite.IndexStats) float64 { return s.LoadMeanMS / 1000 }),
+		gauge("salience_index_first_use_max_seconds", "Longest time a namespace's load added to its first use.",
+			func(s sqlite.IndexStats) float64 { return s.LoadMaxMS / 1000 }),
+	}
 }

@@ -112,12 +112,12 @@ func (s *Store) GetConcepts(ctx context.Context, ns string, names []string) ([]*
 		return nil, nil
 	}
 	if s.ready.Load() {
+		sp, err := s.space(ctx, ns)
+		if sp == nil || err != nil {
+			return nil, err
+		}
 		s.mu.RLock()
 		defer s.mu.RUnlock()
-		sp := s.spaces[ns]
-		if sp == nil {
-			return nil, nil
-		}
 		var out []*models.Concept
 		for _, n := range norm {
 			if c, ok := sp.concepts[n]; ok {
@@ -172,12 +172,12 @@ func (s *Store) GraphStats(ctx context.Context, ns string) (nodes, edges int, er
 		return 0, 0, err
 	}
 	if s.ready.Load() {
+		sp, err := s.space(ctx, ns)
+		if sp == nil || err != nil {
+			return 0, 0, err
+		}
 		s.mu.RLock()
 		defer s.mu.RUnlock()
-		sp := s.spaces[ns]
-		if sp == nil {
-			return 0, 0, nil
-		}
 		return sp.parents + len(sp.concepts), sp.graph.Len(), nil
 	}
 	var mems, concepts int
@@ -193,7 +193,7 @@ func (s *Store) GraphStats(ctx context.Context, ns string) (nodes, edges int, er
 
 // Namespaces lists the namespaces that hold any memory, sorted.
 func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
-	if s.ready.Load() {
+	if s.ready.Load() && s.lazy.budget == 0 { // in budget mode the loaded ones are not all
 		s.mu.RLock()
 		defer s.mu.RUnlock()
 		var out []string

@@ -40,7 +40,11 @@ func (s *Store) GetMemories(ctx context.Context, ns string, ids []string) ([]*mo
 		return nil, nil
 	}
 	if s.ready.Load() {
-		return s.cachedMemories(ns, ids), nil
+		sp, err := s.space(ctx, ns)
+		if err != nil {
+			return nil, err
+		}
+		return s.cachedMemories(sp, ids), nil
 	}
 	return s.sqlMemories(ctx, ns, ids)
 }

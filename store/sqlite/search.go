@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/salience-ai/salience/index"
@@ -27,6 +28,9 @@ type space struct {
 	// graphVer changes (under s.mu) whenever a committed write changes the graph's edges;
 	// values come from Store.graphSeq, so a replaced space never repeats an old one.
 	graphVer uint64
+
+	bytes   int64        // estimated size when loaded on demand (lazy.go)
+	lastUse atomic.Int64 // the use clock when last used, for eviction (lazy.go)
 }
 
 func newSpace() *space {
@@ -66,19 +70,24 @@ func (s *Store) GraphVersion(ctx context.Context, ns string) (uint64, bool, erro
 	if sp := s.spaces[ns]; sp != nil {
 		return sp.graphVer, true, nil
 	}
+	if s.lazy.budget > 0 {
+		// Not loaded (budget mode): writes to it move no version, so there is none to give.
+		return 0, false, nil
+	}
 	return 0, true, nil // no space yet: the one created later takes a fresh, nonzero version
 }
 
-// indexes returns ns's search structures (nil when the namespace has none). They lock
-// themselves; the fields are read under s.mu because applyCreate may set vecs.
-func (s *Store) indexes(ns string) (*index.BM25, *index.Vectors, *index.Graph) {
+// indexes returns ns's search structures (nil when the namespace has none), loading the
+// namespace in budget mode. They lock themselves; the fields are read under s.mu because
+// applyCreate may set vecs.
+func (s *Store) indexes(ctx context.Context, ns string) (*index.BM25, *index.Vectors, *index.Graph, error) {
+	sp, err := s.space(ctx, ns)
+	if sp == nil || err != nil {
+		return nil, nil, nil, err
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	sp := s.spaces[ns]
-	if sp == nil {
-		return nil, nil, nil
-	}
-	return sp.text, sp.vecs, sp.graph
+	return sp.text, sp.vecs, sp.graph, nil
 }
 
 // Ready reports whether Rebuild has loaded the in-memory indexes.
@@ -126,38 +135,53 @@ func (s *Store) applyCreate(prep []preparedWrite, dims map[string]int, concepts 
 	spaces := map[string]*space{}
 	s.mu.Lock()
 	for _, p := range prep {
-		sp := s.spaceLocked(p.ns)
+		sp := s.applySpaceLocked(p.ns)
+		if sp == nil {
+			continue // not loaded (budget mode): its next load reads the write
+		}
 		if d := dims[p.ns]; d > 0 && sp.vecs == nil {
 			sp.vecs = index.NewVectors(d)
 		}
 		spaces[p.ns] = sp
 	}
 	for _, e := range edges {
-		sp := s.spaceLocked(e.Namespace)
-		sp.graphVer = s.graphSeq.Add(1)
-		spaces[e.Namespace] = sp
+		if sp := s.applySpaceLocked(e.Namespace); sp != nil {
+			sp.graphVer = s.graphSeq.Add(1)
+			spaces[e.Namespace] = sp
+		}
 	}
 	s.mu.Unlock()
 
 	for _, p := range prep {
 		sp := spaces[p.ns]
+		if sp == nil {
+			continue
+		}
 		for _, u := range p.units {
 			s.indexUnit(sp.text, sp.vecs, u.m, u.terms)
 		}
 	}
 	for _, e := range edges {
-		spaces[e.Namespace].graph.Put(e)
+		if sp := spaces[e.Namespace]; sp != nil {
+			sp.graph.Put(e)
+		}
 	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, p := range prep {
+		sp := spaces[p.ns]
+		if sp == nil {
+			continue
+		}
 		for _, u := range p.units {
-			cacheUnit(spaces[p.ns], u.m)
+			cacheUnit(sp, u.m)
 		}
 	}
 	for _, c := range concepts {
-		s.spaceLocked(c.Namespace).concepts[c.Name] = c
+		if sp := s.applySpaceLocked(c.Namespace); sp != nil {
+			sp.concepts[c.Name] = c
+		}
 	}
 }
 
@@ -214,13 +238,16 @@ func (s *Store) applyMeta(ms []*models.Memory, edges []*models.Edge) {
 	}
 	graphs := make([]*index.Graph, len(edges))
 	for i, e := range edges {
-		sp := s.spaceLocked(e.Namespace)
-		sp.graphVer = s.graphSeq.Add(1)
-		graphs[i] = sp.graph
+		if sp := s.applySpaceLocked(e.Namespace); sp != nil {
+			sp.graphVer = s.graphSeq.Add(1)
+			graphs[i] = sp.graph
+		}
 	}
 	s.mu.Unlock()
 	for i, e := range edges {
-		graphs[i].Put(e)
+		if graphs[i] != nil {
+			graphs[i].Put(e)
+		}
 	}
 }
 
@@ -237,15 +264,16 @@ func setMeta(dst, src *models.Memory) {
 	dst.Learned = slices.Clone(src.Learned)
 }
 
-// cachedMemories answers GetMemories from the cache: copies, with embeddings.
-func (s *Store) cachedMemories(ns string, ids []string) []*models.Memory {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	sp := s.spaces[ns]
+// cachedMemories answers GetMemories from sp's cache (nil: none): copies, with embeddings.
+func (s *Store) cachedMemories(sp *space, ids []string) []*models.Memory {
 	if sp == nil {
 		return nil
 	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	out := make([]*models.Memory, 0, len(ids))
+	var indexed []string // ids of out's indexed units, whose vectors live in sp.vecs
+	var at []int         // their places in out
 	for _, id := range ids {
 		m, ok := sp.mems[id]
 		if !ok {
@@ -253,9 +281,14 @@ func (s *Store) cachedMemories(ns string, ids []string) []*models.Memory {
 		}
 		c := cloneMemory(m)
 		if c.Indexed() && sp.vecs != nil {
-			c.Embedding = sp.vecs.Get(id)
+			indexed, at = append(indexed, id), append(at, len(out))
 		}
 		out = append(out, c)
+	}
+	if len(indexed) > 0 {
+		for i, vec := range sp.vecs.GetMany(indexed) {
+			out[at[i]].Embedding = vec
+		}
 	}
 	return out
 }
@@ -269,13 +302,22 @@ func (s *Store) Rebuild(ctx context.Context) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	t0 := time.Now()
+	if s.lazy.budget > 0 {
+		// Budget mode: every namespace loads on first use (lazy.go).
+		s.mu.Lock()
+		s.spaces, s.lazy.used = map[string]*space{}, 0
+		s.mu.Unlock()
+		s.ready.Store(true)
+		s.log.Info("sqlite: indexes load on demand", "budget_bytes", s.lazy.budget)
+		return nil
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
 	graphDone := make(chan graphLoad, 1)
 	go func() {
 		t := time.Now()
-		g, err := s.loadGraph(ctx)
+		g, err := s.loadGraph(ctx, "")
 		if err != nil {
 			cancel()
 		}
@@ -293,7 +335,7 @@ func (s *Store) Rebuild(ctx context.Context) error {
 		}
 		return sp
 	}
-	nMem, err := s.loadSpaces(ctx, spaces, get)
+	nMem, err := s.loadSpaces(ctx, "", spaces, get)
 	tMem := time.Since(t0)
 	if err != nil {
 		cancel()
@@ -322,10 +364,20 @@ func (s *Store) Rebuild(ctx context.Context) error {
 	return nil
 }
 
-// loadSpaces creates the namespaces' spaces sized to their row counts and loads every
-// memory into them.
-func (s *Store) loadSpaces(ctx context.Context, spaces map[string]*space, get func(string) *space) (int, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT ns, dims FROM namespaces`)
+// nsFilter returns the WHERE clause and arguments restricting a load to namespace ns, or
+// nothing for "" (every namespace).
+func nsFilter(ns string) (string, []any) {
+	if ns == "" {
+		return "", nil
+	}
+	return ` WHERE ns = ?`, []any{ns}
+}
+
+// loadSpaces creates the namespaces' spaces (ns's only, unless "") sized to their row
+// counts and loads every memory into them.
+func (s *Store) loadSpaces(ctx context.Context, ns string, spaces map[string]*space, get func(string) *space) (int, error) {
+	where, args := nsFilter(ns)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT ns, dims FROM namespaces`+where, args...)
 	if err != nil {
 		return 0, wrap(err, "rebuild: namespaces")
 	}
@@ -346,7 +398,7 @@ func (s *Store) loadSpaces(ctx context.Context, spaces map[string]*space, get fu
 
 	// Size every namespace's structures up front: growing them row by row would copy the
 	// vectors (150 MB at 100k × 384) several times over.
-	rows, err = s.rdb.QueryContext(ctx, `SELECT ns, COUNT(*) FROM memories GROUP BY ns`)
+	rows, err = s.rdb.QueryContext(ctx, `SELECT ns, COUNT(*) FROM memories`+where+` GROUP BY ns`, args...)
 	if err != nil {
 		return 0, wrap(err, "rebuild: count")
 	}
@@ -367,7 +419,7 @@ func (s *Store) loadSpaces(ctx context.Context, spaces map[string]*space, get fu
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return 0, wrap(err, "rebuild: count")
 	}
-	return s.loadMemories(ctx, spaces, get)
+	return s.loadMemories(ctx, ns, spaces, get)
 }
 
 // graphLoad is what loadGraph read, by namespace.
@@ -379,10 +431,11 @@ type graphLoad struct {
 	err      error
 }
 
-// loadGraph reads every edge and concept, by namespace.
-func (s *Store) loadGraph(ctx context.Context) (graphLoad, error) {
+// loadGraph reads every edge and concept (of ns only, unless ""), by namespace.
+func (s *Store) loadGraph(ctx context.Context, ns string) (graphLoad, error) {
+	where, args := nsFilter(ns)
 	g := graphLoad{graphs: map[string]*index.Graph{}, concepts: map[string]map[string]*models.Concept{}}
-	rows, err := s.rdb.QueryContext(ctx, selectPackedEdges)
+	rows, err := s.rdb.QueryContext(ctx, selectPackedEdges+where, args...)
 	if err != nil {
 		return g, wrap(err, "rebuild: edges")
 	}
@@ -405,7 +458,7 @@ func (s *Store) loadGraph(ctx context.Context) (graphLoad, error) {
 		g.graphs[ns] = gr
 	}
 
-	rows, err = s.rdb.QueryContext(ctx, conceptRows.sel)
+	rows, err = s.rdb.QueryContext(ctx, conceptRows.sel+where, args...)
 	if err != nil {
 		return g, wrap(err, "rebuild: concepts")
 	}
@@ -433,7 +486,8 @@ func (s *Store) loadGraph(ctx context.Context) (graphLoad, error) {
 // them, analyses their text (nlp.Terms) and puts embeddings straight into the vector
 // indexes; a third fills the caches and BM25. Rows are handed over in batches, their
 // embedding bytes in one block.
-func (s *Store) loadMemories(ctx context.Context, spaces map[string]*space, get func(string) *space) (int, error) {
+func (s *Store) loadMemories(ctx context.Context, ns string, spaces map[string]*space, get func(string) *space) (int, error) {
+	where, args := nsFilter(ns)
 	type batch struct {
 		rows  []memoryRow
 		bytes []byte // the embeddings of rows, back to back
@@ -511,7 +565,7 @@ func (s *Store) loadMemories(ctx context.Context, spaces map[string]*space, get 
 
 	err := func() error {
 		defer close(read)
-		rows, err := s.rdb.QueryContext(ctx, memoryRows.sel)
+		rows, err := s.rdb.QueryContext(ctx, memoryRows.sel+where, args...)
 		if err != nil {
 			return err
 		}
@@ -579,11 +633,12 @@ func (s *Store) SearchText(ctx context.Context, ns, query string, k int) ([]mode
 		return nil, unavailable()
 	}
 	terms := nlp.Terms(query)
-	s.mu.RLock()
-	sp := s.spaces[ns]
-	s.mu.RUnlock()
-	if len(terms) == 0 || sp == nil {
+	if len(terms) == 0 {
 		return nil, nil
+	}
+	sp, err := s.space(ctx, ns)
+	if sp == nil || err != nil {
+		return nil, err
 	}
 	return sp.text.SearchLearned(terms, k, sp.learned, learnedWeight), nil
 }
@@ -607,9 +662,9 @@ func (s *Store) SearchVector(ctx context.Context, ns string, vec []float32, k in
 	if !s.ready.Load() {
 		return nil, unavailable()
 	}
-	_, vecs, _ := s.indexes(ns)
-	if vecs == nil {
-		return nil, nil
+	_, vecs, _, err := s.indexes(ctx, ns)
+	if vecs == nil || err != nil {
+		return nil, err
 	}
 	if d := vecs.Dims(); d != len(vec) {
 		return nil, models.Invalid("vector", "the query vector has %d dimensions; namespace %s uses %d", len(vec), ns, d)
@@ -626,9 +681,12 @@ func (s *Store) Neighbors(ctx context.Context, ns string, ids []string) ([]*mode
 	if !s.ready.Load() {
 		return nil, unavailable()
 	}
-	_, _, graph := s.indexes(ns)
-	if graph == nil || len(ids) == 0 {
+	if len(ids) == 0 {
 		return nil, nil
+	}
+	_, _, graph, err := s.indexes(ctx, ns)
+	if graph == nil || err != nil {
+		return nil, err
 	}
 	return graph.Neighbors(ids), nil
 }
@@ -642,9 +700,12 @@ func (s *Store) StrongestNeighbors(ctx context.Context, ns string, ids []string,
 	if !s.ready.Load() {
 		return nil, unavailable()
 	}
-	_, _, graph := s.indexes(ns)
-	if graph == nil || len(ids) == 0 || perNode <= 0 {
+	if len(ids) == 0 || perNode <= 0 {
 		return nil, nil
+	}
+	_, _, graph, err := s.indexes(ctx, ns)
+	if graph == nil || err != nil {
+		return nil, err
 	}
 	var set map[models.EdgeType]bool
 	if len(types) > 0 {

@@ -40,6 +40,10 @@ type Options struct {
 	Logger *slog.Logger
 	// ReadConns is the size of the read pool. Default 4.
 	ReadConns int
+	// IndexBudget, when positive, loads each namespace's indexes and caches on first use
+	// instead of all of them in Rebuild, and evicts the least recently used namespaces once
+	// their estimated size passes this many bytes (lazy.go). 0 loads everything up front.
+	IndexBudget int64
 }
 
 // busyTimeout is how long a connection waits on another process's lock before failing with
@@ -59,6 +63,8 @@ type Store struct {
 	wmu sync.Mutex
 
 	surfacings surfacingGroup // group commit of RecordSurfacings (surfacing_group.go)
+
+	lazy lazyState // namespaces loaded on demand under a budget (lazy.go), when budget > 0
 
 	mu     sync.RWMutex      // guards spaces and the maps inside each space
 	spaces map[string]*space // in-memory state per namespace, valid when ready
@@ -138,7 +144,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("sqlite: create directory: %w", err)
 	}
-	pragmas := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)",
+	pragmas := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)",
 		busyTimeout.Milliseconds())
 	// BEGIN IMMEDIATE takes the write lock up front, so a transaction never fails half-way
 	// on a lock upgrade if another process writes the file.
@@ -152,7 +158,7 @@ func Open(path string, opts Options) (*Store, error) {
 	wdb.SetConnMaxLifetime(0)
 	wdb.SetConnMaxIdleTime(0)
 	s := &Store{path: path, wdb: wdb, now: opts.Now, log: opts.Logger, spaces: map[string]*space{},
-		prepared: map[string]*sql.Stmt{}}
+		prepared: map[string]*sql.Stmt{}, lazy: lazyState{budget: max(opts.IndexBudget, 0)}}
 	// The writer creates the file and switches it to WAL before any reader opens it.
 	if err := s.migrate(context.Background()); err != nil {
 		wdb.Close()

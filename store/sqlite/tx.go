@@ -92,7 +92,11 @@ func (t *storeTx) cachedMemory(ns, id string) (*models.Memory, bool) {
 	if !t.s.ready.Load() {
 		return nil, false
 	}
-	ms := t.s.cachedMemories(ns, []string{id})
+	sp, err := t.s.spaceHeld(t.ctx, ns)
+	if err != nil {
+		return nil, false // SQL answers, or fails with the error
+	}
+	ms := t.s.cachedMemories(sp, []string{id})
 	if len(ms) == 0 {
 		return nil, false
 	}
@@ -154,7 +158,12 @@ func (t *storeTx) GetEdge(ns string, k models.EdgeKey) (*models.Edge, error) {
 			c := *e
 			return &c, nil
 		}
-		if _, _, g := t.s.indexes(ns); g != nil {
+		sp, err := t.s.spaceHeld(t.ctx, ns)
+		if err != nil {
+			return nil, err
+		}
+		if sp != nil {
+			g := sp.graph
 			if e, ok := g.Get(k); ok {
 				return e, nil
 			}

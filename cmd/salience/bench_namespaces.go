@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"time"
+
+	"github.com/salience-ai/salience/embed"
+	"github.com/salience-ai/salience/eval"
+	"github.com/salience-ai/salience/ingest"
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/recall"
+	"github.com/salience-ai/salience/store/sqlite"
+)
+
+// benchNamespaces runs `salience bench namespaces`, issue 10's fourth acceptance: many
+// namespaces served under an index budget. It fills a corpus of --namespaces namespaces of
+// --memories each (kept under --data), then replays one seeded sequence of recalls, each
+// in a namespace drawn at random, twice on copies of the corpus: once with every namespace
+// loaded at start, once with --index-budget. It reports whether every recall returned the
+// same memories in the same order, the most the budgeted store held (estimated, and the
+// heap), first-use latency, and both runs' latencies; the last line is JSON.
+func benchNamespaces(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench namespaces", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	spaces := fs.Int("namespaces", 2000, "namespaces in the corpus")
+	per := fs.Int("memories", 500, "memories in each namespace")
+	queries := fs.Int("queries", 4000, "recalls to replay, each in a random namespace")
+	data := fs.String("data", "", "keep the corpus in this directory and reuse it next time (default: a temporary one)")
+	seed := fs.Uint64("seed", 1, "corpus and query seed")
+	var budget byteSize = 500 << 20
+	fs.Var(&budget, "index-budget", "the budgeted run's index budget (e.g. 500MB)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *spaces < 1 || *per < 1 || *queries < 1 || budget <= 0 {
+		return fmt.Errorf("bench namespaces: --namespaces, --memories, --queries and --index-budget must be positive")
+	}
+	dir := *data
+	if dir == "" {
+		d, err := os.MkdirTemp("", "salience-bench-ns-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	base := filepath.Join(dir, fmt.Sprintf("namespaces-%dx%d.db", *spaces, *per))
+	emb := embed.NewLocal(0)
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	nsName := func(i int) string { return fmt.Sprintf("ns%05d", i) }
+	if err := fillNamespaces(ctx, base, emb, now, *seed, *spaces, *per, nsName, stdout); err != nil {
+		return err
+	}
+
+	syn := eval.NewSynth(*seed + 1)
+	rng := rand.New(rand.NewPCG(*seed, 77))
+	type ask struct {
+		ns, query string
+		conv      int
+	}
+	seq := make([]ask, *queries)
+	for i := range seq {
+		seq[i] = ask{ns: nsName(rng.IntN(*spaces)), query: syn.Query(), conv: rng.IntN(50)}
+	}
+	type run struct {
+		results   [][]string
+		lat       []time.Duration
+		maxBytes  int64
+		maxHeapMB float64
+		stats     sqlite.IndexStats
+		rssMB     float64
+	}
+	replay := func(name string, b int64) (*run, error) {
+		path := filepath.Join(dir, name+".db")
+		if err := copyFile(base, path); err != nil {
+			return nil, err
+		}
+		defer os.Remove(path)
+		defer os.Remove(path + "-wal")
+		defer os.Remove(path + "-shm")
+		st, err := sqlite.Open(path, sqlite.Options{Logger: quiet(), IndexBudget: b})
+		if err != nil {
+			return nil, err
+		}
+		defer st.Close()
+		if err := st.Rebuild(ctx); err != nil {
+			return nil, err
+		}
+		p := recall.New(st, emb, recall.Options{})
+		r := &run{results: make([][]string, len(seq)), lat: make([]time.Duration, len(seq))}
+		var ms runtime.MemStats
+		for i, a := range seq {
+			t := time.Now()
+			resp, err := p.Recall(ctx, &recall.Request{Namespace: a.ns, ConversationID: fmt.Sprintf("c%d", a.conv),
+				Mode: models.ModeSearch, Query: a.query, Now: now})
+			if err != nil {
+				return nil, err
+			}
+			r.lat[i] = time.Since(t)
+			for _, res := range resp.Results {
+				r.results[i] = append(r.results[i], res.Memory.ID)
+			}
+			if x := st.IndexStats(); x.Bytes > r.maxBytes {
+				r.maxBytes = x.Bytes
+			}
+			if i%200 == 199 || i == len(seq)-1 {
+				runtime.ReadMemStats(&ms)
+				r.maxHeapMB = max(r.maxHeapMB, float64(ms.HeapInuse)/(1<<20))
+			}
+		}
+		r.stats = st.IndexStats()
+		debug.FreeOSMemory()
+		r.rssMB = float64(residentBytes()) / (1 << 20)
+		return r, nil
+	}
+	eager, err := replay("eager", 0)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	lazy, err := replay("budget", int64(budget))
+	if err != nil {
+		return err
+	}
+	same := 0
+	for i := range seq {
+		if slices.Equal(eager.results[i], lazy.results[i]) {
+			same++
+		}
+	}
+	pe, pl := percentiles(eager.lat), percentiles(lazy.lat)
+	fmt.Fprintf(stdout, "every namespace loaded: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms; heap in use up to %.0f MB, resident set %.0f MB\n",
+		pe(0.50), pe(0.95), pe(0.99), eager.maxHeapMB, eager.rssMB)
+	fmt.Fprintf(stdout, "index budget %.0f MB: estimated up to %.0f MB (heap in use up to %.0f MB, resident set %.0f MB); %d loads, %d evictions, first use mean %.1f ms, max %.1f ms; p50 %.2f ms, p95 %.2f ms, p99 %.2f ms\n",
+		float64(budget)/(1<<20), float64(lazy.maxBytes)/(1<<20), lazy.maxHeapMB, lazy.rssMB, lazy.stats.Loads, lazy.stats.Evictions,
+		lazy.stats.LoadMeanMS, lazy.stats.LoadMaxMS, pl(0.50), pl(0.95), pl(0.99))
+	fmt.Fprintf(stdout, "same results: %d of %d recalls\n", same, len(seq))
+	fmt.Fprintf(stdout, `{"recalls":%d,"same":%d,"budget_mb":%.3f,"max_estimated_mb":%.3f,"max_heap_mb":%.0f,"eager_max_heap_mb":%.0f,"loads":%d,"evictions":%d,"first_use_mean_ms":%.2f,"first_use_max_ms":%.2f,"p95_ms":%.3f,"eager_p95_ms":%.3f}`+"\n",
+		len(seq), same, float64(budget)/(1<<20), float64(lazy.maxBytes)/(1<<20), lazy.maxHeapMB, eager.maxHeapMB, lazy.stats.Loads, lazy.stats.Evictions,
+		lazy.stats.LoadMeanMS, lazy.stats.LoadMaxMS, pl(0.95), pe(0.95))
+	if same != len(seq) {
+		return fmt.Errorf("bench namespaces: %d of %d recalls differ between the budgeted and the fully loaded store", len(seq)-same, len(seq))
+	}
+	return nil
+}
+
+// fillNamespaces builds the corpus at path unless it exists: per namespace, memories of the
+// synthetic corpus through the real ingest path.
+func fillNamespaces(ctx context.Context, path string, emb embed.Embedder, now time.Time, seed uint64, spaces, per int, nsName func(int) string, stdout io.Writer) error {
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	tmp := path + ".building"
+	os.Remove(tmp)
+	st, err := sqlite.Open(tmp, sqlite.Options{Logger: quiet()})
+	if err != nil {
+		return err
+	}
+	if err := st.Rebuild(ctx); err != nil {
+		st.Close()
+		return err
+	}
+	syn := eval.NewSynth(seed)
+	ing := ingest.New(st, emb, ingest.Options{Now: func() time.Time { return now }})
+	start := time.Now()
+	for n := range spaces {
+		batch := make([]*models.Memory, 0, per)
+		for i := range per {
+			batch = append(batch, syn.Memory(i, now))
+		}
+		if _, err := ing.Ingest(ctx, nsName(n), batch); err != nil {
+			st.Close()
+			return err
+		}
+	}
+	if err := st.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "ingested %d namespaces of %d memories in %.1fs\n", spaces, per, time.Since(start).Seconds())
+	return os.Rename(tmp, path)
+}
+
+// copyFile copies a closed SQLite database (its WAL checkpointed by Close) to dst.
+func copyFile(src, dst string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, b, 0o600)
+}

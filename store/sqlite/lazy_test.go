@@ -1,0 +1,127 @@
+package sqlite
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/store/storetest"
+)
+
+// TestConformanceOnDemand runs the store conformance suite on a store that loads namespaces
+// on demand under a budget of one byte: every namespace but the last used is evicted after
+// each load, so every read loads again and every write lands on a namespace that is
+// usually not loaded.
+func TestConformanceOnDemand(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) models.Store {
+		s, err := Open(filepath.Join(t.TempDir(), "salience.db"), Options{Logger: quiet(), IndexBudget: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		if err := s.Rebuild(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+// TestOnDemandMatchesEager: namespaces touched in random order through a budget that holds
+// a few of them answer every search exactly as a store holding every namespace does, the
+// loaded total stays under the budget, and namespaces are loaded and evicted as they go; a
+// write to a namespace that is not loaded is seen when it next loads.
+func TestOnDemandMatchesEager(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "salience.db")
+	eager := openAt(t, path)
+	r := rand.New(rand.NewPCG(21, 22))
+	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	words := []string{"cat", "garden", "rain", "piano", "coffee", "trip", "paris", "book", "dog", "river"}
+	const spaces, per = 24, 30
+	for n := range spaces {
+		ns := fmt.Sprintf("ns%02d", n)
+		var ws []*models.MemoryWrite
+		for i := range per {
+			id := fmt.Sprintf("m%03d", i)
+			vec := []float32{r.Float32(), r.Float32(), r.Float32(), r.Float32()}
+			content := words[r.IntN(len(words))] + " and " + words[r.IntN(len(words))]
+			w := &models.MemoryWrite{Memory: &models.Memory{ID: id, Namespace: ns, Kind: models.KindTurn, Content: content,
+				CreatedAt: at, Confidence: 0.5, Embedding: vec}}
+			if i > 0 {
+				w.Edges = []*models.Edge{{Namespace: ns, From: fmt.Sprintf("m%03d", r.IntN(i)), To: id, Type: models.EdgeTemporal, Weight: r.Float64()}}
+			}
+			ws = append(ws, w)
+		}
+		if err := eager.CreateMemories(ctx, ws); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := eager.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	lazy, err := Open(path, Options{Logger: quiet(), IndexBudget: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lazy.Close()
+	if err := lazy.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// A budget of about four namespaces, from the estimate of one.
+	if _, _, err := lazy.GraphStats(ctx, "ns00"); err != nil {
+		t.Fatal(err)
+	}
+	one := lazy.IndexStats().Bytes
+	lazy.lazy.budget = 4 * one
+
+	for step := range 400 {
+		ns := fmt.Sprintf("ns%02d", r.IntN(spaces))
+		q := words[r.IntN(len(words))]
+		vec := []float32{r.Float32(), r.Float32(), r.Float32(), r.Float32()}
+		ids := []string{fmt.Sprintf("m%03d", r.IntN(per)), fmt.Sprintf("m%03d", r.IntN(per))}
+		for name, call := range map[string]func(s *Store) (any, error){
+			"SearchText":   func(s *Store) (any, error) { return s.SearchText(ctx, ns, q, 5) },
+			"SearchVector": func(s *Store) (any, error) { return s.SearchVector(ctx, ns, vec, 5) },
+			"Strongest":    func(s *Store) (any, error) { return s.StrongestNeighbors(ctx, ns, ids, 3, nil) },
+			"GetMemories":  func(s *Store) (any, error) { return s.GetMemories(ctx, ns, ids) },
+			"GraphStats": func(s *Store) (any, error) {
+				n, e, err := s.GraphStats(ctx, ns)
+				return [2]int{n, e}, err
+			},
+		} {
+			want, err1 := call(eager)
+			got, err2 := call(lazy)
+			if err1 != nil || err2 != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("step %d, %s(%s): on demand %v (%v), eager %v (%v)", step, name, ns, got, err2, want, err1)
+			}
+		}
+		if st := lazy.IndexStats(); st.Bytes > st.Budget {
+			t.Fatalf("step %d: %d bytes loaded, over the budget of %d", step, st.Bytes, st.Budget)
+		}
+	}
+	st := lazy.IndexStats()
+	if st.Loaded > 4 || st.Evictions == 0 || st.Loads <= spaces || st.LoadMaxMS <= 0 {
+		t.Fatalf("stats %+v: want at most 4 loaded, evictions, more loads than namespaces", st)
+	}
+
+	// A write to a namespace not loaded, then read: the load picks it up.
+	var cold string
+	for n := range spaces {
+		if ns := fmt.Sprintf("ns%02d", n); lazy.loadedSpace(ns) == nil {
+			cold = ns
+			break
+		}
+	}
+	w := &models.MemoryWrite{Memory: &models.Memory{ID: "fresh", Namespace: cold, Kind: models.KindTurn,
+		Content: "zebra crossing", CreatedAt: at, Confidence: 0.5, Embedding: []float32{1, 0, 0, 0}}}
+	if err := lazy.CreateMemories(ctx, []*models.MemoryWrite{w}); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := lazy.SearchText(ctx, cold, "zebra", 5)
+	if err != nil || len(hits) != 1 || hits[0].ID != "fresh" {
+		t.Fatalf("SearchText(%s, zebra) after a write while not loaded = %v, %v", cold, hits, err)
+	}
+}
