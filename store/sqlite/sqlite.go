@@ -149,7 +149,7 @@ func Open(path string, opts Options) (*Store, error) {
 	// BEGIN IMMEDIATE takes the write lock up front, so a transaction never fails half-way
 	// on a lock upgrade if another process writes the file.
 	// journal_size_limit: see checkpoint.go.
-	wdb, err := sql.Open("sqlite", path+"?"+pragmas+fmt.Sprintf("&_pragma=cache_size(-32768)&_pragma=wal_autocheckpoint(0)&_pragma=journal_size_limit(%d)&_txlock=immediate", maxWAL))
+	wdb, err := sql.Open("sqlite", path+"?"+pragmas+fmt.Sprintf("&_pragma=wal_autocheckpoint(0)&_pragma=journal_size_limit(%d)&_txlock=immediate", maxWAL))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
