@@ -78,7 +78,7 @@ body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 78re
 h1 { font-size: 1.5rem; margin-bottom: .2rem; }
 h2 { font-size: 1.15rem; margin-top: 2rem; }
 .meta { color: #5a6573; margin-top: 0; }
-table { border-collapse: collapse; margin: .5rem 0; }
+table { border-collapse: collapse; margin: .5rem 0; display: block; max-width: 100%; overflow-x: auto; } /* wide tables scroll, the page does not */
 th, td { padding: .3rem .6rem; border-bottom: 1px solid #dde2e8; text-align: right; white-space: nowrap; }
 th:first-child, td:first-child { text-align: left; }
 thead th { background: #f3f5f8; }
