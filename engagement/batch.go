@@ -19,7 +19,7 @@ type batch struct {
 	mems  map[string]*models.Memory
 	edges map[models.EdgeKey]*models.Edge
 	surfs map[string]*models.Surfacing
-	turns map[[2]string][]*models.Surfacing // (conversation, turn) → every surfacing of the turn
+	turns map[[2]string][]*models.Surfacing // (conversation, turn) → every surfacing of the turn, brief, as read
 	// What changed, in the order it first changed, so writes are deterministic.
 	memOrder  []string
 	memDirty  map[string]bool
@@ -51,6 +51,43 @@ func (b *batch) surfacing(id string) (*models.Surfacing, error) {
 	return sf, nil
 }
 
+// surfacingsGetter is a transaction that reads many surfacings at once (the SQLite store).
+type surfacingsGetter interface {
+	GetSurfacings(ns string, ids []string) ([]*models.Surfacing, error)
+}
+
+// prefetch reads into the batch, in a few statements, the surfacings the events name by id
+// that it does not hold yet; surfacing then finds them without a query each. Ids that do not
+// exist are left for surfacing to reject.
+func (b *batch) prefetch(events []*models.Event) error {
+	g, ok := b.tx.(surfacingsGetter)
+	if !ok {
+		return nil
+	}
+	var ids []string
+	seen := map[string]bool{}
+	for _, ev := range events {
+		if ev == nil || ev.SurfacingID == "" || seen[ev.SurfacingID] {
+			continue
+		}
+		if _, have := b.surfs[ev.SurfacingID]; !have {
+			seen[ev.SurfacingID] = true
+			ids = append(ids, ev.SurfacingID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	ss, err := g.GetSurfacings(b.ns, ids)
+	if err != nil {
+		return err
+	}
+	for _, sf := range ss {
+		b.keepSurfacing(sf)
+	}
+	return nil
+}
+
 // keepSurfacing returns the batch's copy of a surfacing just read, adopting sf when the
 // batch has none (a copy it already has may carry an outcome not yet written).
 func (b *batch) keepSurfacing(sf *models.Surfacing) *models.Surfacing {
@@ -61,21 +98,31 @@ func (b *batch) keepSurfacing(sf *models.Surfacing) *models.Surfacing {
 	return sf
 }
 
-// turn returns the batch's copies of every surfacing of a turn.
+// turn returns every surfacing of a turn as the batch sees it: the batch's copy where it has
+// one (it may carry an outcome not yet written), else the row as read. The rows are read
+// Brief — the turn is only asked which memories it holds and their outcomes — and the brief
+// rows are never adopted as the batch's copies (surfacing reads a whole row when an event
+// needs one), so no write-back ever sees their zeroed fields.
 func (b *batch) turn(conv, turn string) ([]*models.Surfacing, error) {
 	k := [2]string{conv, turn}
-	if ss, ok := b.turns[k]; ok {
-		return ss, nil
+	ss, ok := b.turns[k]
+	if !ok {
+		var err error
+		ss, err = b.tx.FindSurfacings(models.SurfacingFilter{Namespace: b.ns, ConversationID: conv, TurnID: turn,
+			Limit: maxTurnSurfacings, Brief: true})
+		if err != nil {
+			return nil, err
+		}
+		b.turns[k] = ss
 	}
-	ss, err := b.tx.FindSurfacings(models.SurfacingFilter{Namespace: b.ns, ConversationID: conv, TurnID: turn, Limit: maxTurnSurfacings})
-	if err != nil {
-		return nil, err
-	}
+	out := make([]*models.Surfacing, len(ss))
 	for i, sf := range ss {
-		ss[i] = b.keepSurfacing(sf)
+		if have, ok := b.surfs[sf.ID]; ok {
+			sf = have
+		}
+		out[i] = sf
 	}
-	b.turns[k] = ss
-	return ss, nil
+	return out, nil
 }
 
 // touchSurfacing marks a surfacing returned by the batch as changed.
@@ -154,6 +201,12 @@ func (b *batch) train(cfg learn.Config, sf *models.Surfacing, ev *models.Event) 
 	return nil
 }
 
+// edgesPutter is a transaction that writes many edges at once, as PutEdge one by one would
+// (the SQLite store, in multi-row statements).
+type edgesPutter interface {
+	PutEdges(es []*models.Edge) error
+}
+
 // flush writes the changed memories, edges and surfacings, in the order they were first
 // changed, and the model.
 func (b *batch) flush() error {
@@ -167,9 +220,19 @@ func (b *batch) flush() error {
 			return err
 		}
 	}
-	for _, k := range b.edgeOrder {
-		if err := b.tx.PutEdge(b.edges[k]); err != nil {
+	if pe, ok := b.tx.(edgesPutter); ok {
+		es := make([]*models.Edge, len(b.edgeOrder))
+		for i, k := range b.edgeOrder {
+			es[i] = b.edges[k]
+		}
+		if err := pe.PutEdges(es); err != nil {
 			return err
+		}
+	} else {
+		for _, k := range b.edgeOrder {
+			if err := b.tx.PutEdge(b.edges[k]); err != nil {
+				return err
+			}
 		}
 	}
 	for _, id := range b.surfOrder {

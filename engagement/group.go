@@ -106,6 +106,9 @@ func (s *Service) applyRequests(tx models.Tx, rs []*request) error {
 			order = append(order, b)
 		}
 		r.results = make([]EventResult, len(r.checked))
+		if err := b.prefetch(r.checked); err != nil {
+			return err
+		}
 		for i, ev := range r.checked {
 			if ev == nil {
 				continue

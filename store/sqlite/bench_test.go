@@ -91,7 +91,7 @@ func corpus(n, dims int) []*models.MemoryWrite {
 }
 
 // buildDB writes n memories into a new database in a temporary directory and returns its path.
-func buildDB(b *testing.B, n, dims int) string {
+func buildDB(b testing.TB, n, dims int) string {
 	b.Helper()
 	path := filepath.Join(b.TempDir(), "bench.db")
 	s, err := Open(path, Options{Logger: quiet()})

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -203,4 +204,72 @@ func queryAll[T any](ctx context.Context, q interface {
 		out = append(out, v)
 	}
 	return out, wrap(rows.Err(), what)
+}
+
+// encLearned encodes a memory's learned words exactly as encJSON would — the column is read
+// back with encoding/json — without reflection: engagement rewrites the column of every
+// memory an event touches, and encoding/json was most of PutMemory's own cost.
+func encLearned(ls []models.LearnedTerm) string {
+	if len(ls) == 0 {
+		return ""
+	}
+	b := make([]byte, 0, len(ls)*56)
+	b = append(b, '[')
+	for i := range ls {
+		l := &ls[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"t":`...)
+		b = appendJSONString(b, l.Term)
+		b = append(b, `,"w":`...)
+		var ok bool
+		if b, ok = appendJSONFloat(b, l.Weight); !ok {
+			return encJSON(ls, false) // panics with encoding/json's own error
+		}
+		b = append(b, `,"at":`...)
+		at, err := l.At.MarshalJSON()
+		if err != nil {
+			return encJSON(ls, false)
+		}
+		b = append(b, at...)
+		b = append(b, '}')
+	}
+	return string(append(b, ']'))
+}
+
+// appendJSONString appends s as encoding/json writes it: plain printable ASCII as it is,
+// anything else (quotes, backslashes, HTML characters, control characters, non-ASCII)
+// through encoding/json itself.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always encodes
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendJSONFloat appends f as encoding/json writes a float64; false for NaN and
+// infinities, which it refuses.
+func appendJSONFloat(b []byte, f float64) ([]byte, bool) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return b, false
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// encoding/json writes e-7, not e-07.
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, true
 }

@@ -30,13 +30,14 @@ type column[R any] struct {
 
 // table is one table's column list, in the order its SELECTs return the columns.
 type table[R any] struct {
-	name string
-	key  []string // the primary key's columns
-	cols []column[R]
-	list string         // "a, b, c": what SELECT and INSERT name
-	sel  string         // "SELECT <list> FROM <name>", to which readers add their WHERE
-	pos  map[string]int // column name → index in cols
-	rows sync.Map       // int → the SQL of a multi-row INSERT of that many rows
+	name    string
+	key     []string // the primary key's columns
+	cols    []column[R]
+	list    string         // "a, b, c": what SELECT and INSERT name
+	sel     string         // "SELECT <list> FROM <name>", to which readers add their WHERE
+	pos     map[string]int // column name → index in cols
+	rows    sync.Map       // int → the SQL of a multi-row INSERT of that many rows
+	upserts sync.Map       // int → the SQL of a multi-row upsert of that many rows
 }
 
 // newTable checks the list (unique names, key columns present) and generates the column
@@ -160,6 +161,34 @@ func (t *table[R]) insertRows(n int) string {
 	q := `INSERT INTO ` + t.name + ` (` + t.list + `) VALUES ` + strings.Repeat(row+`, `, n-1) + row
 	t.rows.Store(n, q)
 	return q
+}
+
+// upsertRows is the SQL of one upsert (see upsert) of n rows; bind each row with
+// appendValues(…, t.cols, r). The text is built once per n.
+func (t *table[R]) upsertRows(n int) string {
+	if q, ok := t.upserts.Load(n); ok {
+		return q.(string)
+	}
+	one := t.upsert().sql
+	row := `(` + placeholders(len(t.cols)) + `)`
+	i := strings.Index(one, row)
+	q := one[:i] + strings.Repeat(row+`, `, n-1) + one[i:]
+	t.upserts.Store(n, q)
+	return q
+}
+
+// powerChunks splits n rows into chunks whose sizes are powers of two, at most max (a power
+// of two), largest first: a multi-row statement then comes in a handful of sizes, each
+// prepared once, whatever n is.
+func powerChunks(n, max int) []int {
+	var out []int
+	for size := max; n > 0; size /= 2 {
+		for n >= size {
+			out = append(out, size)
+			n -= size
+		}
+	}
+	return out
 }
 
 func placeholders(n int) string {

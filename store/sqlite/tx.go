@@ -200,12 +200,89 @@ func (t *storeTx) PutEdge(e *models.Edge) error {
 	return nil
 }
 
+// edgesPerUpsert is the most rows one multi-row edge upsert carries (10 columns a row, far
+// under SQLite's 32,766 variables a statement).
+const edgesPerUpsert = 128
+
+// PutEdges creates or replaces each edge, as PutEdge does one by one, in a few multi-row
+// statements: engagement writes hundreds of edges a transaction, and a statement's own
+// cost (binding, stepping, resetting) was most of an edge's. Later edges win over earlier
+// ones with the same key. Nothing is written when an edge is invalid.
+func (t *storeTx) PutEdges(es []*models.Edge) error {
+	if t.done {
+		return errTxDone
+	}
+	cs := make([]*models.Edge, len(es))
+	for i, e := range es {
+		if e == nil {
+			return models.Invalid("edge", "edge is missing")
+		}
+		if err := models.ValidateNamespace(e.Namespace); err != nil {
+			return err
+		}
+		c, err := validateEdge(e, e.Namespace, "edge")
+		if err != nil {
+			return err
+		}
+		cs[i] = c
+	}
+	rest := cs
+	for _, n := range powerChunks(len(cs), edgesPerUpsert) {
+		part := rest[:n]
+		rest = rest[n:]
+		args := make([]any, 0, n*len(edgeRows.cols))
+		for _, c := range part {
+			args = appendValues(args, edgeRows.cols, c)
+		}
+		if _, err := t.tx.ExecContext(t.ctx, edgeRows.upsertRows(n), args...); err != nil {
+			return wrap(err, "put edges")
+		}
+	}
+	for _, c := range cs {
+		t.edges[edgeID{c.Namespace, c.Key()}] = c
+	}
+	return nil
+}
+
 func (t *storeTx) GetSurfacing(ns, id string) (*models.Surfacing, error) {
 	if t.done {
 		return nil, errTxDone
 	}
 	return getSurfacing(t.ctx, t.tx, ns, id)
 }
+
+// GetSurfacings returns the surfacings of namespace ns with the given ids that exist, in no
+// particular order, reading them in a few statements (engagement reads every surfacing a
+// batch reports on before applying it).
+func (t *storeTx) GetSurfacings(ns string, ids []string) ([]*models.Surfacing, error) {
+	if t.done {
+		return nil, errTxDone
+	}
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	var out []*models.Surfacing
+	rest := ids
+	for _, n := range powerChunks(len(ids), surfacingsPerRead) {
+		part := rest[:n]
+		rest = rest[n:]
+		args := make([]any, 0, n+1)
+		args = append(args, ns)
+		for _, id := range part {
+			args = append(args, id)
+		}
+		got, err := queryAll(t.ctx, t.tx, "get surfacings",
+			surfacingRows.sel+` WHERE ns = ? AND id IN (`+placeholders(n)+`)`, args, scanSurfacing)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, got...)
+	}
+	return out, nil
+}
+
+// surfacingsPerRead is the most ids one GetSurfacings statement asks for.
+const surfacingsPerRead = 256
 
 func (t *storeTx) PutSurfacing(sf *models.Surfacing) error {
 	if t.done {

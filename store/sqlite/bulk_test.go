@@ -1,0 +1,195 @@
+package sqlite
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// encLearned must write exactly what encoding/json writes: the column is decoded with it, and
+// a stored value must not depend on which encoder wrote it.
+func TestEncLearnedMatchesEncodingJSON(t *testing.T) {
+	at := time.Date(2026, 5, 1, 12, 0, 0, 123456789, time.UTC)
+	cases := [][]models.LearnedTerm{
+		nil,
+		{{Term: "sunset", Weight: 1, At: at}},
+		{{Term: "paint", Weight: 2.5, At: at}, {Term: "lake", Weight: 0.1 + 0.2, At: time.Time{}}},
+		{{Term: "tiny", Weight: 1e-7, At: at}, {Term: "huge", Weight: 3e21, At: at.In(time.FixedZone("x", 3600))}},
+		{{Term: "neg", Weight: -0.0000012345, At: at}, {Term: "zero", Weight: 0, At: at}},
+		{{Term: `quo"te<&>\`, Weight: 1, At: at}, {Term: "café\u2028ü", Weight: 3, At: at}, {Term: "bad\xffutf8\x01", Weight: 1, At: at}},
+		{{Term: "", Weight: 123456789.125, At: at}},
+	}
+	for i, ls := range cases {
+		want := ""
+		if len(ls) > 0 {
+			b, err := json.Marshal(ls)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = string(b)
+		}
+		if got := encLearned(ls); got != want {
+			t.Errorf("case %d: encLearned = %s\nencoding/json  = %s", i, got, want)
+		}
+	}
+}
+
+func FuzzEncLearned(f *testing.F) {
+	f.Add("sunset", 1.0, int64(1777636800123456789))
+	f.Add("a\"b<", 1e-9, int64(0))
+	f.Add("\xff", -3e25, int64(-5))
+	f.Fuzz(func(t *testing.T, term string, w float64, nanos int64) {
+		ls := []models.LearnedTerm{{Term: term, Weight: w, At: time.Unix(0, nanos).UTC()}, {Term: "x", Weight: 1}}
+		want, err := json.Marshal(ls)
+		if err != nil {
+			if !math.IsNaN(w) && !math.IsInf(w, 0) {
+				t.Fatalf("encoding/json refused %v: %v", ls, err)
+			}
+			return // NaN and infinities never reach the column (validateMeta)
+		}
+		if got := encLearned(ls); got != string(want) {
+			t.Fatalf("encLearned = %s\nencoding/json  = %s", got, want)
+		}
+	})
+}
+
+func TestPowerChunks(t *testing.T) {
+	for _, c := range []struct {
+		n, max int
+		want   []int
+	}{
+		{0, 128, nil}, {1, 128, []int{1}}, {7, 128, []int{4, 2, 1}}, {128, 128, []int{128}},
+		{300, 128, []int{128, 128, 32, 8, 4}},
+	} {
+		if got := powerChunks(c.n, c.max); !slices.Equal(got, c.want) {
+			t.Errorf("powerChunks(%d, %d) = %v, want %v", c.n, c.max, got, c.want)
+		}
+	}
+}
+
+// PutEdges leaves the database, and the graph after the commit, as PutEdge one by one does:
+// new edges inserted, existing ones replaced, the later of two edges with one key winning.
+func TestPutEdgesEqualsPutEdge(t *testing.T) {
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	var ws []*models.MemoryWrite
+	for i := range 4 {
+		ws = append(ws, &models.MemoryWrite{Memory: &models.Memory{ID: fmt.Sprintf("m%d", i), Namespace: "ns",
+			Kind: models.KindTurn, Content: fmt.Sprintf("memory number %d", i), CreatedAt: at, Confidence: 0.5}})
+	}
+	var edges []*models.Edge
+	for i := range 150 { // more than one statement's worth, in sizes 128 + 16 + 4 + 2
+		edges = append(edges, &models.Edge{Namespace: "ns", From: fmt.Sprintf("m%d", i%4), To: fmt.Sprintf("concept-%d", i%137),
+			Type: models.EdgeMentions, Weight: float64(i%10) / 10, CoOccurrences: i, LastCoOccurred: at.Add(time.Duration(i) * time.Minute)})
+	}
+	results := map[string][]*models.Edge{}
+	for _, mode := range []string{"one by one", "at once"} {
+		s := openReady(t)
+		if err := s.CreateMemories(ctx, ws); err != nil {
+			t.Fatal(err)
+		}
+		err := s.Update(ctx, func(tx models.Tx) error {
+			if mode == "at once" {
+				return tx.(*storeTx).PutEdges(edges)
+			}
+			for _, e := range edges {
+				if err := tx.PutEdge(e); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		got, err := s.StrongestNeighbors(ctx, "ns", []string{"m0", "m1", "m2", "m3"}, 1000, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		results[mode] = got
+		rows, err := s.wdb.QueryContext(ctx, edgeRows.sel+` WHERE ns = 'ns' ORDER BY src, dst, type`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			e, err := scanEdge(rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			results[mode+" rows"] = append(results[mode+" rows"], e)
+		}
+		rows.Close()
+		var n int
+		if err := s.wdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM edges WHERE ns = 'ns'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 150 {
+			t.Errorf("%s: %d edge rows, want 150 (m%%4 × concept%%137 are all distinct keys)", mode, n)
+		}
+	}
+	for _, what := range []string{"", " rows"} {
+		a, b := results["one by one"+what], results["at once"+what]
+		if len(a) != len(b) || len(a) < 150 {
+			t.Fatalf("edges%s: %d one by one, %d at once, want ≥ 150", what, len(a), len(b))
+		}
+		for i := range a {
+			if fmt.Sprint(*a[i]) != fmt.Sprint(*b[i]) {
+				t.Errorf("edge%s %d: one by one %v, at once %v", what, i, *a[i], *b[i])
+			}
+		}
+	}
+	// An invalid edge writes nothing.
+	s := openReady(t)
+	bad := append(slices.Clone(edges[:3]), &models.Edge{Namespace: "ns", From: "", To: "x", Type: models.EdgeMentions})
+	if err := s.Update(ctx, func(tx models.Tx) error { return tx.(*storeTx).PutEdges(bad) }); models.ErrorCode(err) != models.EINVALID {
+		t.Errorf("an invalid edge: %v, want EINVALID", err)
+	}
+}
+
+// GetSurfacings returns what GetSurfacing returns for each id that exists in the namespace,
+// and nothing for the others.
+func TestGetSurfacingsEqualsGetSurfacing(t *testing.T) {
+	s := openAt(t, buildDB(t, 50, 4))
+	base := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	var ids []string
+	for turn := range 40 { // 400 surfacings: more than one statement's worth
+		ss := benchSurfacings(turn, base.Add(time.Duration(turn)*time.Second))
+		if err := s.RecordSurfacings(ctx, ss, nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, sf := range ss {
+			ids = append(ids, sf.ID)
+		}
+	}
+	ask := append(slices.Clone(ids[:300]), "01SMISSING", ids[310])
+	err := s.Update(ctx, func(tx models.Tx) error {
+		got, err := tx.(*storeTx).GetSurfacings("ns", ask)
+		if err != nil {
+			return err
+		}
+		if len(got) != 301 {
+			t.Fatalf("got %d surfacings, want 301 (the missing id left out)", len(got))
+		}
+		for _, sf := range got {
+			one, err := tx.GetSurfacing("ns", sf.ID)
+			if err != nil {
+				return err
+			}
+			if fmt.Sprint(*one) != fmt.Sprint(*sf) {
+				t.Errorf("surfacing %s: GetSurfacings %v, GetSurfacing %v", sf.ID, *sf, *one)
+			}
+		}
+		other, err := tx.(*storeTx).GetSurfacings("other", ask)
+		if err != nil || len(other) != 0 {
+			t.Errorf("another namespace: %d surfacings, %v; want none", len(other), err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
