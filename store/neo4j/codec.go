@@ -121,28 +121,6 @@ func encVector(v []float32) any {
 	return out
 }
 
-// unitTolerance is how far an embedding's norm may be from 1 and still be stored as given,
-// as the embedded store's vector index does: a unit vector reads back bit for bit.
-const unitTolerance = 1e-5
-
-// normalize returns vec scaled to unit length (a copy), or vec itself when it already is.
-// ok is false for a NaN or infinite component.
-func normalize(vec []float32) ([]float32, bool) {
-	var ss float64
-	for _, x := range vec {
-		ss += float64(x) * float64(x)
-	}
-	if math.IsNaN(ss) || math.IsInf(ss, 0) {
-		return nil, false
-	}
-	if ss == 0 || math.Abs(math.Sqrt(ss)-1) <= unitTolerance {
-		return vec, true
-	}
-	out := slices.Clone(vec)
-	models.NormalizeL2(out)
-	return out, true
-}
-
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
 // props reads a node's or relationship's property map as returned by a map projection.
