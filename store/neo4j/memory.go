@@ -177,7 +177,7 @@ func prepare(writes []*models.MemoryWrite) ([]*nsWrite, error) {
 			p.addConcept(row)
 		}
 		for j, e := range w.Edges {
-			ec, err := validateEdge(e, ns, fmt.Sprintf("%s.edges[%d]", f, j))
+			ec, err := models.ValidateStoredEdge(e, ns, fmt.Sprintf("%s.edges[%d]", f, j))
 			if err != nil {
 				return nil, err
 			}
