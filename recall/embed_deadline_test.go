@@ -2,14 +2,12 @@ package recall_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/salience-ai/salience/embed"
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/recall"
-	"github.com/salience-ai/salience/store/sqlite"
 )
 
 // deadlineEmbedder records how long each call was given before its context's deadline.
@@ -28,14 +26,7 @@ func (d *deadlineEmbedder) Embed(ctx context.Context, texts []string) ([][]float
 // TestEmbedDeadline: the query's embedding gets EmbedBudgetShare of the latency budget,
 // half by default.
 func TestEmbedDeadline(t *testing.T) {
-	st, err := sqlite.Open(filepath.Join(t.TempDir(), "s.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if err := st.Rebuild(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	st := newEnv(t).store
 	const budget = 400 * time.Millisecond
 	for _, tc := range []struct {
 		share float64 // 0 = the default
