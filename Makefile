@@ -56,9 +56,10 @@ fuzz-api:
 	bash scripts/schemathesis.sh
 
 # A full disk: the data directory on an 8 MB tmpfs, filled. Needs root or unprivileged user
-# namespaces (it re-runs itself under unshare); says so and skips when it has neither.
+# namespaces (it re-runs itself under unshare); with neither it fails (SALIENCE_DISKFULL_REQUIRED=1),
+# so CI cannot pass it by skipping. Run by hand without the variable, it skips instead.
 test-diskfull:
-	SALIENCE_DISKFULL=1 $(GO) test -race -count=1 -v -run '^TestDiskFull$$' ./cmd/salience
+	SALIENCE_DISKFULL=1 SALIENCE_DISKFULL_REQUIRED=1 $(GO) test -race -count=1 -v -run '^TestDiskFull$$' ./cmd/salience
 
 # The experiment report's HTML page in headless Chromium (tables, plots, no console errors,
 # a screenshot). scripts/chromium/install installs Debian's chromium when none is on PATH.

@@ -238,8 +238,11 @@ func TestOpenAIEmbedErrors(t *testing.T) {
 
 func TestOpenAIDeadline(t *testing.T) {
 	release := make(chan struct{})
+	// The server hangs until the client gives up (or the test ends), so Embed returning at
+	// all, with context.DeadlineExceeded, proves the deadline cut the call: no wall-clock
+	// bound is needed (and none is asserted).
 	srv := &embeddingsServer{dims: 4, respond: func(_ http.ResponseWriter, r *http.Request, _ embeddingsRequest, _ *embeddingsResponse) bool {
-		select { // a server that hangs until the client gives up (or the test ends)
+		select {
 		case <-r.Context().Done():
 		case <-release:
 		}
@@ -248,25 +251,19 @@ func TestOpenAIDeadline(t *testing.T) {
 	defer close(release)
 
 	t.Run("caller's deadline", func(t *testing.T) {
-		o := newTestOpenAI(t, srv, OpenAIConfig{})
+		// An attempt limit of an hour leaves the caller's deadline the only one that can end
+		// the call while the test runs.
+		o := newTestOpenAI(t, srv, OpenAIConfig{Timeout: time.Hour})
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
-		start := time.Now()
 		_, err := o.Embed(ctx, []string{"slow"})
-		if elapsed := time.Since(start); elapsed >= time.Second {
-			t.Errorf("Embed returned after %v, want < 1s", elapsed)
-		}
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("err = %v, want context.DeadlineExceeded", err)
 		}
 	})
 	t.Run("configured timeout", func(t *testing.T) {
 		o := newTestOpenAI(t, srv, OpenAIConfig{Timeout: 100 * time.Millisecond, Retries: -1}) // retries: TestOpenAIRetriesTimeouts
-		start := time.Now()
 		_, err := o.Embed(context.Background(), []string{"slow"})
-		if elapsed := time.Since(start); elapsed >= time.Second {
-			t.Errorf("Embed returned after %v, want < 1s", elapsed)
-		}
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("err = %v, want context.DeadlineExceeded", err)
 		}

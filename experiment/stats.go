@@ -8,6 +8,8 @@ import (
 	"gonum.org/v1/gonum/mathext"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/salience-ai/salience/models"
 )
 
 // The statistics of REFERENCE.md §3. x successes out of n; A is the control, B the
@@ -55,7 +57,7 @@ func Wilson(x, n int, alpha float64) (iv Interval, ok bool) {
 	denom := 1 + z2/nf
 	centre := (p + z2/(2*nf)) / denom
 	half := z / denom * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
-	iv = Interval{Low: clamp01(centre - half), High: clamp01(centre + half)}
+	iv = Interval{Low: models.Clamp01(centre - half), High: models.Clamp01(centre + half)}
 	if x == 0 {
 		iv.Low = 0
 	}
@@ -127,7 +129,7 @@ func betaSum(aA, bA, aB, bB float64) float64 {
 	for i := 0.0; i < aB; i++ {
 		s += math.Exp(mathext.Lbeta(aA+i, bA+bB) - math.Log(bB+i) - mathext.Lbeta(1+i, bB) - base)
 	}
-	return clamp01(s)
+	return models.Clamp01(s)
 }
 
 // betaIntegral is ∫ f_A(t)·P(θ_B > t) dt by Gauss–Legendre quadrature over the part of
@@ -140,7 +142,7 @@ func betaIntegral(aA, bA, aB, bB float64) float64 {
 	m, sd := a.Mean(), a.StdDev()
 	lo, hi := max(0, m-12*sd), min(1, m+12*sd)
 	f := func(t float64) float64 { return a.Prob(t) * b.Survival(t) }
-	return clamp01(quad.Fixed(f, lo, hi, 400, nil, 0))
+	return models.Clamp01(quad.Fixed(f, lo, hi, 400, nil, 0))
 }
 
 func isInt(x float64) bool { return x == math.Trunc(x) && !math.IsInf(x, 0) }
@@ -300,8 +302,6 @@ func rate(x, n int) (float64, bool) {
 	}
 	return float64(min(max(x, 0), n)) / float64(n), true
 }
-
-func clamp01(x float64) float64 { return min(max(x, 0), 1) }
 
 // Look is the cumulative data of control (A) and treatment (B) at one look.
 type Look struct {

@@ -169,6 +169,13 @@ func TestProbBBeatsALargeAndFractional(t *testing.T) {
 	if s, q := betaSum(aA, bA, aB, bB), betaIntegral(aA, bA, aB, bB); math.Abs(s-q) > 1e-9 {
 		t.Errorf("sum %.12f vs integral %.12f", s, q)
 	}
+	// A NaN parameter (outside the contract) gives 0 through models.Clamp01, never a NaN
+	// that would reach a report.
+	for _, p := range [][4]float64{{math.NaN(), 1, 1.5, 1}, {1.5, 1, math.NaN(), 1}, {1, math.NaN(), 1, 1}} {
+		if got := ProbBBeatsA(p[0], p[1], p[2], p[3]); got != 0 {
+			t.Errorf("ProbBBeatsA%v = %v, want 0", p, got)
+		}
+	}
 }
 
 func TestUndefinedStatisticsAreNotOK(t *testing.T) {

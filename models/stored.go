@@ -1,6 +1,7 @@
 package models
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"time"
@@ -45,8 +46,8 @@ func ValidateStoredMemory(m *Memory, field string) error {
 		{"created_at", m.CreatedAt}, {"valid_at", m.ValidAt}, {"invalid_at", m.InvalidAt},
 		{"last_used", m.LastUsed}, {"last_surfaced", m.LastSurfaced},
 	} {
-		if !t.t.IsZero() && !(t.t.After(storeMinTime) && t.t.Before(storeMaxTime)) {
-			return Invalid(field+"."+t.name, "time %s is outside the years 1678–2262", t.t.Format(time.RFC3339))
+		if err := checkStoredTime(field+"."+t.name, t.t); err != nil {
+			return err
 		}
 	}
 	for _, f := range []float64{m.Importance, m.Confidence, m.RecentDismissals} {
@@ -55,4 +56,54 @@ func ValidateStoredMemory(m *Memory, field string) error {
 		}
 	}
 	return nil
+}
+
+// ValidateStoredEdge checks what every store relies on before it writes an edge and returns
+// a copy with its namespace set to ns when empty. One function, so SQLite and Neo4j refuse
+// the same edges with the same fields.
+func ValidateStoredEdge(e *Edge, ns, field string) (*Edge, error) {
+	if e == nil {
+		return nil, Invalid(field, "edge is missing")
+	}
+	c := *e
+	if c.Namespace == "" {
+		c.Namespace = ns
+	}
+	switch {
+	case c.Namespace != ns:
+		return nil, Invalid(field+".namespace", "edge of another namespace")
+	case c.From == "" || c.To == "":
+		return nil, Invalid(field, "an edge needs both ends")
+	case c.Type == "":
+		return nil, Invalid(field+".type", "edge type is required")
+	case !(c.Weight >= 0 && c.Weight <= 1):
+		return nil, Invalid(field+".weight", "weight must be between 0 and 1")
+	case c.CoOccurrences < 0:
+		return nil, Invalid(field+".co_occurrences", "co_occurrences must not be negative")
+	case hasControl(c.From) || hasControl(c.To) || hasControl(string(c.Type)) || hasControl(c.Fact):
+		return nil, Invalid(field, "edge ends, type and fact must not contain control characters")
+	}
+	if err := errors.Join(checkStoredTime(field+".last_co_occurred", c.LastCoOccurred), checkStoredTime(field+".last_decayed", c.LastDecayed)); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// checkStoredTime fails when t is set and outside the times a store can hold.
+func checkStoredTime(field string, t time.Time) error {
+	if t.IsZero() || (t.After(storeMinTime) && t.Before(storeMaxTime)) {
+		return nil
+	}
+	return Invalid(field, "time %s is outside the years 1678–2262", t.Format(time.RFC3339))
+}
+
+// hasControl reports whether s holds an ASCII control character: the SQLite rebuild packs
+// edge fields with one as separator, and Neo4j refuses the same edges so both stores agree.
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return true
+		}
+	}
+	return false
 }

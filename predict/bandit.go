@@ -3,6 +3,8 @@ package predict
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/salience-ai/salience/models"
 )
 
 // Arms are the thresholds on p_use the bandit chooses between: the source's five
@@ -152,7 +154,7 @@ func (b Bandit) Update(arms []ArmState, idx int, reward float64) {
 		arms[k].Alpha = a0 + g*(arms[k].Alpha-a0)
 		arms[k].Beta = b0 + g*(arms[k].Beta-b0)
 	}
-	r := min(max(reward, 0), 1)
+	r := models.Clamp01(reward)
 	arms[idx].Alpha += r
 	arms[idx].Beta += 1 - r
 }

@@ -3,6 +3,7 @@ package recall
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/salience-ai/salience/ids"
 	"github.com/salience-ai/salience/models"
@@ -129,8 +130,7 @@ func (p *Pipeline) searchVector(ctx context.Context, req *Request, text string, 
 	if p.embedder == nil || text == "" {
 		return nil, nil
 	}
-	// The embedder may be a remote service: it gets at most half the latency budget.
-	ectx, cancel := context.WithTimeout(ctx, req.LatencyBudget/2)
+	ectx, cancel := context.WithTimeout(ctx, time.Duration(float64(req.LatencyBudget)*p.opts.EmbedBudgetShare))
 	defer cancel()
 	vecs, err := p.embedder.Embed(ectx, []string{text})
 	if err != nil {

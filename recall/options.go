@@ -58,6 +58,10 @@ type Options struct {
 	// multiple of the limit; 3. The check tokenizes each text, and a bonus of at most
 	// PhraseWeight cannot lift a candidate from further down into the results.
 	PhraseChecks int
+	// EmbedBudgetShare: the share of the request's LatencyBudget the query's embedding may
+	// take before the vector search is given up as unavailable; 0.5. The embedder may be a
+	// remote service, and the other half is left for search, association and ranking.
+	EmbedBudgetShare float64
 
 	// Association (DESIGN.md §4.2, the graph half).
 
@@ -170,6 +174,7 @@ func (o Options) withDefaults() Options {
 	setFloat(&o.VectorFloor, 0.2)
 	setFloat(&o.PhraseWeight, 0.3)
 	setInt(&o.PhraseChecks, 3)
+	setFloat(&o.EmbedBudgetShare, 0.5)
 	setInt(&o.ConceptFanout, graph.DefaultMaxFanout)
 	setFloat(&o.MinSpecificity, 0.05)
 	setInt(&o.LendSeeds, 64)

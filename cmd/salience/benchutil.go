@@ -1,11 +1,12 @@
 package main
 
 import (
-	"math"
 	"os"
 	"runtime/pprof"
 	"slices"
 	"time"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // startCPUProfile starts a CPU profile into path ("" = none) and returns its stop function.
@@ -24,14 +25,19 @@ func startCPUProfile(path string) (stop func(), err error) {
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
-// percentiles sorts latencies and returns a nearest-rank percentile function in milliseconds.
+// percentiles sorts latencies and returns a percentile function in milliseconds: nearest
+// rank (gonum's stat.Empirical, as experiment.Percentiles), so a percentile is always an
+// observed latency. p is clamped to [0, 1]; no latencies give 0.
 func percentiles(lat []time.Duration) func(p float64) float64 {
 	slices.Sort(lat)
+	ms := make([]float64, len(lat))
+	for i, d := range lat {
+		ms[i] = float64(d.Microseconds()) / 1000
+	}
 	return func(p float64) float64 {
-		if len(lat) == 0 {
+		if len(ms) == 0 {
 			return 0
 		}
-		i := int(math.Ceil(p*float64(len(lat)))) - 1
-		return float64(lat[min(max(i, 0), len(lat)-1)].Microseconds()) / 1000
+		return stat.Quantile(min(max(p, 0), 1), stat.Empirical, ms, nil)
 	}
 }

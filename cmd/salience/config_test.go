@@ -181,3 +181,53 @@ func TestSubcommands(t *testing.T) {
 		t.Errorf("serve -h: err = %v, want flag.ErrHelp", err)
 	}
 }
+
+// TestStoreFlagsAndEnvironment covers --store and the --neo4j-* flags with their SALIENCE_*
+// variables: the environment is read when a flag is not given, a flag wins over it, and a
+// Neo4j store without a usable URI is refused before anything is opened.
+func TestStoreFlagsAndEnvironment(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		args    []string
+		want    StoreConfig // when wantErr is empty
+		wantErr string
+	}{
+		{name: "default", want: StoreConfig{Kind: "sqlite"}},
+		{name: "neo4j by flags", args: []string{"--store", "neo4j", "--neo4j-uri", "neo4j://db:7687", "--neo4j-user", "u",
+			"--neo4j-password", "p", "--neo4j-database", "mem", "--neo4j-follower-reads"},
+			want: StoreConfig{Kind: "neo4j", Neo4jURI: "neo4j://db:7687", Neo4jUser: "u", Neo4jPassword: "p", Neo4jDatabase: "mem", Neo4jFollowerReads: true}},
+		{name: "neo4j by environment", env: map[string]string{"SALIENCE_STORE": "neo4j", "SALIENCE_NEO4J_URI": "neo4j+s://x.databases.neo4j.io",
+			"SALIENCE_NEO4J_USER": "neo4j", "SALIENCE_NEO4J_PASSWORD": "secret", "SALIENCE_NEO4J_DATABASE": "neo4j", "SALIENCE_NEO4J_FOLLOWER_READS": "true"},
+			want: StoreConfig{Kind: "neo4j", Neo4jURI: "neo4j+s://x.databases.neo4j.io", Neo4jUser: "neo4j", Neo4jPassword: "secret", Neo4jDatabase: "neo4j", Neo4jFollowerReads: true}},
+		{name: "flag wins over environment", env: map[string]string{"SALIENCE_STORE": "neo4j"}, args: []string{"--store", "sqlite"},
+			want: StoreConfig{Kind: "sqlite"}},
+		{name: "environment URI with flag store", env: map[string]string{"SALIENCE_NEO4J_URI": "bolt+s://one:7687"}, args: []string{"--store", "neo4j"},
+			want: StoreConfig{Kind: "neo4j", Neo4jURI: "bolt+s://one:7687"}},
+		{name: "bolt", args: []string{"--store", "neo4j", "--neo4j-uri", "bolt://localhost:7687"},
+			want: StoreConfig{Kind: "neo4j", Neo4jURI: "bolt://localhost:7687"}},
+		{name: "neo4j without URI", args: []string{"--store", "neo4j"}, wantErr: "--store neo4j needs --neo4j-uri"},
+		{name: "environment neo4j without URI", env: map[string]string{"SALIENCE_STORE": "neo4j"}, wantErr: "--store neo4j needs --neo4j-uri"},
+		{name: "http scheme", args: []string{"--store", "neo4j", "--neo4j-uri", "http://db:7474"}, wantErr: `--neo4j-uri "http://db:7474": want neo4j://`},
+		{name: "no scheme", env: map[string]string{"SALIENCE_STORE": "neo4j", "SALIENCE_NEO4J_URI": "db:7687"}, wantErr: `--neo4j-uri "db:7687": want neo4j://`},
+		{name: "unknown store", env: map[string]string{"SALIENCE_STORE": "postgres"}, wantErr: `--store "postgres": want sqlite or neo4j`},
+		{name: "bad follower reads", env: map[string]string{"SALIENCE_NEO4J_FOLLOWER_READS": "maybe"}, wantErr: "SALIENCE_NEO4J_FOLLOWER_READS"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := parse(t, tt.env, append([]string{"serve"}, tt.args...)...)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("err = %v, want it to mention %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Config.Store != tt.want {
+				t.Errorf("store config = %+v, want %+v", m.Config.Store, tt.want)
+			}
+		})
+	}
+}

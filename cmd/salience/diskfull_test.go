@@ -28,13 +28,15 @@ import (
 //
 // Mounting needs root, or an unprivileged user and mount namespace (the test re-runs itself
 // under `unshare` when it is not root). It is not part of `make test`; run it with
-// `make test-diskfull`, which CI does.
+// `make test-diskfull`, which CI does and which sets SALIENCE_DISKFULL_REQUIRED=1, so that
+// not being able to mount fails the test instead of skipping it.
 
 const (
-	envDiskFull   = "SALIENCE_DISKFULL"    // set by make test-diskfull
-	envDiskFullNS = "SALIENCE_DISKFULL_NS" // set when re-run inside a namespace
-	diskFullSize  = 8 << 20                // the tmpfs
-	diskFullSpare = 1 << 20                // free space left by the ballast before writes begin
+	envDiskFull         = "SALIENCE_DISKFULL"          // set by make test-diskfull
+	envDiskFullNS       = "SALIENCE_DISKFULL_NS"       // set when re-run inside a namespace
+	envDiskFullRequired = "SALIENCE_DISKFULL_REQUIRED" // =1 (make test-diskfull): cannot mount fails, not skips
+	diskFullSize        = 8 << 20                      // the tmpfs
+	diskFullSpare       = 1 << 20                      // free space left by the ballast before writes begin
 )
 
 func TestDiskFull(t *testing.T) {
@@ -47,7 +49,7 @@ func TestDiskFull(t *testing.T) {
 			rerunInNamespace(t)
 			return
 		}
-		t.Skipf("cannot mount a tmpfs on %s (%v): the disk-full test needs root or unprivileged user namespaces", mnt, err)
+		cannotMount(t, "cannot mount a tmpfs on %s (%v): the disk-full test needs root or unprivileged user namespaces", mnt, err)
 	}
 	t.Cleanup(func() { _ = syscall.Unmount(mnt, syscall.MNT_DETACH) })
 	data := filepath.Join(mnt, "data")
@@ -167,7 +169,7 @@ var diskFullLogRE = regexp.MustCompile(`(?m)^.*status=503.*error=.*(disk|storage
 func rerunInNamespace(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("unshare"); err != nil {
-		t.Skip("not root and no unshare: the disk-full test cannot mount its tmpfs")
+		cannotMount(t, "not root and no unshare: the disk-full test cannot mount its tmpfs")
 	}
 	cmd := exec.Command("unshare", "--user", "--map-root-user", "--mount", os.Args[0], "-test.run=^TestDiskFull$", "-test.v", "-test.count=1")
 	cmd.Env = append(os.Environ(), envDiskFullNS+"=1")
@@ -175,12 +177,22 @@ func rerunInNamespace(t *testing.T) {
 	t.Logf("inside a user and mount namespace:\n%s", out)
 	switch {
 	case err != nil && bytes.Contains(out, []byte("unshare: ")):
-		t.Skipf("cannot create a user namespace (%v): the disk-full test needs root or unprivileged user namespaces", err)
+		cannotMount(t, "cannot create a user namespace (%v): the disk-full test needs root or unprivileged user namespaces", err)
 	case err != nil:
 		t.Fatalf("the disk-full test failed inside its namespace: %v", err)
 	case bytes.Contains(out, []byte("--- SKIP")):
-		t.Skip("skipped inside its namespace")
+		cannotMount(t, "skipped inside its namespace")
 	}
+}
+
+// cannotMount skips the test when it cannot get its tmpfs, or fails it when
+// SALIENCE_DISKFULL_REQUIRED=1: in CI a skip would let the disk-full test pass without running.
+func cannotMount(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if os.Getenv(envDiskFullRequired) == "1" {
+		t.Fatalf(format+" ("+envDiskFullRequired+"=1)", args...)
+	}
+	t.Skipf(format, args...)
 }
 
 func startDiskFullServer(t *testing.T, data string, logs io.Writer) (*Main, string) {

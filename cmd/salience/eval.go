@@ -16,8 +16,10 @@ import (
 	"github.com/salience-ai/salience/eval"
 	"github.com/salience-ai/salience/ingest"
 	"github.com/salience-ai/salience/maintenance"
+	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/predict"
 	"github.com/salience-ai/salience/recall"
+	"github.com/salience-ai/salience/rerank"
 	"github.com/salience-ai/salience/store/sqlite"
 )
 
@@ -76,7 +78,7 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 	emb := embed.NewLocal(*dims)
 	engine := func(name string) (eval.Engine, func(), error) {
 		if sc.Kind == StoreNeo4j {
-			return neo4jEngine(ctx, sc, emb, convs)
+			return neo4jEngine(ctx, sc, emb, rr, convs)
 		}
 		st, err := sqlite.Open(filepath.Join(dir, name+".db"), sqlite.Options{Logger: quiet()})
 		if err != nil {
@@ -86,12 +88,7 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 			st.Close()
 			return eval.Engine{}, nil, err
 		}
-		return eval.Engine{
-			Ingest:     ingest.New(st, emb),
-			Recall:     recall.New(st, emb, recall.Options{Reranker: recallReranker(rr), Seed: 1}),
-			Engagement: engagement.NewService(st, engagement.ServiceOptions{}),
-			Reward:     maintenance.New(st, maintenance.Options{}).RewardTurn,
-		}, func() { st.Close() }, nil
+		return evalEngine(st, emb, rr), func() { st.Close() }, nil
 	}
 	if *ambient {
 		if rr != nil || *learn {
@@ -147,9 +144,20 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 	return nil
 }
 
+// evalEngine is the pipeline an evaluation runs on st, the same for either store; rr (nil:
+// none) reranks recall.
+func evalEngine(st models.Store, emb embed.Embedder, rr *rerank.Reranker) eval.Engine {
+	return eval.Engine{
+		Ingest:     ingest.New(st, emb),
+		Recall:     recall.New(st, emb, recall.Options{Reranker: recallReranker(rr), Seed: 1}),
+		Engagement: engagement.NewService(st, engagement.ServiceOptions{}),
+		Reward:     maintenance.New(st, maintenance.Options{}).RewardTurn,
+	}
+}
+
 // neo4jEngine runs the evaluation on the Neo4j store: each conversation's namespace
 // (locomo-<name>) is emptied first, so a run starts from nothing as on a fresh SQLite file.
-func neo4jEngine(ctx context.Context, sc *StoreConfig, emb embed.Embedder, convs []*eval.Conversation) (eval.Engine, func(), error) {
+func neo4jEngine(ctx context.Context, sc *StoreConfig, emb embed.Embedder, rr *rerank.Reranker, convs []*eval.Conversation) (eval.Engine, func(), error) {
 	st, _, _, err := openStore(ctx, sc, "", quiet())
 	if err != nil {
 		return eval.Engine{}, nil, err
@@ -160,11 +168,7 @@ func neo4jEngine(ctx context.Context, sc *StoreConfig, emb embed.Embedder, convs
 			return eval.Engine{}, nil, err
 		}
 	}
-	return eval.Engine{
-		Ingest:     ingest.New(st, emb),
-		Recall:     recall.New(st, emb, recall.Options{}),
-		Engagement: engagement.NewService(st, engagement.ServiceOptions{}),
-	}, func() { st.Close() }, nil
+	return evalEngine(st, emb, rr), func() { st.Close() }, nil
 }
 
 // quiet is a logger for stores the commands open for themselves: warnings and errors only.

@@ -263,7 +263,7 @@ func (m *Main) serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := checkDims(dims, emb, c.DataDir); err != nil {
+	if err := checkDims(dims, emb, &c.Store, c.DataDir); err != nil {
 		return err
 	}
 

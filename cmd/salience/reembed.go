@@ -24,8 +24,9 @@ func lockPath(dir string) string { return filepath.Join(dir, DatabaseFile+".lock
 // checkDims compares the embedder's vector size with what each namespace in the store
 // already holds, before anything is served: vectors of two sizes cannot be compared, and
 // a mismatch would otherwise surface as every vector search failing. The error names both
-// sizes and the command that fixes it.
-func checkDims(have map[string]int, emb embed.Embedder, dataDir string) error {
+// sizes and what fixes it: `salience reembed` for the embedded store; for a Neo4j store,
+// which reembed cannot open, the embedder that made the vectors.
+func checkDims(have map[string]int, emb embed.Embedder, sc *StoreConfig, dataDir string) error {
 	var bad []string
 	for ns, d := range have {
 		if d != emb.Dims() {
@@ -41,10 +42,16 @@ func checkDims(have map[string]int, emb embed.Embedder, dataDir string) error {
 	if len(bad) > 1 {
 		more = fmt.Sprintf(" (and %d more namespaces: %s)", len(bad)-1, strings.Join(bad[1:], ", "))
 	}
-	return fmt.Errorf("embedding size mismatch: namespace %q holds %d-dimension vectors but the embedder %s makes %d-dimension ones%s; "+
-		"re-embed with the new embedder (stop the server first): salience reembed --ns %s --data %s [the same --embedder/--embed-* flags], "+
-		"or start with the embedder that made them",
-		ns, have[ns], emb.Name(), emb.Dims(), more, ns, dataDir)
+	mismatch := fmt.Sprintf("embedding size mismatch: namespace %q holds %d-dimension vectors but the embedder %s makes %d-dimension ones%s",
+		ns, have[ns], emb.Name(), emb.Dims(), more)
+	if sc.Kind == StoreNeo4j {
+		return fmt.Errorf("%s; start with the embedder that made them (the --embedder/--embed-* flags they were stored with): "+
+			"salience reembed works on the embedded SQLite store only and cannot re-embed a Neo4j store (%s), so changing "+
+			"a Neo4j store's embedder means storing its memories again, with the new embedder, in a fresh Neo4j database",
+			mismatch, sc.Neo4jURI)
+	}
+	return fmt.Errorf("%s; re-embed with the new embedder (stop the server first): salience reembed --ns %s --data %s [the same --embedder/--embed-* flags], "+
+		"or start with the embedder that made them", mismatch, ns, dataDir)
 }
 
 // runReembed runs `salience reembed --ns NS`: it re-embeds every memory of the namespaces

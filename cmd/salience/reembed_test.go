@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/salience-ai/salience/api"
+	"github.com/salience-ai/salience/embed"
 )
 
 // runMain runs one command of the binary and returns its error and output.
@@ -99,6 +100,45 @@ func TestReembedUsage(t *testing.T) {
 	} {
 		if _, err := runMain(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// TestDimensionMismatchMessage checks that the start-up error tells each store what works:
+// salience reembed for the embedded store, and for a Neo4j store (which reembed cannot
+// open) the embedder that made the vectors, never a reembed command that would open SQLite.
+func TestDimensionMismatchMessage(t *testing.T) {
+	have := map[string]int{"bees": 64, "other": 64, "fine": 256}
+	emb := embed.NewLocal(0) // 256 dimensions
+	if err := checkDims(map[string]int{"fine": 256}, emb, &StoreConfig{Kind: StoreNeo4j}, "./data"); err != nil {
+		t.Errorf("matching sizes: %v", err)
+	}
+	for _, tc := range []struct {
+		name      string
+		sc        StoreConfig
+		want, not []string
+	}{
+		{"sqlite", StoreConfig{Kind: StoreSQLite}, []string{"salience reembed --ns bees --data ./data"}, []string{"Neo4j"}},
+		{"neo4j", StoreConfig{Kind: StoreNeo4j, Neo4jURI: "neo4j://db:7687"}, []string{
+			"start with the embedder that made them",
+			"cannot re-embed a Neo4j store (neo4j://db:7687)",
+			"storing its memories again, with the new embedder, in a fresh Neo4j database",
+		}, []string{"reembed --ns", "--data"}},
+	} {
+		err := checkDims(have, emb, &tc.sc, "./data")
+		if err == nil {
+			t.Fatalf("%s: no error for 64-dimension vectors and a 256-dimension embedder", tc.name)
+		}
+		msg := err.Error()
+		for _, w := range append([]string{`namespace "bees" holds 64-dimension vectors but the embedder local-hash-v1-256 makes 256-dimension ones`, "(and 1 more namespaces: other)"}, tc.want...) {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: %q lacks %q", tc.name, msg, w)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(msg, n) {
+				t.Errorf("%s: %q has %q", tc.name, msg, n)
+			}
 		}
 	}
 }

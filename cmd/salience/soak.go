@@ -23,6 +23,7 @@ import (
 
 	"github.com/salience-ai/salience/api"
 	"github.com/salience-ai/salience/eval"
+	"github.com/salience-ai/salience/models"
 )
 
 // `salience soak` runs a server under steady mixed traffic for a while and checks that it
@@ -634,12 +635,9 @@ func fileMB(path string) float64 {
 	return float64(fi.Size()) / (1 << 20)
 }
 
+// clipLine puts s on one line and cuts it to n bytes with models.Clip (never mid-rune).
 func clipLine(s string, n int) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
+	return models.Clip(strings.ReplaceAll(s, "\n", " "), n)
 }
 
 // tailBuffer keeps the last max bytes written to it: the server's log, shown when it fails.

@@ -95,3 +95,21 @@ func TestSoakFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestSoakClipLine: an error quoted in the report is one line, cut at a rune boundary.
+func TestSoakClipLine(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"a\nb", 10, "a b"},
+		{"ab日本", 4, "ab…"}, // byte 4 is inside 日: the cut moves back to its start
+		{"x\n日本", 5, "x 日…"},
+	} {
+		if got := clipLine(tc.in, tc.n); got != tc.want {
+			t.Errorf("clipLine(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package neo4j
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -119,28 +118,6 @@ func encVector(v []float32) any {
 		out[i] = float64(x)
 	}
 	return out
-}
-
-// unitTolerance is how far an embedding's norm may be from 1 and still be stored as given,
-// as the embedded store's vector index does: a unit vector reads back bit for bit.
-const unitTolerance = 1e-5
-
-// normalize returns vec scaled to unit length (a copy), or vec itself when it already is.
-// ok is false for a NaN or infinite component.
-func normalize(vec []float32) ([]float32, bool) {
-	var ss float64
-	for _, x := range vec {
-		ss += float64(x) * float64(x)
-	}
-	if math.IsNaN(ss) || math.IsInf(ss, 0) {
-		return nil, false
-	}
-	if ss == 0 || math.Abs(math.Sqrt(ss)-1) <= unitTolerance {
-		return vec, true
-	}
-	out := slices.Clone(vec)
-	models.NormalizeL2(out)
-	return out, true
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
@@ -297,46 +274,6 @@ func validateID(id, field string) error {
 		return models.Invalid(field, "id is longer than %d bytes", models.MaxIDBytes)
 	}
 	return nil
-}
-
-// hasControl reports whether s holds an ASCII control character (kept out of edge fields,
-// as in the embedded store, so both stores accept the same edges).
-func hasControl(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] == 0x7f {
-			return true
-		}
-	}
-	return false
-}
-
-// validateEdge checks e and returns a copy with its namespace set to ns when empty.
-func validateEdge(e *models.Edge, ns, field string) (*models.Edge, error) {
-	if e == nil {
-		return nil, models.Invalid(field, "edge is missing")
-	}
-	c := *e
-	if c.Namespace == "" {
-		c.Namespace = ns
-	}
-	switch {
-	case c.Namespace != ns:
-		return nil, models.Invalid(field+".namespace", "edge of another namespace")
-	case c.From == "" || c.To == "":
-		return nil, models.Invalid(field, "an edge needs both ends")
-	case c.Type == "":
-		return nil, models.Invalid(field+".type", "edge type is required")
-	case !(c.Weight >= 0 && c.Weight <= 1):
-		return nil, models.Invalid(field+".weight", "weight must be between 0 and 1")
-	case c.CoOccurrences < 0:
-		return nil, models.Invalid(field+".co_occurrences", "co_occurrences must not be negative")
-	case hasControl(c.From) || hasControl(c.To) || hasControl(string(c.Type)) || hasControl(c.Fact):
-		return nil, models.Invalid(field, "edge ends, type and fact must not contain control characters")
-	}
-	if err := errors.Join(checkTime(field+".last_co_occurred", c.LastCoOccurred), checkTime(field+".last_decayed", c.LastDecayed)); err != nil {
-		return nil, err
-	}
-	return &c, nil
 }
 
 // relType is the Neo4j relationship type of an edge type: upper case, Neo4j's convention

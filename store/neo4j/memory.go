@@ -9,6 +9,7 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/salience-ai/salience/index"
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/nlp"
 )
@@ -151,8 +152,8 @@ func prepare(writes []*models.MemoryWrite) ([]*nsWrite, error) {
 			seen[[2]string{ns, um.ID}] = true
 			c := *um
 			if len(c.Embedding) > 0 {
-				v, ok := normalize(c.Embedding)
-				if !ok {
+				v, err := index.Normalize(c.Embedding)
+				if err != nil {
 					return nil, models.Invalid(uf+".embedding", "embedding has a NaN or infinite component")
 				}
 				if p.dims != 0 && p.dims != len(v) {
@@ -176,7 +177,7 @@ func prepare(writes []*models.MemoryWrite) ([]*nsWrite, error) {
 			p.addConcept(row)
 		}
 		for j, e := range w.Edges {
-			ec, err := validateEdge(e, ns, fmt.Sprintf("%s.edges[%d]", f, j))
+			ec, err := models.ValidateStoredEdge(e, ns, fmt.Sprintf("%s.edges[%d]", f, j))
 			if err != nil {
 				return nil, err
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/salience-ai/salience/index"
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/nlp"
 )
@@ -130,12 +131,12 @@ func (s *Store) SearchVector(ctx context.Context, ns string, vec []float32, k in
 	if len(vec) == 0 {
 		return nil, models.Invalid("vector", "the query vector is empty")
 	}
-	q, ok := normalize(vec)
-	if !ok {
+	q, err := index.Normalize(vec)
+	if err != nil {
 		return nil, models.Invalid("vector", "the query vector has a NaN or infinite component")
 	}
 	var hits []models.Hit
-	err := s.read(ctx, "search vector", func(tx neo4j.ManagedTransaction) error {
+	err = s.read(ctx, "search vector", func(tx neo4j.ManagedTransaction) error {
 		params := map[string]any{"ns": ns, "vec": encVector(q), "k": int64(k)}
 		for n := max(overfetch*k, minCandidates); n <= maxCandidates; n *= growth {
 			params["n"] = int64(n)

@@ -15,7 +15,7 @@ import (
 // packedEdgeText are the edge columns the rebuild reads joined into one, by the unit
 // separator 0x1f: it reads every edge, and the driver's cost is per column and per allocated
 // string, so this halves both, and the rebuild of 100k memories with it. Namespaces, ends,
-// types and facts never contain the separator (validateEdge), and the predicate, free text,
+// types and facts never contain the separator (models.ValidateStoredEdge), and the predicate, free text,
 // comes last, so a separator inside it stays in it. The other columns are read as they are.
 var packedEdgeText = []string{"ns", "src", "dst", "type", "fact", "predicate"}
 

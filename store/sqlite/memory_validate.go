@@ -123,7 +123,7 @@ func prepareWrites(writes []*models.MemoryWrite) ([]preparedWrite, map[string]in
 		}
 		for j, e := range w.Edges {
 			ef := fmt.Sprintf("%s.edges[%d]", f, j)
-			ec, err := validateEdge(e, ns, ef)
+			ec, err := models.ValidateStoredEdge(e, ns, ef)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -132,44 +132,4 @@ func prepareWrites(writes []*models.MemoryWrite) ([]preparedWrite, map[string]in
 		out[i] = p
 	}
 	return out, dims, nil
-}
-
-// validateEdge checks e and returns a copy with its namespace set to ns when empty.
-func validateEdge(e *models.Edge, ns, field string) (*models.Edge, error) {
-	if e == nil {
-		return nil, models.Invalid(field, "edge is missing")
-	}
-	c := *e
-	if c.Namespace == "" {
-		c.Namespace = ns
-	}
-	switch {
-	case c.Namespace != ns:
-		return nil, models.Invalid(field+".namespace", "edge of another namespace")
-	case c.From == "" || c.To == "":
-		return nil, models.Invalid(field, "an edge needs both ends")
-	case c.Type == "":
-		return nil, models.Invalid(field+".type", "edge type is required")
-	case !(c.Weight >= 0 && c.Weight <= 1):
-		return nil, models.Invalid(field+".weight", "weight must be between 0 and 1")
-	case c.CoOccurrences < 0:
-		return nil, models.Invalid(field+".co_occurrences", "co_occurrences must not be negative")
-	case hasControl(c.From) || hasControl(c.To) || hasControl(string(c.Type)) || hasControl(c.Fact):
-		return nil, models.Invalid(field, "edge ends, type and fact must not contain control characters")
-	}
-	if err := errors.Join(checkTime(field+".last_co_occurred", c.LastCoOccurred), checkTime(field+".last_decayed", c.LastDecayed)); err != nil {
-		return nil, err
-	}
-	return &c, nil
-}
-
-// hasControl reports whether s holds an ASCII control character (the rebuild packs edge
-// fields with one as separator).
-func hasControl(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] == 0x7f {
-			return true
-		}
-	}
-	return false
 }
