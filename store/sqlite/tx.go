@@ -220,7 +220,7 @@ func (t *storeTx) PutEdges(es []*models.Edge) error {
 		if err := models.ValidateNamespace(e.Namespace); err != nil {
 			return err
 		}
-		c, err := validateEdge(e, e.Namespace, "edge")
+		c, err := models.ValidateStoredEdge(e, e.Namespace, "edge")
 		if err != nil {
 			return err
 		}
