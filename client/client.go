@@ -7,11 +7,14 @@
 //
 // It speaks the wire types of package api and imports nothing of the server (a test keeps
 // gin and the store out of its import graph). Every call takes a context whose deadline
-// bounds the whole call, retries included. Calls that are idempotent — every GET, DELETE, and
-// engagement reports, whose event ids make a repeat a no-op — are retried on connection
-// failures and on 502/503/504 (honouring Retry-After); storing memories, recall and
-// triggering a job never are, since a repeat would store, surface or run twice. A server
-// error is an *Error carrying the server's code, message and field.
+// bounds the whole call, retries included. Calls that are idempotent are retried on
+// connection failures and on 502/503/504 (honouring Retry-After): every GET but Ready (which
+// WaitReady polls itself), deleting a memory, engagement reports (their event ids make a
+// repeat a no-op), PutSettings and PatchSettings (the same write or merge patch again changes
+// nothing), Relearn (a rebuild from the same event log) and StopExperiment. Storing memories,
+// recall, creating an experiment and triggering a job never are, since a repeat would store,
+// surface, create or run twice. A server error is an *Error carrying the server's code,
+// message and field.
 package client
 
 import (

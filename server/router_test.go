@@ -16,6 +16,7 @@ import (
 	"github.com/goccy/go-yaml"
 
 	"github.com/salience-ai/salience/api"
+	"github.com/salience-ai/salience/internal/openapicheck"
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/recall"
 )
@@ -72,22 +73,73 @@ func newTestServer(t *testing.T, cfg Config) (*Server, *syncBuffer) {
 	return New(cfg), logs
 }
 
-// do sends one request to h and returns the response with its body read.
-func do(t *testing.T, h http.Handler, method, path, body string, header ...string) (*http.Response, []byte) {
+// openAPI is the server's OpenAPI document, loaded once for every test's validator.
+var openAPI = sync.OnceValues(func() (*openapicheck.Document, error) { return openapicheck.Load(OpenAPI()) })
+
+// do sends one request to h and returns the response with its body read. The exchange is
+// validated against openapi.yaml (openapicheck.Validator): an undocumented route must be
+// 404 or 405, a documented one must answer a documented status with a body matching its
+// schema, and a request the document calls invalid must be refused with a 4xx. A body is
+// sent as JSON unless a Content-Type header says otherwise.
+func do(t testing.TB, h http.Handler, method, path, body string, header ...string) (*http.Response, []byte) {
 	t.Helper()
 	var r io.Reader
 	if body != "" {
 		r = strings.NewReader(body)
 	}
 	req := httptest.NewRequest(method, path, r)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, req)
-	res := w.Result()
+	return send(t, h, req)
+}
+
+// send serves req with h through the OpenAPI validator and returns the response with its
+// body read.
+func send(t testing.TB, h http.Handler, req *http.Request) (*http.Response, []byte) {
+	t.Helper()
+	doc, err := openAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := doc.Validator(t, openapicheck.Handler{Handler: h}).RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
 	b, _ := io.ReadAll(res.Body)
 	return res, b
+}
+
+// TestDoValidatesAgainstOpenAPI shows the helper every test here sends through holds the
+// exchange to openapi.yaml: a handler answering off the document is reported.
+func TestDoValidatesAgainstOpenAPI(t *testing.T) {
+	answer := func(status int, body string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			io.WriteString(w, body)
+		})
+	}
+	for _, tc := range []struct {
+		name, method, path, body string
+		h                        http.Handler
+		want                     string
+	}{
+		{"conforming", "GET", "/healthz", "", answer(200, `{"status":"ok"}`), ""},
+		{"body off its schema", "GET", "/healthz", "", answer(200, `{"status":"fine"}`), "does not match the document"},
+		{"undocumented status", "GET", "/healthz", "", answer(418, `{}`), "does not match the document"},
+		{"undocumented route served", "GET", "/v1/secret", "", answer(200, `{}`), "is not documented"},
+		{"invalid request accepted", "POST", "/v1/namespaces/a/recall", `{"mode":"psychic"}`, answer(200, `{}`), "calls the request invalid"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &openapicheck.Recorder{TB: t}
+			do(r, tc.h, tc.method, tc.path, tc.body)
+			r.Expect(t, tc.want)
+		})
+	}
 }
 
 // errorOf decodes an error body, failing the test when the body is not the error shape.
@@ -184,10 +236,10 @@ func TestBodyLimit(t *testing.T) {
 	// Unknown length (chunked): cut off while reading.
 	req := httptest.NewRequest("POST", "/v1/namespaces/a/recall", io.MultiReader(strings.NewReader(big)))
 	req.ContentLength = -1
-	w := httptest.NewRecorder()
-	s.Handler().ServeHTTP(w, req)
-	if w.Code != 413 || errorOf(t, w.Body.Bytes()).Code != "too_large" {
-		t.Errorf("streamed oversize = %d %s", w.Code, w.Body.Bytes())
+	req.Header.Set("Content-Type", "application/json")
+	res, body = send(t, s.Handler(), req)
+	if res.StatusCode != 413 || errorOf(t, body).Code != "too_large" {
+		t.Errorf("streamed oversize = %d %s", res.StatusCode, body)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	driver "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/salience-ai/salience/api"
+	"github.com/salience-ai/salience/internal/testserver"
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/store/neo4j"
 )
@@ -75,7 +76,8 @@ func TestNeo4jReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := http.DefaultClient.Do(req)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := a.hc.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,11 +222,13 @@ func wipeNeo4j(t *testing.T, uri string) {
 	}
 }
 
-// replica is a running `salience serve` process.
+// replica is a running `salience serve` process. Its hc validates every exchange against
+// openapi.yaml (testserver.Validator).
 type replica struct {
 	cmd  *exec.Cmd
 	base string
 	logs *syncBuffer
+	hc   *http.Client
 }
 
 func startReplica(t *testing.T, bin string, flags ...string) *replica {
@@ -232,7 +236,7 @@ func startReplica(t *testing.T, bin string, flags ...string) *replica {
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data", t.TempDir()}, flags...)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "SALIENCE_KEYS=")
-	p := &replica{cmd: cmd, logs: &syncBuffer{}}
+	p := &replica{cmd: cmd, logs: &syncBuffer{}, hc: &http.Client{Transport: testserver.NewValidator(t, nil)}}
 	addr := make(chan string, 1)
 	cmd.Stdout = &addrWriter{buf: p.logs, addr: addr}
 	cmd.Stderr = cmd.Stdout
@@ -272,7 +276,7 @@ func startReplica(t *testing.T, bin string, flags ...string) *replica {
 
 func (p *replica) post(t *testing.T, path, body string, want int, out any) {
 	t.Helper()
-	res, err := http.Post(p.base+path, "application/json", strings.NewReader(body))
+	res, err := p.hc.Post(p.base+path, "application/json", strings.NewReader(body))
 	if err != nil {
 		t.Error(err)
 		return
@@ -290,7 +294,7 @@ func (p *replica) post(t *testing.T, path, body string, want int, out any) {
 
 func (p *replica) get(t *testing.T, path string, out any) {
 	t.Helper()
-	res, err := http.Get(p.base + path)
+	res, err := p.hc.Get(p.base + path)
 	if err != nil {
 		t.Fatal(err)
 	}
