@@ -24,8 +24,13 @@ type Settings struct {
 	Diversity *float64 `json:"diversity,omitempty"`
 	// Startup bounds the startup package (defaults 3 crystals, 2 anchors, 2 summaries).
 	Startup *StartupLimits `json:"startup,omitempty"`
-	// Decay chooses the decay policy: linear or fsrs (default the server's --decay-policy).
+	// Decay chooses the decay policy — linear or fsrs (default the server's --decay-policy)
+	// — and its parameters.
 	Decay *DecaySettings `json:"decay,omitempty"`
+	// ImplicitIgnoreAfterHours: a surfacing with no engagement event this many hours after
+	// it was shown counts as ignored; above 0, at most 720 (default the server's
+	// --implicit-ignore-after, 30 minutes).
+	ImplicitIgnoreAfterHours float64 `json:"implicit_ignore_after_hours,omitempty"`
 	// Rerank is on or off (default the server's --rerank).
 	Rerank string `json:"rerank,omitempty"`
 	// ThresholdPolicy is the ambient threshold policy of requests that name none: bandit
@@ -53,9 +58,20 @@ type StartupLimits struct {
 	Summaries int `json:"summaries,omitempty"`
 }
 
-// DecaySettings name a decay policy.
+// DecaySettings name a decay policy and set its parameters; absent ones are the server's
+// flags. Each policy reads its own: Threshold the linear one, TargetRetention fsrs, the
+// cooldown both.
 type DecaySettings struct {
 	Policy string `json:"policy,omitempty"`
+	// Threshold (linear): due when days since last use / (uses + 1) reaches it; above 0,
+	// at most 1e6 (default the server's --decay-threshold, 0.7).
+	Threshold float64 `json:"threshold,omitempty"`
+	// TargetRetention (fsrs): due when the retrievability falls below it; between 0 and 1,
+	// exclusive (default the server's --target-retention, 0.9).
+	TargetRetention float64 `json:"target_retention,omitempty"`
+	// DismissCooldownHours: a dismissed memory is not resurfaced for this many hours, 0 to
+	// 8760; 0 is no cooldown (default the server's --dismiss-cooldown, 168).
+	DismissCooldownHours *float64 `json:"dismiss_cooldown_hours,omitempty"`
 }
 
 // SettingsHistory is the body of GET /v1/namespaces/{ns}/settings/history: the audit

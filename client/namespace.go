@@ -40,6 +40,10 @@ func (c *Client) Namespace(ns string) *Namespace { return &Namespace{c: c, ns: n
 // Name returns the namespace's name.
 func (n *Namespace) Name() string { return n.ns }
 
+// Client returns the client the namespace belongs to: the same server and key, for the
+// other namespaces the key is granted (a shared one, say).
+func (n *Namespace) Client() *Client { return n.c }
+
 // Store stores one memory and returns it as created (id, defaults, concepts). It is not
 // retried: a repeat would store it twice.
 func (n *Namespace) Store(ctx context.Context, m api.MemoryInput) (*api.Memory, error) {

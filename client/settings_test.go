@@ -36,11 +36,13 @@ func TestSettingsRoundTripAndAudit(t *testing.T) {
 	if fresh.Version != 0 || fresh.Weights != nil || fresh.UpdatedBy != "" {
 		t.Errorf("unwritten settings = %+v, want version 0 and no overrides", fresh)
 	}
-	div := 0.4
+	div, noCooldown := 0.4, 0.0
 	want := api.Settings{
 		Weights:                map[string]api.ScoreWeights{"search": {Relevance: 0.5, Importance: 0.5}},
-		FreshnessHalfLifeHours: 48, Diversity: &div,
-		Startup: &api.StartupLimits{Crystals: 5}, Decay: &api.DecaySettings{Policy: "linear"}, Rerank: "off",
+		FreshnessHalfLifeHours: 48, Diversity: &div, Startup: &api.StartupLimits{Crystals: 5}, Rerank: "off",
+		// A cooldown of 0 hours (none) is a setting, not its absence: it must come back.
+		Decay:                    &api.DecaySettings{Policy: "linear", Threshold: 0.5, TargetRetention: 0.85, DismissCooldownHours: &noCooldown},
+		ImplicitIgnoreAfterHours: 2,
 	}
 	put, err := ns.PutSettings(ctx, want)
 	if err != nil {
@@ -110,6 +112,16 @@ func TestSettingsValidationNamesTheField(t *testing.T) {
 		{map[string]any{"diversity": 1.5}, "diversity"},
 		{map[string]any{"startup": map[string]any{"anchors": 101}}, "startup.anchors"},
 		{map[string]any{"decay": map[string]any{"policy": "sm2"}}, "decay.policy"},
+		{map[string]any{"decay": map[string]any{"threshold": -0.5}}, "decay.threshold"},
+		{map[string]any{"decay": map[string]any{"threshold": 2e6}}, "decay.threshold"},
+		{map[string]any{"decay": map[string]any{"target_retention": 1}}, "decay.target_retention"},
+		{map[string]any{"decay": map[string]any{"target_retention": -0.1}}, "decay.target_retention"},
+		{map[string]any{"decay": map[string]any{"dismiss_cooldown_hours": -1}}, "decay.dismiss_cooldown_hours"},
+		{map[string]any{"decay": map[string]any{"dismiss_cooldown_hours": 9000}}, "decay.dismiss_cooldown_hours"},
+		{map[string]any{"decay": map[string]any{"half_life": 3}}, "decay.half_life"},
+		{map[string]any{"implicit_ignore_after_hours": -1}, "implicit_ignore_after_hours"},
+		{map[string]any{"implicit_ignore_after_hours": 721}, "implicit_ignore_after_hours"},
+		{map[string]any{"implicit_ignore_after_hours": "30m"}, "implicit_ignore_after_hours"},
 		{map[string]any{"rerank": "sometimes"}, "rerank"},
 		{map[string]any{"threshold_policy": "greedy"}, "threshold_policy"},
 		{map[string]any{"threshold_policy": "fixed:1.5"}, "threshold_policy"},

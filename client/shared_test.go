@@ -48,6 +48,13 @@ func TestSharedMemoryRecall(t *testing.T) {
 	if len(resp.Results) != 2 || label[own.ID] != "a" || label[shared.ID] != "shared" {
 		t.Fatalf("results = %+v, want %s labelled a and %s labelled shared", resp.Results, own.ID, shared.ID)
 	}
+	// Merged by p_use (a probability, comparable across namespaces), highest first.
+	for i := 1; i < len(resp.Results); i++ {
+		if prev, cur := resp.Results[i-1], resp.Results[i]; cur.PUse > prev.PUse {
+			t.Errorf("results[%d] (%s, p_use %v) comes after results[%d] (%s, p_use %v): the merge is not by p_use",
+				i, cur.Namespace, cur.PUse, i-1, prev.Namespace, prev.PUse)
+		}
+	}
 	if resp.SettingsVersion != 1 {
 		t.Errorf("settings_version = %d, want 1 (the home namespace's)", resp.SettingsVersion)
 	}

@@ -63,8 +63,9 @@ func (s *Service) rewardPending(ctx context.Context, ns string, now time.Time) (
 }
 
 // RewardTurn rewards one turn's decision when the turn has settled — it surfaced nothing,
-// every surfacing has an outcome, or the implicit-ignore timeout has passed since it (a
-// surfacing still without an outcome then counts as ignored, as implicit-ignore records it).
+// every surfacing has an outcome, or the namespace's implicit-ignore timeout has passed since
+// it (a surfacing still without an outcome then counts as ignored, as implicit-ignore records
+// it).
 // In one transaction it computes the turn's reward (DESIGN §7: the mean of its events'
 // rewards, engagement.TurnReward; the namespace's empty-turn reward when it surfaced
 // nothing), updates the namespace's posterior when the bandit made the decision, and marks
@@ -72,6 +73,7 @@ func (s *Service) rewardPending(ctx context.Context, ns string, now time.Time) (
 // evaluation) reward a turn exactly once and lose no update. It reports whether it
 // rewarded; ENOTFOUND when the turn has no decision.
 func (s *Service) RewardTurn(ctx context.Context, ns, turnID string, now time.Time) (bool, error) {
+	ignoreAfter := s.ignoreAfterOf(ctx, ns) // outside the transaction: it may read the store
 	rewarded := false
 	err := s.store.Update(ctx, func(tx models.Tx) error {
 		rewarded = false
@@ -90,7 +92,7 @@ func (s *Service) RewardTurn(ctx context.Context, ns, turnID string, now time.Ti
 					outcomes = append(outcomes, sf.Outcome)
 				}
 			}
-			if len(outcomes) < d.Surfaced && now.Sub(d.At) < s.ignoreAfter {
+			if len(outcomes) < d.Surfaced && now.Sub(d.At) < ignoreAfter {
 				return nil // not settled: reports may still come
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/salience-ai/salience/maintenance"
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/predict"
+	"github.com/salience-ai/salience/settings"
 	"github.com/salience-ai/salience/store/sqlite"
 )
 
@@ -133,6 +134,35 @@ func TestBanditUpkeep(t *testing.T) {
 	// A fixed policy's turns never move the posterior; a missing turn is ENOTFOUND.
 	if _, err := svc.RewardTurn(ctx, ns, "no-such-turn", t0); models.ErrorCode(err) != models.ENOTFOUND {
 		t.Errorf("missing turn: %v, want ENOTFOUND", err)
+	}
+}
+
+// TestBanditSettlesOnTheNamespaceTimeout: a turn awaiting a report settles when its own
+// namespace's implicit-ignore timeout has passed, not the server's.
+func TestBanditSettlesOnTheNamespaceTimeout(t *testing.T) {
+	ctx := context.Background()
+	st := openBanditStore(t, filepath.Join(t.TempDir(), "salience.db"))
+	defer st.Close()
+	if err := st.SetState(ctx, models.SettingsKey("quick"), `{"version":1,"implicit_ignore_after_hours":0.25}`); err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range []string{"quick", "plain"} {
+		mustCreateMemory(t, st, ns, "m1")
+		putDecision(t, st, &models.Decision{Namespace: ns, TurnID: "t1", ConversationID: "c", ConvType: models.ConvCasual,
+			Policy: predict.PolicyBandit, Arm: 1, Threshold: 0.6, Prob: 0.5, Surfaced: 1, At: t0})
+		if err := st.RecordSurfacings(ctx, []*models.Surfacing{{ID: "s1", Namespace: ns, ConversationID: "c", TurnID: "t1",
+			MemoryID: "m1", Mode: models.ModeAmbient, At: t0}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	svc := maintenance.New(st, maintenance.Options{Settings: settings.New(st, settings.Options{})})
+	for _, c := range []struct {
+		ns   string
+		want bool
+	}{{"quick", true}, {"plain", false}} {
+		if ok, err := svc.RewardTurn(ctx, c.ns, "t1", t0.Add(20*time.Minute)); err != nil || ok != c.want {
+			t.Errorf("%s at t0+20m: rewarded %v, %v; want %v", c.ns, ok, err, c.want)
+		}
 	}
 }
 

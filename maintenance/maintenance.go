@@ -79,8 +79,12 @@ type Options struct {
 	QueueCap int
 	// BatchSize is the page size of store reads; 0 means DefaultBatchSize.
 	BatchSize int
-	// IgnoreAfter is the implicit-ignore timeout; 0 means DefaultIgnoreAfter.
+	// IgnoreAfter is the implicit-ignore timeout of a namespace whose settings set none; 0
+	// means DefaultIgnoreAfter.
 	IgnoreAfter time.Duration
+	// Settings give each namespace's implicit-ignore timeout (implicit_ignore_after_hours),
+	// read by implicit-ignore and bandit-upkeep; nil means IgnoreAfter for all.
+	Settings SettingsSource
 	// Logger receives per-namespace summaries; nil discards them.
 	Logger *slog.Logger
 	// Bandit is the threshold bandit bandit-upkeep updates; zero means predict.DefaultBandit().
@@ -98,6 +102,7 @@ type Service struct {
 	queueCap    int
 	batch       int
 	ignoreAfter time.Duration
+	settings    SettingsSource
 	log         *slog.Logger
 	bandit      predict.Bandit
 	empty       func(ns string) float64
@@ -108,7 +113,7 @@ type Service struct {
 // New returns the maintenance jobs over store.
 func New(store Store, opts Options) *Service {
 	s := &Service{store: store, policy: opts.Policy, rules: opts.Rules, queueCap: opts.QueueCap,
-		batch: opts.BatchSize, ignoreAfter: opts.IgnoreAfter, log: opts.Logger, bandit: opts.Bandit, empty: opts.EmptyReward}
+		batch: opts.BatchSize, ignoreAfter: opts.IgnoreAfter, settings: opts.Settings, log: opts.Logger, bandit: opts.Bandit, empty: opts.EmptyReward}
 	if s.bandit == (predict.Bandit{}) {
 		s.bandit = predict.DefaultBandit()
 	}

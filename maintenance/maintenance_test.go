@@ -599,6 +599,63 @@ func TestImplicitIgnore(t *testing.T) {
 	}
 }
 
+// TestImplicitIgnoreTimeoutPerNamespace: each namespace's implicit_ignore_after_hours sets
+// its own timeout, so surfacings shown at the same moment are ignored at different runs:
+// "quick" (15 min) first, "plain" (the server's 30 min) next, "slow" (2 h) last. The slow
+// one, shown first, is passed over while the others are handled and not lost behind the
+// checkpoint.
+func TestImplicitIgnoreTimeoutPerNamespace(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	for ns, raw := range map[string]string{"quick": `{"version":1,"implicit_ignore_after_hours":0.25}`, "slow": `{"version":1,"implicit_ignore_after_hours":2}`} {
+		if err := e.st.SetState(ctx, models.SettingsKey(ns), raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shown := t0.Add(time.Hour)
+	var ss []*models.Surfacing
+	for i, ns := range []string{"slow", "quick", "plain"} {
+		id := e.add(t, ns, mem("shown in "+ns))["shown in "+ns]
+		// slow's first in (At, ID) order, so the walk meets it before the others.
+		ss = append(ss, &models.Surfacing{ID: "s-" + ns, Namespace: ns, ConversationID: "c1", TurnID: "t-" + ns, MemoryID: id,
+			Mode: models.ModeAmbient, At: shown.Add(time.Duration(i) * time.Second)})
+	}
+	if err := e.st.RecordSurfacings(ctx, ss, nil); err != nil {
+		t.Fatal(err)
+	}
+	s := maintenance.New(e.st, maintenance.Options{Settings: settings.New(e.st, settings.Options{}), BatchSize: 2})
+	run := newRun(t0)
+	outcome := func(ns string) models.EventType {
+		t.Helper()
+		sf, err := e.st.GetSurfacing(ctx, ns, "s-"+ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sf.Outcome
+	}
+	for _, step := range []struct {
+		after   time.Duration
+		n       int
+		ignored []string // the namespaces whose surfacing is ignored by now
+	}{
+		{10 * time.Minute, 0, nil},
+		{20 * time.Minute, 1, []string{"quick"}},
+		{45 * time.Minute, 1, []string{"quick", "plain"}},
+		{110 * time.Minute, 0, []string{"quick", "plain"}},
+		{125 * time.Minute, 1, []string{"quick", "plain", "slow"}},
+	} {
+		n, err := s.ImplicitIgnore(run.at(shown.Add(step.after), 0), run)
+		if err != nil || n != step.n {
+			t.Errorf("at shown+%v: %d events, %v; want %d", step.after, n, err, step.n)
+		}
+		for _, ns := range []string{"quick", "plain", "slow"} {
+			if got, want := outcome(ns) == models.EventIgnored, slices.Contains(step.ignored, ns); got != want {
+				t.Errorf("at shown+%v: %s ignored %v, want %v", step.after, ns, got, want)
+			}
+		}
+	}
+}
+
 func TestPolicyOverridePerNamespace(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
@@ -622,6 +679,35 @@ func TestPolicyOverridePerNamespace(t *testing.T) {
 	m := &models.Memory{CreatedAt: t0}
 	if got := p.For("lin").NextDue(m); !got.Equal(t0.Add(12 * time.Hour)) {
 		t.Errorf("linear override due at %v, want t0+12h", got)
+	}
+	// Parameters in the settings override the configured ones, each alone: a threshold of
+	// 0.25 is due after 6 h; a cooldown of 0 hours is none; an fsrs target retention of
+	// 0.95 makes a memory due before the configured 0.8 does.
+	for k, v := range map[string]string{
+		"settings/lin-quick":   `{"version":1,"decay":{"policy":"linear","threshold":0.25}}`,
+		"settings/lin-nocool":  `{"version":1,"decay":{"policy":"linear","dismiss_cooldown_hours":0}}`,
+		"settings/fsrs-strict": `{"version":1,"decay":{"target_retention":0.95}}`,
+	} {
+		if err := e.st.SetState(ctx, k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := p.For("lin-quick").NextDue(m); !got.Equal(t0.Add(6 * time.Hour)) {
+		t.Errorf("linear with threshold 0.25 due at %v, want t0+6h", got)
+	}
+	dismissed := func(ns string) time.Time {
+		d := &models.Memory{CreatedAt: t0}
+		p.For(ns).OnEvent(d, models.EventDismissed, t0)
+		return d.Schedule.CooldownTo
+	}
+	if got := dismissed("lin"); !got.Equal(t0.Add(decay.DefaultCooldown)) {
+		t.Errorf("the configured cooldown ends at %v, want t0+%v", got, decay.DefaultCooldown)
+	}
+	if got := dismissed("lin-nocool"); !got.IsZero() {
+		t.Errorf("dismiss_cooldown_hours 0 still set a cooldown to %v", got)
+	}
+	if strict, plain := p.For("fsrs-strict").NextDue(m), p.For("plain").NextDue(m); !strict.Before(plain) {
+		t.Errorf("target retention 0.95 due at %v, not before the configured 0.8's %v", strict, plain)
 	}
 	if _, err := maintenance.NewPolicies("sm2", decay.Params{}, nil, nil); models.ErrorCode(err) != models.EINVALID {
 		t.Errorf("unknown default policy: %v", err)

@@ -16,9 +16,10 @@ type SettingsSource interface {
 }
 
 // Policies resolves the decay policy of each namespace: the configured default, unless the
-// namespace's settings name another (decay.policy "linear" or "fsrs"), which then runs with
-// the same configured parameters. For is safe for concurrent use and fits the Policy option
-// of this package and of engagement.ServiceOptions.
+// namespace's settings name another (decay.policy "linear" or "fsrs") or override its
+// parameters (decay.threshold, decay.target_retention, decay.dismiss_cooldown_hours), each
+// parameter they leave out being the configured one. For is safe for concurrent use and fits
+// the Policy option of this package and of engagement.ServiceOptions.
 type Policies struct {
 	def      decay.Policy
 	params   decay.Params
@@ -52,17 +53,45 @@ func (p *Policies) For(ns string) decay.Policy {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	s, err := p.settings.For(ctx, ns)
 	cancel()
-	switch {
-	case err != nil:
+	if err != nil {
 		p.log.Warn("namespace settings unreadable; using the default decay policy", "namespace", ns, "error", err)
 		return p.def
-	case s.Decay == nil || s.Decay.Policy == "" || s.Decay.Policy == p.def.Name():
+	}
+	d := s.Decay
+	if d == nil {
 		return p.def
 	}
-	o, err := decay.PolicyByName(s.Decay.Policy, p.params)
+	name := d.Policy
+	if name == "" {
+		name = p.def.Name()
+	}
+	params, own := p.paramsOf(d)
+	if name == p.def.Name() && !own {
+		return p.def
+	}
+	o, err := decay.PolicyByName(name, params)
 	if err != nil { // settings are validated on write; a hand-edited record may still be wrong
-		p.log.Warn("namespace settings name no decay policy; using the default", "namespace", ns, "value", s.Decay.Policy)
+		p.log.Warn("namespace settings name no valid decay policy; using the default", "namespace", ns, "value", d.Policy, "error", err)
 		return p.def
 	}
 	return o
+}
+
+// paramsOf returns the configured parameters overridden by the namespace's, and whether the
+// namespace set any.
+func (p *Policies) paramsOf(d *models.DecaySettings) (decay.Params, bool) {
+	out, own := p.params, false
+	if d.Threshold > 0 {
+		out.Threshold, own = d.Threshold, true
+	}
+	if d.TargetRetention > 0 {
+		out.TargetRetention, own = d.TargetRetention, true
+	}
+	if c, ok := d.DismissCooldown(); ok {
+		out.Cooldown, own = c, true
+		if c <= 0 {
+			out.Cooldown = -1 // decay.Params: zero is "the default", negative is "none"
+		}
+	}
+	return out, own
 }

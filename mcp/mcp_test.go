@@ -153,6 +153,83 @@ func TestNamespaceGrantsHoldThroughMCP(t *testing.T) {
 	if page, err := cb.Namespace("b").List(ctx, client.ListOptions{}); err != nil || page.Total != 1 {
 		t.Errorf("namespace b = %v, %v; want only its own memory", page, err)
 	}
+
+	// Extra namespaces: key A may not name b among them, in either recall tool, nor read or
+	// report there; the refusal names the namespace and its place in namespaces.
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+		want []string
+	}{
+		{"search_memories", map[string]any{"query": "Bluebird launch code", "namespaces": []string{"b"}}, []string{"forbidden", `"b"`, "namespaces[0]"}},
+		{"ambient_recall", map[string]any{"message": "What is the launch code name?", "namespaces": []string{"b"}}, []string{"forbidden", `"b"`, "namespaces[0]"}},
+		{"read_full_memory", map[string]any{"id": secret.ID, "namespace": "b"}, []string{"forbidden", `"b"`}},
+		{"report_engagement", map[string]any{"events": []any{map[string]any{"memory_id": secret.ID, "conversation_id": "c", "type": "used", "namespace": "b"}}}, []string{"forbidden", `"b"`}},
+	} {
+		failsWith(t, sa, call.tool, call.args, call.want...)
+	}
+
+	// A key granted a and shared recalls both through /mcp/a, each memory labelled; one
+	// namespace it lacks among them is refused, naming it.
+	cs, _ := client.New(srv.URL, client.WithKey(testserver.KeyShared))
+	leak, err := cs.Namespace("shared").Store(ctx,
+		api.MemoryInput{Kind: "fact", Content: "The cannery roof leaks when it rains."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := connectHTTP(t, srv, v, "a", testserver.KeyShared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var both mcptest.Recall
+	text := mcptest.OK(t, ss, "search_memories", map[string]any{"query": "cannery roof leaks", "conversation_id": "c9", "namespaces": []string{"shared"}}, &both)
+	var shared *mcptest.Shown
+	for i, m := range both.Memories {
+		if m.MemoryID == leak.ID {
+			shared = &both.Memories[i]
+		}
+	}
+	if shared == nil || shared.Namespace != "shared" || !strings.Contains(text, "namespace=shared") {
+		t.Fatalf("search in a and shared = %+v\n%s\nwant %s labelled shared", both.Memories, text, leak.ID)
+	}
+	failsWith(t, ss, "search_memories", map[string]any{"query": "cannery roof", "namespaces": []string{"shared", "b"}}, "forbidden", `"b"`, "namespaces[1]")
+	failsWith(t, ss, "ambient_recall", map[string]any{"message": "Does the cannery roof leak?", "namespaces": []string{"shared", "b"}}, "forbidden", `"b"`, "namespaces[1]")
+
+	// Engagement on the shared memory goes where it lives, as on the REST routes: with its
+	// namespace it is applied there; without, this namespace has no such surfacing.
+	var rep struct {
+		Applied, Rejected int
+		Results           []struct{ Status, Error string }
+	}
+	mcptest.OK(t, ss, "report_engagement", map[string]any{"events": []any{
+		map[string]any{"surfacing_id": shared.SurfacingID, "type": "ignored"},
+		map[string]any{"surfacing_id": shared.SurfacingID, "type": "used", "namespace": "shared"},
+	}}, &rep)
+	if rep.Applied != 1 || rep.Rejected != 1 || rep.Results[0].Status != "rejected" || !strings.Contains(rep.Results[0].Error, "not_found") ||
+		rep.Results[1].Status != "applied" {
+		t.Errorf("report on the shared memory = %+v, want the one naming shared applied, the other not found", rep)
+	}
+	var whole2 struct{ ID string }
+	mcptest.OK(t, ss, "read_full_memory", map[string]any{"id": leak.ID, "namespace": "shared"}, &whole2)
+	if m, err := cs.Namespace("shared").Get(ctx, leak.ID); err != nil || m.UsageCount != 1 || whole2.ID != leak.ID {
+		t.Errorf("the shared memory after the report: %+v, %v; want used once", m, err)
+	}
+}
+
+// failsWith calls a tool that must fail with a tool error whose text contains each of want.
+func failsWith(t *testing.T, s *mcp.ClientSession, tool string, args map[string]any, want ...string) {
+	t.Helper()
+	res := mcptest.Call(t, s, tool, args)
+	text := mcptest.Text(res)
+	if !res.IsError {
+		t.Errorf("%s(%v) succeeded with %q, want a tool error", tool, args, text)
+		return
+	}
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s(%v) error = %q, want it to contain %q", tool, args, text, w)
+		}
+	}
 }
 
 // stub is a Backend that fails or panics on demand.

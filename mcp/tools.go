@@ -62,6 +62,7 @@ type ambientRecallInput struct {
 	RecentMessages []message `json:"recent_messages,omitempty" jsonschema:"the last few messages before it, oldest first (optional; they help recall follow the thread)"`
 	ConversationID string    `json:"conversation_id,omitempty" jsonschema:"a stable id for this conversation, the same on every call of it: recall then avoids repeating itself and ties engagement to the right turn"`
 	TokenBudget    int       `json:"token_budget,omitempty" jsonschema:"at most about this many tokens of memories (optional; 0 = no cap)"`
+	Namespaces     []string  `json:"namespaces,omitempty" jsonschema:"more namespaces to recall from besides this one, read-only, such as a shared one (optional; your key must be granted each). Not used by the startup briefing, which is this namespace's own"`
 }
 
 type searchMemoriesInput struct {
@@ -71,10 +72,12 @@ type searchMemoriesInput struct {
 	Until          string       `json:"until,omitempty" jsonschema:"only memories about things before this time, RFC 3339 (optional)"`
 	Limit          int          `json:"limit,omitempty" jsonschema:"how many results, 1 to 100 (optional; default 10)"`
 	ConversationID string       `json:"conversation_id,omitempty" jsonschema:"the conversation's id, as given to ambient_recall (optional)"`
+	Namespaces     []string     `json:"namespaces,omitempty" jsonschema:"more namespaces to search besides this one, read-only, such as a shared one (optional; your key must be granted each)"`
 }
 
 type readFullMemoryInput struct {
-	ID string `json:"id" jsonschema:"the memory_id of a result (for a fragment, the memory_id shown with it; the id in [Fragment i/n of ID] works too)"`
+	ID        string `json:"id" jsonschema:"the memory_id of a result (for a fragment, the memory_id shown with it; the id in [Fragment i/n of ID] works too)"`
+	Namespace string `json:"namespace,omitempty" jsonschema:"the namespace shown with the result, when it is another than this one (a shared namespace named in namespaces)"`
 }
 
 type rememberInput struct {
@@ -93,6 +96,7 @@ type engagementInput struct {
 	Type           eventType `json:"type" jsonschema:"used: it shaped your answer; helpful: it was useful background; ignored: it did not matter here; dismissed: it was wrong, stale or unwelcome"`
 	MemoryID       string    `json:"memory_id,omitempty" jsonschema:"instead of surfacing_id: the memory's id, with conversation_id"`
 	ConversationID string    `json:"conversation_id,omitempty" jsonschema:"with memory_id: the conversation it was shown in"`
+	Namespace      string    `json:"namespace,omitempty" jsonschema:"the namespace shown with the memory, when it is another than this one (a shared namespace named in namespaces): the report goes where the memory lives"`
 }
 
 type reportEngagementInput struct {
@@ -259,7 +263,9 @@ func (t *tools) ambientRecall(ctx context.Context, in ambientRecallInput) (*mcp.
 		req.Messages = append(req.Messages, api.Message{Speaker: m.Speaker, Content: m.Content})
 	}
 	if strings.TrimSpace(in.Message) == "" && len(req.Messages) == 0 {
-		req.Mode = client.ModeStartup
+		req.Mode = client.ModeStartup // the home namespace's own: the server refuses namespaces here
+	} else {
+		req.Namespaces = in.Namespaces
 	}
 	resp, err := t.b.Recall(ctx, req)
 	if err != nil {
@@ -273,7 +279,7 @@ func (t *tools) ambientRecall(ctx context.Context, in ambientRecallInput) (*mcp.
 		b.WriteString(resp.Context)
 		b.WriteString("\nFor report_engagement after your reply, in the order above:\n")
 		for i, m := range out.Memories {
-			fmt.Fprintf(&b, "%d. surfacing_id=%s memory_id=%s\n", i+1, m.SurfacingID, m.MemoryID)
+			fmt.Fprintf(&b, "%d. surfacing_id=%s memory_id=%s%s\n", i+1, m.SurfacingID, m.MemoryID, nsLabel(req.Namespaces, m.Namespace))
 		}
 	}
 	return textResult(b.String()), out, nil
@@ -283,7 +289,7 @@ func (t *tools) searchMemories(ctx context.Context, in searchMemoriesInput) (*mc
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, recallOutput{}, errors.New("query is empty: say what to look for")
 	}
-	req := api.RecallRequest{Mode: client.ModeSearch, Query: in.Query, Limit: in.Limit, ConversationID: in.ConversationID}
+	req := api.RecallRequest{Mode: client.ModeSearch, Query: in.Query, Limit: in.Limit, ConversationID: in.ConversationID, Namespaces: in.Namespaces}
 	for _, k := range in.Kinds {
 		req.Kinds = append(req.Kinds, string(k))
 	}
@@ -308,7 +314,7 @@ func (t *tools) searchMemories(ctx context.Context, in searchMemoriesInput) (*mc
 		if m.Fragment != "" {
 			fmt.Fprintf(&b, "(fragment %s; read_full_memory for the whole) ", m.Fragment)
 		}
-		fmt.Fprintf(&b, "%s\n   memory_id=%s surfacing_id=%s\n", oneLine(m.Content), m.MemoryID, m.SurfacingID)
+		fmt.Fprintf(&b, "%s\n   memory_id=%s surfacing_id=%s%s\n", oneLine(m.Content), m.MemoryID, m.SurfacingID, nsLabel(req.Namespaces, m.Namespace))
 	}
 	return textResult(b.String()), out, nil
 }
@@ -317,7 +323,11 @@ func (t *tools) readFullMemory(ctx context.Context, in readFullMemoryInput) (*mc
 	if strings.TrimSpace(in.ID) == "" {
 		return nil, memoryOutput{}, errors.New("id is empty: give the memory_id of a result")
 	}
-	m, err := t.b.Get(ctx, strings.TrimSpace(in.ID))
+	nb, err := t.in(in.Namespace)
+	if err != nil {
+		return nil, memoryOutput{}, err
+	}
+	m, err := nb.Get(ctx, strings.TrimSpace(in.ID))
 	if err != nil {
 		return nil, memoryOutput{}, toolError(err)
 	}
@@ -366,27 +376,89 @@ func (t *tools) reportEngagement(ctx context.Context, in reportEngagementInput) 
 	if len(in.Events) == 0 {
 		return nil, reportOutput{}, errors.New("events is empty: give one entry per memory you judged")
 	}
-	evs := make([]api.EngagementEvent, len(in.Events))
+	// Each event goes to the namespace its memory lives in, as the REST routes want it: one
+	// call per namespace, in the order they first appear, the results back in input order.
+	type group struct {
+		ns  string
+		at  []int // the events' places in the input
+		evs []api.EngagementEvent
+	}
+	var groups []*group
+	byNS := map[string]*group{}
 	for i, e := range in.Events {
-		evs[i] = api.EngagementEvent{ID: eventID(e), SurfacingID: e.SurfacingID, MemoryID: e.MemoryID,
-			ConversationID: e.ConversationID, Type: string(e.Type)}
+		ns := strings.TrimSpace(e.Namespace)
+		g := byNS[ns]
+		if g == nil {
+			g = &group{ns: ns}
+			byNS[ns] = g
+			groups = append(groups, g)
+		}
+		g.at = append(g.at, i)
+		g.evs = append(g.evs, api.EngagementEvent{ID: eventID(e), SurfacingID: e.SurfacingID, MemoryID: e.MemoryID,
+			ConversationID: e.ConversationID, Type: string(e.Type)})
 	}
-	resp, err := t.b.Report(ctx, evs...)
-	if err != nil {
-		return nil, reportOutput{}, toolError(err)
+	out := reportOutput{Results: make([]engagementResult, len(in.Events))}
+	for _, g := range groups {
+		b, err := t.in(g.ns)
+		if err != nil {
+			return nil, reportOutput{}, err
+		}
+		resp, err := b.Report(ctx, g.evs...)
+		if err != nil {
+			// What went to other namespaces before stays applied; a repeat of the whole report
+			// counts it once (the event ids are the same).
+			if g.ns != "" {
+				return nil, reportOutput{}, fmt.Errorf("reporting to namespace %q: %w", g.ns, toolError(err))
+			}
+			return nil, reportOutput{}, toolError(err)
+		}
+		out.Applied += resp.Applied
+		out.Duplicates += resp.Duplicates
+		out.Rejected += resp.Rejected
+		for j, r := range resp.Results {
+			if j < len(g.at) {
+				res := &out.Results[g.at[j]]
+				res.Status = r.Status
+				if r.Error != nil {
+					res.Error = describe(r.Error.Code, r.Error.Message, r.Error.Field)
+				}
+			}
+		}
 	}
-	out := reportOutput{Applied: resp.Applied, Duplicates: resp.Duplicates, Rejected: resp.Rejected,
-		Results: make([]engagementResult, len(resp.Results))}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Recorded %d, already recorded %d, rejected %d.\n", resp.Applied, resp.Duplicates, resp.Rejected)
-	for i, r := range resp.Results {
-		out.Results[i].Status = r.Status
-		if r.Error != nil {
-			out.Results[i].Error = describe(r.Error.Code, r.Error.Message, r.Error.Field)
-			fmt.Fprintf(&b, "events[%d] rejected: %s\n", i, out.Results[i].Error)
+	fmt.Fprintf(&b, "Recorded %d, already recorded %d, rejected %d.\n", out.Applied, out.Duplicates, out.Rejected)
+	for i, r := range out.Results {
+		if r.Error != "" {
+			fmt.Fprintf(&b, "events[%d] rejected: %s\n", i, r.Error)
 		}
 	}
 	return textResult(b.String()), out, nil
+}
+
+// in returns the backend of namespace ns with the same key: this one for "" or its own name,
+// else, when the backend reaches other namespaces (multiNamespace), that one's.
+func (t *tools) in(ns string) (Backend, error) {
+	ns = strings.TrimSpace(ns)
+	if ns == "" {
+		return t.b, nil
+	}
+	m, ok := t.b.(multiNamespace)
+	switch {
+	case ok && ns == m.Name():
+		return t.b, nil
+	case ok:
+		return m.Client().Namespace(ns), nil
+	}
+	return nil, fmt.Errorf("this MCP server acts on its own namespace only, not on %q: leave namespace out", ns)
+}
+
+// nsLabel is " namespace=NS" for a memory shown by a recall that named other namespaces, so
+// the model can give it back with the memory's ids; "" otherwise.
+func nsLabel(others []string, ns string) string {
+	if len(others) == 0 || ns == "" {
+		return ""
+	}
+	return " namespace=" + ns
 }
 
 // eventID makes a report idempotent across a model's repeats: the same surfacing (or memory

@@ -32,8 +32,12 @@ type Settings struct {
 	Diversity *float64 `json:"diversity,omitempty"`
 	// Startup bounds the startup package.
 	Startup *StartupLimits `json:"startup,omitempty"`
-	// Decay chooses the namespace's decay policy.
+	// Decay chooses the namespace's decay policy and its parameters.
 	Decay *DecaySettings `json:"decay,omitempty"`
+	// ImplicitIgnoreAfterHours: a surfacing with no engagement event this many hours after
+	// it was shown counts as ignored (the implicit-ignore job), and its turn settles for the
+	// threshold bandit. 0 or absent: the server's --implicit-ignore-after.
+	ImplicitIgnoreAfterHours float64 `json:"implicit_ignore_after_hours,omitempty"`
 	// Rerank is the LLM reranking policy: "on", "off", or "" for the server's --rerank.
 	Rerank string `json:"rerank,omitempty"`
 	// ThresholdPolicy decides each ambient turn's threshold when a request names none:
@@ -62,10 +66,21 @@ type StartupLimits struct {
 	Summaries int `json:"summaries,omitempty"`
 }
 
-// DecaySettings name the decay policy ("linear" or "fsrs"; "" = the server's --decay-policy),
-// run with the server's parameters.
+// DecaySettings name the decay policy ("linear" or "fsrs"; "" = the server's --decay-policy)
+// and override its parameters; an absent parameter is the server's flag. Each policy reads
+// only its own (Threshold: linear; TargetRetention: fsrs; the cooldown: both), so a switch of
+// policy keeps the parameters of the other for a switch back.
 type DecaySettings struct {
 	Policy string `json:"policy,omitempty"`
+	// Threshold (linear): due when days since last use / (uses + 1) reaches it; above 0, at
+	// most MaxDecayThreshold. 0 or absent: --decay-threshold.
+	Threshold float64 `json:"threshold,omitempty"`
+	// TargetRetention (fsrs): due when the retrievability falls below it; strictly between
+	// 0 and 1. 0 or absent: --target-retention.
+	TargetRetention float64 `json:"target_retention,omitempty"`
+	// DismissCooldownHours (both): a dismissed memory is not resurfaced for this many hours;
+	// 0 is no cooldown, at most MaxDismissCooldownHours. Absent: --dismiss-cooldown.
+	DismissCooldownHours *float64 `json:"dismiss_cooldown_hours,omitempty"`
 }
 
 // Settings limits.
@@ -75,6 +90,14 @@ const (
 	MaxHalfLifeHours = 10 * 365 * 24
 	// MaxStartupCount bounds each startup kind at the largest response.
 	MaxStartupCount = 100
+	// MaxIgnoreAfterHours bounds the implicit-ignore timeout at 30 days: a bot that has not
+	// reported on a memory within a month will not, and the job keeps re-reading the
+	// surfacings still inside a namespace's timeout.
+	MaxIgnoreAfterHours = 30 * 24
+	// MaxDecayThreshold bounds the linear policy's threshold as --decay-threshold does.
+	MaxDecayThreshold = 1e6
+	// MaxDismissCooldownHours bounds the dismissal cooldown at a year.
+	MaxDismissCooldownHours = 365 * 24
 )
 
 // SettingsKeyPrefix starts the store state key of a namespace's settings record.
@@ -115,11 +138,12 @@ func (s *Settings) Validate() error {
 		}
 	}
 	if d := s.Decay; d != nil {
-		switch d.Policy {
-		case "", "linear", "fsrs":
-		default:
-			return Invalid("decay.policy", "unknown decay policy %q: want linear or fsrs", Clip(d.Policy, 40))
+		if err := d.validate(); err != nil {
+			return err
 		}
+	}
+	if h := s.ImplicitIgnoreAfterHours; !finiteNumber(h) || h < 0 || h > MaxIgnoreAfterHours {
+		return Invalid("implicit_ignore_after_hours", "must be a number of hours above 0 and at most %d (0 or absent: the server's --implicit-ignore-after)", MaxIgnoreAfterHours)
 	}
 	switch s.Rerank {
 	case "", "on", "off":
@@ -137,6 +161,43 @@ func (s *Settings) Validate() error {
 	}
 	return nil
 }
+
+func (d *DecaySettings) validate() error {
+	switch d.Policy {
+	case "", "linear", "fsrs":
+	default:
+		return Invalid("decay.policy", "unknown decay policy %q: want linear or fsrs", Clip(d.Policy, 40))
+	}
+	if t := d.Threshold; !finiteNumber(t) || t < 0 || t > MaxDecayThreshold {
+		return Invalid("decay.threshold", "must be above 0 and at most %g (0 or absent: the server's --decay-threshold)", float64(MaxDecayThreshold))
+	}
+	if r := d.TargetRetention; !finiteNumber(r) || r < 0 || r >= 1 {
+		return Invalid("decay.target_retention", "must be between 0 and 1, exclusive (0 or absent: the server's --target-retention)")
+	}
+	if c := d.DismissCooldownHours; c != nil && (!finiteNumber(*c) || *c < 0 || *c > MaxDismissCooldownHours) {
+		return Invalid("decay.dismiss_cooldown_hours", "must be a number of hours from 0 (no cooldown) to %d (absent: the server's --dismiss-cooldown)", MaxDismissCooldownHours)
+	}
+	return nil
+}
+
+// IgnoreAfter returns the implicit-ignore timeout the settings set, or def when they set none.
+func (s *Settings) IgnoreAfter(def time.Duration) time.Duration {
+	if s == nil || !(s.ImplicitIgnoreAfterHours > 0) {
+		return def
+	}
+	return hours(s.ImplicitIgnoreAfterHours)
+}
+
+// DismissCooldown returns the dismissal cooldown the settings set (0: none), and whether
+// they set one.
+func (d *DecaySettings) DismissCooldown() (time.Duration, bool) {
+	if d == nil || d.DismissCooldownHours == nil {
+		return 0, false
+	}
+	return hours(*d.DismissCooldownHours), true
+}
+
+func hours(h float64) time.Duration { return time.Duration(h * float64(time.Hour)) }
 
 func (w ScoreWeights) validate(field string) error {
 	vs := []struct {

@@ -192,6 +192,7 @@ func settingsToAPI(s *models.Settings) *api.Settings {
 		Version: s.Version, UpdatedAt: s.UpdatedAt, UpdatedBy: s.UpdatedBy,
 		FreshnessHalfLifeHours: s.FreshnessHalfLifeHours, Rerank: s.Rerank,
 		ThresholdPolicy: s.ThresholdPolicy, EmptyTurnReward: copyFloat(s.EmptyTurnReward),
+		ImplicitIgnoreAfterHours: s.ImplicitIgnoreAfterHours,
 	}
 	if len(s.Weights) > 0 {
 		out.Weights = make(map[string]api.ScoreWeights, len(s.Weights))
@@ -208,7 +209,8 @@ func settingsToAPI(s *models.Settings) *api.Settings {
 		out.Startup = &st
 	}
 	if s.Decay != nil {
-		out.Decay = &api.DecaySettings{Policy: s.Decay.Policy}
+		out.Decay = &api.DecaySettings{Policy: s.Decay.Policy, Threshold: s.Decay.Threshold,
+			TargetRetention: s.Decay.TargetRetention, DismissCooldownHours: copyFloat(s.Decay.DismissCooldownHours)}
 	}
 	return out
 }
@@ -217,6 +219,7 @@ func settingsFromAPI(s *api.Settings) *models.Settings {
 	out := &models.Settings{
 		Version: s.Version, FreshnessHalfLifeHours: s.FreshnessHalfLifeHours, Rerank: s.Rerank,
 		ThresholdPolicy: s.ThresholdPolicy, EmptyTurnReward: copyFloat(s.EmptyTurnReward),
+		ImplicitIgnoreAfterHours: s.ImplicitIgnoreAfterHours,
 	}
 	if len(s.Weights) > 0 {
 		out.Weights = make(map[models.Mode]models.ScoreWeights, len(s.Weights))
@@ -233,7 +236,8 @@ func settingsFromAPI(s *api.Settings) *models.Settings {
 		out.Startup = &st
 	}
 	if s.Decay != nil {
-		out.Decay = &models.DecaySettings{Policy: s.Decay.Policy}
+		out.Decay = &models.DecaySettings{Policy: s.Decay.Policy, Threshold: s.Decay.Threshold,
+			TargetRetention: s.Decay.TargetRetention, DismissCooldownHours: copyFloat(s.Decay.DismissCooldownHours)}
 	}
 	return out
 }

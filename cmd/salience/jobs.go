@@ -63,12 +63,12 @@ func (j *JobsConfig) flagSet(fs *flag.FlagSet) {
 	fs.StringVar(&j.ImplicitIgnore, "schedule-implicit-ignore", j.ImplicitIgnore, "cron schedule (UTC) of implicit-ignore")
 	fs.StringVar(&j.BanditUpkeep, "schedule-bandit-upkeep", j.BanditUpkeep, "cron schedule (UTC) of bandit-upkeep, which feeds settled turns' rewards to the threshold bandit")
 	fs.StringVar(&j.ReportSnapshot, "schedule-report-snapshot", j.ReportSnapshot, "cron schedule (UTC) of report-snapshot, which keeps each experiment's report as of the end of the last UTC day (run it after midnight)")
-	fs.DurationVar(&j.IgnoreAfter, "implicit-ignore-after", j.IgnoreAfter, "a surfacing with no engagement event this long after it was shown counts as ignored")
+	fs.DurationVar(&j.IgnoreAfter, "implicit-ignore-after", j.IgnoreAfter, "a surfacing with no engagement event this long after it was shown counts as ignored (a namespace's settings may set its own: implicit_ignore_after_hours)")
 	fs.IntVar(&j.ResurfaceCap, "resurface-cap", j.ResurfaceCap, "how many due memories decay-scan keeps queued per namespace, most overdue first")
-	fs.StringVar(&j.Policy, "decay-policy", j.Policy, "decay policy of every namespace: fsrs (FSRS-6) or linear")
-	fs.Float64Var(&j.Threshold, "decay-threshold", j.Threshold, "linear policy: due when days since last use / (uses + 1) reaches this")
-	fs.Float64Var(&j.TargetRetention, "target-retention", j.TargetRetention, "fsrs policy: due when the retrievability falls below this (0 to 1)")
-	fs.DurationVar(&j.DismissCooldown, "dismiss-cooldown", j.DismissCooldown, "a dismissed memory is not resurfaced for this long (0: no cooldown)")
+	fs.StringVar(&j.Policy, "decay-policy", j.Policy, "decay policy of every namespace whose settings name none: fsrs (FSRS-6) or linear")
+	fs.Float64Var(&j.Threshold, "decay-threshold", j.Threshold, "linear policy: due when days since last use / (uses + 1) reaches this (default of the settings' decay.threshold)")
+	fs.Float64Var(&j.TargetRetention, "target-retention", j.TargetRetention, "fsrs policy: due when the retrievability falls below this (0 to 1; default of the settings' decay.target_retention)")
+	fs.DurationVar(&j.DismissCooldown, "dismiss-cooldown", j.DismissCooldown, "a dismissed memory is not resurfaced for this long (0: no cooldown; default of the settings' decay.dismiss_cooldown_hours)")
 	fs.DurationVar(&j.LeaseTTL, "lease-ttl", j.LeaseTTL, "job lease duration; another replica takes over a job this long after its runner died")
 }
 
@@ -114,7 +114,7 @@ func (j *JobsConfig) validate() error {
 	if j.Policy != decay.PolicyLinear && j.Policy != decay.PolicyFSRS {
 		errs = append(errs, fmt.Errorf("--decay-policy %q: want fsrs or linear", j.Policy))
 	}
-	if !(j.Threshold > 0) || j.Threshold > 1e6 {
+	if !(j.Threshold > 0) || j.Threshold > models.MaxDecayThreshold {
 		errs = append(errs, fmt.Errorf("--decay-threshold must be positive, got %v", j.Threshold))
 	}
 	if !(j.TargetRetention > 0 && j.TargetRetention < 1) {
@@ -143,7 +143,7 @@ func newScheduler(st jobsStore, settings maintenance.SettingsSource, exps *exper
 		return nil, nil, err
 	}
 	svc := maintenance.New(st, maintenance.Options{Policy: policies.For, QueueCap: j.ResurfaceCap,
-		IgnoreAfter: j.IgnoreAfter, Logger: logger, EmptyReward: emptyReward(settings)})
+		IgnoreAfter: j.IgnoreAfter, Settings: settings, Logger: logger, EmptyReward: emptyReward(settings)})
 	specs := j.schedules()
 	var js []jobs.Job
 	for _, t := range svc.Tasks() {

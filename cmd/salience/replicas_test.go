@@ -69,36 +69,71 @@ func TestNeo4jReplicas(t *testing.T) {
 	}
 
 	// Settings written on a are stored in Neo4j: a reads them back at once, and b ranks
-	// under them within its cache's 10 s, without a restart. (Another namespace: recalls
-	// here would count surfacings of the memories above.)
+	// under them within its cache's 10 s, without a restart. Two memories match the query
+	// alike, one old and important, one new and minor (as in client's
+	// TestAffinityWeightsRankAsTheySay): search weights on importance alone put the old one
+	// first, on freshness alone the new one, so b's order flips once it sees the second
+	// write. (Another namespace: recalls here would count surfacings of the memories above.)
 	const setNS = "replicas-settings"
-	req, err := http.NewRequest(http.MethodPatch, a.base+"/v1/namespaces/"+setNS+"/settings", strings.NewReader(`{"diversity": 0.5}`))
+	now := time.Now().UTC()
+	pairBody, err := json.Marshal(api.CreateMemoriesRequest{Memories: []api.MemoryInput{
+		{Kind: "fact", Content: "The lighthouse keeper painted the lighthouse door red.", Importance: 0.9, CreatedAt: now.Add(-90 * 24 * time.Hour)},
+		{Kind: "fact", Content: "The lighthouse keeper painted the lighthouse door blue.", Importance: 0.1, CreatedAt: now.Add(-time.Hour)},
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	res, err := a.hc.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	var pair api.CreateMemoriesResponse
+	a.post(t, "/v1/namespaces/"+setNS+"/memories", string(pairBody), http.StatusCreated, &pair)
+	if len(pair.Memories) != 2 {
+		t.Fatalf("created %d memories in %s, want 2", len(pair.Memories), setNS)
 	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("PATCH settings on a = %d", res.StatusCode)
-	}
-	var set api.Settings
-	a.get(t, "/v1/namespaces/"+setNS+"/settings", &set)
-	if set.Version != 1 || set.Diversity == nil || *set.Diversity != 0.5 {
-		t.Fatalf("settings read back on a = %+v, want version 1, diversity 0.5", set)
-	}
-	for deadline := time.Now().Add(12 * time.Second); ; {
-		var out api.RecallResponse
-		b.post(t, "/v1/namespaces/"+setNS+"/recall", `{"mode": "search", "query": "gulls"}`, http.StatusOK, &out)
-		if v := out.SettingsVersion; v == 1 {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("b still ranks under settings version %d after 12 s, want 1", v)
+	oldID, newID := pair.Memories[0].ID, pair.Memories[1].ID
+	// patchOnA writes the search weights on a and checks a reads back the version made.
+	patchOnA := func(body string, version int) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPatch, a.base+"/v1/namespaces/"+setNS+"/settings", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(500 * time.Millisecond)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := a.hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("PATCH settings %s on a = %d", body, res.StatusCode)
+		}
+		var set api.Settings
+		a.get(t, "/v1/namespaces/"+setNS+"/settings", &set)
+		if set.Version != version || set.Weights["search"] == (api.ScoreWeights{}) {
+			t.Fatalf("settings read back on a = %+v, want version %d with search weights", set, version)
+		}
+	}
+	// rankedOnB recalls on b until it ranks under the settings version (its cache holds
+	// the one it read before for up to 10 s) and returns the order.
+	rankedOnB := func(version int) []string {
+		t.Helper()
+		for deadline := time.Now().Add(12 * time.Second); ; {
+			var out api.RecallResponse
+			b.post(t, "/v1/namespaces/"+setNS+"/recall", `{"mode": "search", "query": "lighthouse door painted", "limit": 2}`, http.StatusOK, &out)
+			if v := out.SettingsVersion; v == version {
+				return resultIDs(out.Results)
+			} else if time.Now().After(deadline) {
+				t.Fatalf("b still ranks under settings version %d after 12 s, want %d", v, version)
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+	}
+	patchOnA(`{"weights": {"search": {"importance": 1}}}`, 1)
+	if got := rankedOnB(1); len(got) != 2 || got[0] != oldID || got[1] != newID {
+		t.Fatalf("b under importance weights = %v, want [%s %s] (the old, important one first)", got, oldID, newID)
+	}
+	// A merge patch merges the weights key by key: importance is zeroed explicitly.
+	patchOnA(`{"weights": {"search": {"importance": 0, "freshness": 1}}}`, 2)
+	if got := rankedOnB(2); len(got) != 2 || got[0] != newID || got[1] != oldID {
+		t.Fatalf("b under freshness weights = %v, want the order flipped: [%s %s]", got, newID, oldID)
 	}
 
 	// Engagement: turns alternate between the replicas; every used event goes to both

@@ -20,6 +20,7 @@ var Tools = []string{"ambient_recall", "experiment_report", "read_full_memory", 
 // Shown is a memory in the structured output of ambient_recall and search_memories.
 type Shown struct {
 	MemoryID    string    `json:"memory_id"`
+	Namespace   string    `json:"namespace"`
 	SurfacingID string    `json:"surfacing_id"`
 	Kind        string    `json:"kind"`
 	Content     string    `json:"content"`

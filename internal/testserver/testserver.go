@@ -80,7 +80,7 @@ func Start(t testing.TB, opts Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := maintenance.New(st, maintenance.Options{Policy: policies.For, Logger: logger})
+	svc := maintenance.New(st, maintenance.Options{Policy: policies.For, Settings: sets, Logger: logger})
 	exps := experiment.NewService(st, experiment.Options{})
 	var js []jobs.Job
 	for _, task := range svc.Tasks() {
