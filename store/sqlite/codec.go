@@ -228,12 +228,12 @@ func encLearned(ls []models.LearnedTerm) string {
 			return encJSON(ls, false) // panics with encoding/json's own error
 		}
 		b = append(b, `,"at":`...)
-		at, err := l.At.MarshalJSON()
-		if err != nil {
-			return encJSON(ls, false)
+		if y := l.At.Year(); y < 0 || y > 9999 {
+			return encJSON(ls, false) // encoding/json refuses these years; so would Time.MarshalJSON
 		}
-		b = append(b, at...)
-		b = append(b, '}')
+		b = append(b, '"')
+		b = l.At.AppendFormat(b, time.RFC3339Nano)
+		b = append(b, '"', '}')
 	}
 	return string(append(b, ']'))
 }

@@ -232,7 +232,7 @@ func (s *Store) applyMeta(ms []*models.Memory, edges []*models.Edge) {
 		n := *old
 		setMeta(&n, m)
 		sp.mems[m.ID] = &n
-		if len(old.Learned) > 0 || len(n.Learned) > 0 {
+		if !sameLearned(old.Learned, n.Learned) { // most events leave the words as they were
 			sp.learned.Set(m.ID, n.Learned)
 		}
 	}
@@ -249,6 +249,14 @@ func (s *Store) applyMeta(ms []*models.Memory, edges []*models.Edge) {
 			graphs[i].Put(e)
 		}
 	}
+}
+
+// sameLearned reports whether two lists of learned words are the same words, weights and
+// times, in order.
+func sameLearned(a, b []models.LearnedTerm) bool {
+	return slices.EqualFunc(a, b, func(x, y models.LearnedTerm) bool {
+		return x.Term == y.Term && x.Weight == y.Weight && x.At.Equal(y.At)
+	})
 }
 
 // setMeta copies the fields Tx.PutMemory may change from src into dst (deeply).
