@@ -110,6 +110,16 @@ func TestNonIdempotentCallsAreNotRetried(t *testing.T) {
 			return err
 		},
 		"run job": func(c *Client) error { _, err := c.RunJob(context.Background(), "decay-scan"); return err },
+		// A write conditional on a version: a retry after a lost answer would meet the
+		// version the first attempt made and report a conflict for a write that succeeded.
+		"put settings with a version": func(c *Client) error {
+			_, err := c.Namespace("a").PutSettings(context.Background(), api.Settings{Version: 3, Rerank: "off"})
+			return err
+		},
+		"patch settings with a version": func(c *Client) error {
+			_, err := c.Namespace("a").PatchSettings(context.Background(), map[string]any{"version": 3, "diversity": 0.5})
+			return err
+		},
 	}
 	for name, f := range calls {
 		t.Run(name, func(t *testing.T) {

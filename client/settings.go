@@ -19,22 +19,26 @@ func (n *Namespace) Settings(ctx context.Context) (*api.Settings, error) {
 }
 
 // PutSettings replaces every setting with s and returns the record as stored. A non-zero
-// s.Version must be the version held, else CodeConflict. It is retried: writing the same
-// settings again changes nothing.
+// s.Version must be the version held, else CodeConflict. Without a version it is retried:
+// writing the same settings again changes nothing. With one it is not: had a first attempt
+// been applied and its answer lost, the retry would meet the version it made and answer
+// CodeConflict for a write that succeeded.
 func (n *Namespace) PutSettings(ctx context.Context, s api.Settings) (*api.Settings, error) {
 	var out api.Settings
-	if err := n.c.do(ctx, call{route: routePutSettings, params: []string{n.ns}, body: s, idempotent: true}, &out); err != nil {
+	if err := n.c.do(ctx, call{route: routePutSettings, params: []string{n.ns}, body: s, idempotent: s.Version == 0}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
 // PatchSettings applies a JSON merge patch (RFC 7396) to the settings: a map such as
-// {"diversity": 0.5, "rerank": nil} (nil returns a setting to the default). It is retried:
-// a merge patch applied twice gives what it gave once.
+// {"diversity": 0.5, "rerank": nil} (nil returns a setting to the default). Without a
+// "version" it is retried: a merge patch applied twice gives what it gave once. With one it
+// is not, as for PutSettings.
 func (n *Namespace) PatchSettings(ctx context.Context, patch map[string]any) (*api.Settings, error) {
 	var out api.Settings
-	if err := n.c.do(ctx, call{route: routePatch, params: []string{n.ns}, body: patch, idempotent: true}, &out); err != nil {
+	_, versioned := patch["version"]
+	if err := n.c.do(ctx, call{route: routePatch, params: []string{n.ns}, body: patch, idempotent: !versioned}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
