@@ -30,7 +30,7 @@ const JobReportSnapshot = "report-snapshot"
 
 // Options configure a Service.
 type Options struct {
-	TTL time.Duration    // 0 = DefaultTTL
+	TTL time.Duration    // 0 = DefaultTTL; negative: no cache, every Running reads the store
 	Now func() time.Time // nil = time.Now
 }
 
@@ -53,7 +53,7 @@ type cachedRunning struct {
 
 // NewService returns the service over st.
 func NewService(st Store, opts Options) *Service {
-	if opts.TTL <= 0 {
+	if opts.TTL == 0 {
 		opts.TTL = DefaultTTL
 	}
 	if opts.Now == nil {

@@ -51,7 +51,7 @@ const auditKeyPrefix = "settings-audit/"
 
 // Options configure a Service.
 type Options struct {
-	TTL time.Duration    // 0 = DefaultTTL
+	TTL time.Duration    // 0 = DefaultTTL; negative: no cache, every For reads the store
 	Now func() time.Time // nil = time.Now
 }
 
@@ -74,7 +74,7 @@ type cached struct {
 
 // New returns the service over st.
 func New(st Store, opts Options) *Service {
-	if opts.TTL <= 0 {
+	if opts.TTL == 0 {
 		opts.TTL = DefaultTTL
 	}
 	if opts.Now == nil {

@@ -149,3 +149,21 @@ func TestMigrateDecayPolicies(t *testing.T) {
 		t.Errorf("second run moved %v, %v; want nothing", again, err)
 	}
 }
+
+// TestNegativeTTLReadsEveryTime: with no cache (salience serve --settings-ttl 0), another
+// server sharing the store sees a write on its next read, with no time passing.
+func TestNegativeTTLReadsEveryTime(t *testing.T) {
+	st := openStore(t)
+	clk := &clock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}
+	here := settings.New(st, settings.Options{Now: clk.Now})
+	there := settings.New(st, settings.Options{Now: clk.Now, TTL: -1})
+	if s, err := there.For(ctx, "a"); err != nil || s.Version != 0 {
+		t.Fatalf("unwritten = %+v, %v", s, err)
+	}
+	if _, err := here.Update(ctx, "a", "ops", set(0.5)); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := there.For(ctx, "a"); s.Version != 1 || *s.Diversity != 0.5 {
+		t.Errorf("the other server, uncached, right after the write: %+v, want version 1", s)
+	}
+}

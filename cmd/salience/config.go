@@ -12,6 +12,7 @@ import (
 
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/server"
+	"github.com/salience-ai/salience/settings"
 )
 
 // Config is the configuration of `salience serve`, from flags with SALIENCE_* environment
@@ -34,6 +35,7 @@ type Config struct {
 	Rerank          RerankConfig  // the LLM reranker (rerank.go)
 	Store           StoreConfig   // --store and --neo4j-* (store.go)
 	SettingsWriters string        // --settings-writers, SALIENCE_SETTINGS_WRITERS: admin or namespace
+	SettingsTTL     time.Duration // --settings-ttl, SALIENCE_SETTINGS_TTL: how long settings and experiments are cached; 0 = not at all
 }
 
 // Defaults. `salience serve` with no configuration listens on loopback and keeps its data
@@ -60,6 +62,7 @@ func (c *Config) flagSet(fs *flag.FlagSet) {
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json")
 	fs.StringVar(&c.SettingsWriters, "settings-writers", c.SettingsWriters, "who may write a namespace's settings: admin (admin keys only) or namespace (also the keys granted it)")
+	fs.DurationVar(&c.SettingsTTL, "settings-ttl", c.SettingsTTL, "how long this server trusts a namespace's settings and running experiment before reading them again; 0 reads them on every recall, so servers sharing a Neo4j store see a change at once (one more query a recall)")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long shutdown waits for in-flight requests")
 	c.Jobs.flagSet(fs)
 	c.Rerank.flagSet(fs)
@@ -81,6 +84,7 @@ func DefaultConfig() Config {
 		Rerank:          DefaultRerankConfig(),
 		Store:           DefaultStoreConfig(),
 		SettingsWriters: server.SettingsWritersAdmin,
+		SettingsTTL:     settings.DefaultTTL,
 	}
 }
 
@@ -155,6 +159,9 @@ func (c *Config) validate() error {
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return fmt.Errorf("--log-format %q: want text or json", c.LogFormat)
+	}
+	if c.SettingsTTL < 0 {
+		return fmt.Errorf("--settings-ttl must not be negative, got %v", c.SettingsTTL)
 	}
 	if c.ShutdownTimeout < 0 {
 		return fmt.Errorf("--shutdown-timeout must not be negative, got %v", c.ShutdownTimeout)

@@ -39,7 +39,7 @@ func TestDefaults(t *testing.T) {
 			},
 			Rerank:          RerankConfig{Policy: "off", Model: "claude-haiku-4-5", TopN: 20},
 			Store:           StoreConfig{Kind: "sqlite"},
-			SettingsWriters: "admin",
+			SettingsWriters: "admin", SettingsTTL: 10 * time.Second,
 		}
 		if m.Command != "serve" || m.Config != want {
 			t.Errorf("ParseFlags(%q) = %q %+v, want serve %+v", args, m.Command, m.Config, want)
@@ -229,5 +229,23 @@ func TestStoreFlagsAndEnvironment(t *testing.T) {
 				t.Errorf("store config = %+v, want %+v", m.Config.Store, tt.want)
 			}
 		})
+	}
+}
+
+// --settings-ttl: the default is the services' 10 s, 0 turns the cache off (a negative TTL
+// for the services), and a negative flag is refused.
+func TestSettingsTTLFlag(t *testing.T) {
+	m, err := parse(t, map[string]string{"SALIENCE_SETTINGS_TTL": "0s"}, "serve")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Config.SettingsTTL != 0 || cacheTTL(m.Config.SettingsTTL) >= 0 {
+		t.Errorf("SALIENCE_SETTINGS_TTL=0s: %v → service TTL %v, want 0 → negative (no cache)", m.Config.SettingsTTL, cacheTTL(m.Config.SettingsTTL))
+	}
+	if got := cacheTTL(3 * time.Second); got != 3*time.Second {
+		t.Errorf("cacheTTL(3s) = %v", got)
+	}
+	if _, err := parse(t, nil, "serve", "--settings-ttl", "-1s"); err == nil || !strings.Contains(err.Error(), "--settings-ttl") {
+		t.Errorf("--settings-ttl -1s: %v, want an error naming the flag", err)
 	}
 }

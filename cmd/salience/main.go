@@ -268,7 +268,7 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 
 	// Every consumer of namespace settings reads them through this one cached service.
-	sets := settings.New(st, settings.Options{})
+	sets := settings.New(st, settings.Options{TTL: cacheTTL(c.SettingsTTL)})
 	moved, err := sets.MigrateDecayPolicies(ctx)
 	if err != nil {
 		return fmt.Errorf("moving decay policy overrides into namespace settings: %w", err)
@@ -277,7 +277,7 @@ func (m *Main) serve(ctx context.Context) error {
 		m.logger.Info("decay policy overrides moved into namespace settings", "namespaces", moved)
 	}
 	// Recall asks which experiment a namespace runs through this one cached service too.
-	exps := experiment.NewService(st, experiment.Options{})
+	exps := experiment.NewService(st, experiment.Options{TTL: cacheTTL(c.SettingsTTL)})
 	sched, policies, err := newScheduler(st, sets, exps, &c.Jobs, m.logger)
 	if err != nil {
 		return fmt.Errorf("jobs: %w", err)
@@ -463,4 +463,13 @@ func buildVersion() string {
 		return bi.Main.Version
 	}
 	return version
+}
+
+// cacheTTL maps --settings-ttl to the settings and experiment services' TTL option, where 0
+// means their default and a negative TTL no cache.
+func cacheTTL(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -45,7 +46,9 @@ func TestNeo4jReplicas(t *testing.T) {
 	const ttl = 3 * time.Second
 	flags := []string{"--store", "neo4j", "--neo4j-uri", uri, "--schedule-decay-scan", "@every 1s", "--lease-ttl", ttl.String()}
 	a := startReplica(t, bin, flags...)
-	b := startReplica(t, bin, flags...)
+	// b reads settings on every recall (--settings-ttl 0): it must apply a change made on a
+	// at once; a keeps the default 10 s cache.
+	b := startReplica(t, bin, append(slices.Clone(flags), "--settings-ttl", "0")...)
 	start := time.Now()
 
 	const ns = "replicas"
@@ -68,8 +71,9 @@ func TestNeo4jReplicas(t *testing.T) {
 		t.Fatalf("recall on the other replica = %v, want %s first", resultIDs(got.Results), lighthouse)
 	}
 
-	// Settings written on a are stored in Neo4j: a reads them back at once, and b ranks
-	// under them within its cache's 10 s, without a restart. Two memories match the query
+	// Settings written on a are stored in Neo4j: a reads them back at once, and b, which
+	// caches nothing (--settings-ttl 0), ranks under them on its next recall, without a
+	// restart. Two memories match the query
 	// alike, one old and important, one new and minor (as in client's
 	// TestAffinityWeightsRankAsTheySay): search weights on importance alone put the old one
 	// first, on freshness alone the new one, so b's order flips once it sees the second
@@ -111,20 +115,16 @@ func TestNeo4jReplicas(t *testing.T) {
 			t.Fatalf("settings read back on a = %+v, want version %d with search weights", set, version)
 		}
 	}
-	// rankedOnB recalls on b until it ranks under the settings version (its cache holds
-	// the one it read before for up to 10 s) and returns the order.
+	// rankedOnB recalls on b, which reads the settings on every recall (--settings-ttl 0), and
+	// returns the order; the recall must already rank under the version just written.
 	rankedOnB := func(version int) []string {
 		t.Helper()
-		for deadline := time.Now().Add(12 * time.Second); ; {
-			var out api.RecallResponse
-			b.post(t, "/v1/namespaces/"+setNS+"/recall", `{"mode": "search", "query": "lighthouse door painted", "limit": 2}`, http.StatusOK, &out)
-			if v := out.SettingsVersion; v == version {
-				return resultIDs(out.Results)
-			} else if time.Now().After(deadline) {
-				t.Fatalf("b still ranks under settings version %d after 12 s, want %d", v, version)
-			}
-			time.Sleep(500 * time.Millisecond)
+		var out api.RecallResponse
+		b.post(t, "/v1/namespaces/"+setNS+"/recall", `{"mode": "search", "query": "lighthouse door painted", "limit": 2}`, http.StatusOK, &out)
+		if out.SettingsVersion != version {
+			t.Fatalf("b ranks under settings version %d right after the write on a, want %d (--settings-ttl 0)", out.SettingsVersion, version)
 		}
+		return resultIDs(out.Results)
 	}
 	patchOnA(`{"weights": {"search": {"importance": 1}}}`, 1)
 	if got := rankedOnB(1); len(got) != 2 || got[0] != oldID || got[1] != newID {
