@@ -58,6 +58,18 @@ func ValidateStoredMemory(m *Memory, field string) error {
 	return nil
 }
 
+// ValidatePutEdge checks an edge a transaction is asked to write (Tx.PutEdge): present, of
+// a valid namespace, and as ValidateStoredEdge wants it; it returns the copy to write.
+func ValidatePutEdge(e *Edge) (*Edge, error) {
+	if e == nil {
+		return nil, Invalid("edge", "edge is missing")
+	}
+	if err := ValidateNamespace(e.Namespace); err != nil {
+		return nil, err
+	}
+	return ValidateStoredEdge(e, e.Namespace, "edge")
+}
+
 // ValidateStoredEdge checks what every store relies on before it writes an edge and returns
 // a copy with its namespace set to ns when empty. One function, so SQLite and Neo4j refuse
 // the same edges with the same fields.

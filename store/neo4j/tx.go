@@ -156,13 +156,7 @@ func (t *storeTx) PutEdge(e *models.Edge) error {
 	if t.done {
 		return errTxDone
 	}
-	if e == nil {
-		return models.Invalid("edge", "edge is missing")
-	}
-	if err := models.ValidateNamespace(e.Namespace); err != nil {
-		return err
-	}
-	c, err := models.ValidateStoredEdge(e, e.Namespace, "edge")
+	c, err := models.ValidatePutEdge(e)
 	if err != nil {
 		return err
 	}

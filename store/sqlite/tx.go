@@ -178,27 +178,7 @@ func (t *storeTx) GetEdge(ns string, k models.EdgeKey) (*models.Edge, error) {
 	return e, wrap(err, "get edge")
 }
 
-func (t *storeTx) PutEdge(e *models.Edge) error {
-	if t.done {
-		return errTxDone
-	}
-	if e == nil {
-		return models.Invalid("edge", "edge is missing")
-	}
-	if err := models.ValidateNamespace(e.Namespace); err != nil {
-		return err
-	}
-	c, err := models.ValidateStoredEdge(e, e.Namespace, "edge")
-	if err != nil {
-		return err
-	}
-	_, err = t.tx.ExecContext(t.ctx, upsertEdge.sql, upsertEdge.bind(c)...)
-	if err != nil {
-		return wrap(err, "put edge")
-	}
-	t.edges[edgeID{c.Namespace, c.Key()}] = c
-	return nil
-}
+func (t *storeTx) PutEdge(e *models.Edge) error { return t.PutEdges([]*models.Edge{e}) }
 
 // edgesPerUpsert is the most rows one multi-row edge upsert carries (10 columns a row, far
 // under SQLite's 32,766 variables a statement).
@@ -214,13 +194,7 @@ func (t *storeTx) PutEdges(es []*models.Edge) error {
 	}
 	cs := make([]*models.Edge, len(es))
 	for i, e := range es {
-		if e == nil {
-			return models.Invalid("edge", "edge is missing")
-		}
-		if err := models.ValidateNamespace(e.Namespace); err != nil {
-			return err
-		}
-		c, err := models.ValidateStoredEdge(e, e.Namespace, "edge")
+		c, err := models.ValidatePutEdge(e)
 		if err != nil {
 			return err
 		}
