@@ -69,6 +69,13 @@ func (x *BM25) Len() int {
 	return x.live
 }
 
+// Terms returns the number of distinct terms indexed (what the term dictionary holds).
+func (x *BM25) Terms() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return len(x.termIDs)
+}
+
 // Add indexes a document under id with its analysed terms (nlp.Terms). Adding an id that is
 // present replaces the document.
 func (x *BM25) Add(id string, terms []string) {

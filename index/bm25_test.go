@@ -93,6 +93,9 @@ func TestBM25TopKAndTies(t *testing.T) {
 
 func TestBM25RemoveAndReplace(t *testing.T) {
 	x := smallCorpus()
+	if got := x.Terms(); got != 6 { // fish cat dog bird sat mat
+		t.Fatalf("Terms = %d, want 6", got)
+	}
 	x.Remove("a")
 	x.Remove("missing")
 	if got := x.Len(); got != 3 {

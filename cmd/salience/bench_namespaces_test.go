@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
+	"os"
 	"strings"
 	"testing"
 )
@@ -23,11 +25,24 @@ func TestBenchNamespaces(t *testing.T) {
 		Recalls, Same, Loads, Evictions int
 		MaxEstimated                    float64 `json:"max_estimated_mb"`
 		Budget                          float64 `json:"budget_mb"`
+		LiveHeap                        float64 `json:"live_heap_mb"`
+		EagerLiveHeap                   float64 `json:"eager_live_heap_mb"`
+		MemoryLimit                     float64 `json:"memory_limit_mb"`
 	}
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
 		t.Fatalf("last line not JSON: %v\n%s", err, out.String())
 	}
 	if got.Recalls != 120 || got.Same != 120 || got.Evictions == 0 || got.Loads <= 12 || got.MaxEstimated > got.Budget || got.Budget < 0.585 || got.Budget > 0.587 {
 		t.Fatalf("got %+v\n%s", got, out.String())
+	}
+	// The live heap at the end is reported for both runs, and the budgeted run had the
+	// limit a server with that budget gets (600 KB + the 256 MiB allowance) unless
+	// GOMEMLIMIT is set.
+	wantLimit := 256.586
+	if os.Getenv("GOMEMLIMIT") != "" {
+		wantLimit = 0
+	}
+	if got.LiveHeap <= 0 || got.EagerLiveHeap <= 0 || math.Abs(got.MemoryLimit-wantLimit) > 0.5 {
+		t.Fatalf("live heap %.1f MB (eager %.1f MB), memory limit %.1f MB, want %.0f\n%s", got.LiveHeap, got.EagerLiveHeap, got.MemoryLimit, wantLimit, out.String())
 	}
 }

@@ -106,6 +106,7 @@ type Main struct {
 	closeErr error
 	closed   sync.Once
 	unlock   func() // releases the data directory's lock (reembed.go)
+	memLimit func() // restores the soft memory limit serve set from --index-budget
 }
 
 // NewMain returns a Main writing to the process's stdout and stderr.
@@ -255,6 +256,15 @@ func (m *Main) serve(ctx context.Context) error {
 		return err
 	}
 	m.store = st
+	if c.Store.Kind == StoreSQLite {
+		// With an index budget the operator has said how much memory the indexes may take:
+		// the soft memory limit follows it instead of 3/4 of the machine, so GOGC=400's
+		// garbage from loads and evictions cannot grow the heap far past the budget.
+		if lim, restore := followIndexBudget(int64(c.Store.IndexBudget), m.Getenv); lim > 0 {
+			m.memLimit = restore
+			m.logger.Info("memory limit follows the index budget", "index_budget_bytes", int64(c.Store.IndexBudget), "memory_limit_bytes", lim)
+		}
+	}
 	emb, err := newEmbedder(c)
 	if err != nil {
 		return err
@@ -445,6 +455,9 @@ func (m *Main) Close() error {
 		}
 		if m.unlock != nil {
 			m.unlock()
+		}
+		if m.memLimit != nil {
+			m.memLimit()
 		}
 		m.closeErr = errors.Join(errs...)
 		if m.logger != nil && m.http != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"math"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -36,6 +37,43 @@ func setDefaultMemoryLimit() {
 	if lim := defaultMemoryLimit(memTotal(), cgroupMemoryMax()); lim > 0 {
 		debug.SetMemoryLimit(lim)
 	}
+}
+
+// budgetAllowanceMin is the least memory a server with --index-budget may use beyond the
+// budget before its default soft limit makes the collector work harder: requests, recall's
+// scratch, SQLite's reads and the garbage of namespace loads and evictions. Above 512 MB of
+// budget the allowance is half the budget (the collector's headroom, as GOGC=50 of the
+// indexes would give) instead.
+const budgetAllowanceMin = 256 << 20
+
+// budgetMemoryLimit returns the default soft memory limit of a server whose indexes are
+// held to budget bytes: the budget plus max(256 MiB, budget/2), never above machine (the
+// 3/4-of-memory default, defaultMemoryLimit; ≤ 0: unknown). With no budget it is machine:
+// every namespace is loaded and nothing bounds the indexes but the machine.
+func budgetMemoryLimit(budget, machine int64) int64 {
+	if budget <= 0 {
+		return machine
+	}
+	lim := budget + max(budgetAllowanceMin, budget/2)
+	if lim < budget { // overflow: a budget near MaxInt64
+		lim = math.MaxInt64
+	}
+	if machine > 0 && lim > machine {
+		return machine
+	}
+	return lim
+}
+
+// followIndexBudget makes the soft memory limit follow an index budget of budget bytes
+// (budgetMemoryLimit) unless GOMEMLIMIT is set or there is no budget. It returns the limit
+// it set (0: none) and a function restoring the previous one.
+func followIndexBudget(budget int64, getenv func(string) string) (int64, func()) {
+	if budget <= 0 || getenv("GOMEMLIMIT") != "" {
+		return 0, func() {}
+	}
+	lim := budgetMemoryLimit(budget, defaultMemoryLimit(memTotal(), cgroupMemoryMax()))
+	prev := debug.SetMemoryLimit(lim)
+	return lim, func() { debug.SetMemoryLimit(prev) }
 }
 
 // memTotal returns MemTotal from /proc/meminfo in bytes, or 0 off Linux.

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"math"
 	"runtime"
+	"runtime/debug"
 	"testing"
 )
 
@@ -34,5 +36,52 @@ func TestResidentBytes(t *testing.T) {
 	// A live process holds at least its own code: more than a megabyte, less than a terabyte.
 	if n := residentBytes(); n < 1<<20 || n > 1<<40 {
 		t.Fatalf("residentBytes = %d", n)
+	}
+}
+
+func TestBudgetMemoryLimit(t *testing.T) {
+	const mib, gib = 1 << 20, 1 << 30
+	for _, tc := range []struct {
+		name            string
+		budget, machine int64
+		want            int64
+	}{
+		{"no budget keeps the machine default", 0, 18 * gib, 18 * gib},
+		{"no budget, machine unknown", 0, 0, 0},
+		{"small budget: 256 MiB allowance", 500 * mib, 18 * gib, 756 * mib},
+		{"512 MiB: both allowances agree", 512 * mib, 18 * gib, 768 * mib},
+		{"large budget: half again", 4 * gib, 18 * gib, 6 * gib},
+		{"never above the machine default", 16 * gib, 18 * gib, 18 * gib},
+		{"machine unknown: budget and allowance", 1 * gib, 0, 3 * gib / 2},
+		{"no overflow", math.MaxInt64 - 1, 0, math.MaxInt64},
+	} {
+		if got := budgetMemoryLimit(tc.budget, tc.machine); got != tc.want {
+			t.Errorf("%s: budgetMemoryLimit(%d, %d) = %d, want %d", tc.name, tc.budget, tc.machine, got, tc.want)
+		}
+	}
+}
+
+// TestFollowIndexBudget: the limit follows the budget only when GOMEMLIMIT is not set, and
+// the returned function puts the previous limit back.
+func TestFollowIndexBudget(t *testing.T) {
+	prev := debug.SetMemoryLimit(-1)
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	if lim, restore := followIndexBudget(0, getenv); lim != 0 || debug.SetMemoryLimit(-1) != prev {
+		t.Fatalf("no budget: set %d", lim)
+	} else {
+		restore()
+	}
+	lim, restore := followIndexBudget(500<<20, getenv)
+	if lim < 500<<20 || debug.SetMemoryLimit(-1) != lim {
+		t.Fatalf("budget 500 MiB: set %d, runtime has %d", lim, debug.SetMemoryLimit(-1))
+	}
+	restore()
+	if got := debug.SetMemoryLimit(-1); got != prev {
+		t.Fatalf("restored %d, want %d", got, prev)
+	}
+	env["GOMEMLIMIT"] = "2GiB"
+	if lim, _ := followIndexBudget(500<<20, getenv); lim != 0 || debug.SetMemoryLimit(-1) != prev {
+		t.Fatalf("GOMEMLIMIT set: set %d", lim)
 	}
 }
