@@ -1,0 +1,6 @@
+//go:build race
+
+package sqlite
+
+// raceEnabled: the race detector slows ingest about tenfold, so the slowest tests shrink.
+const raceEnabled = true
