@@ -5,6 +5,7 @@
 package index
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sync"
@@ -55,6 +56,10 @@ type postings struct {
 	docs []int32 // ordinals, ascending
 	tfs  []int32
 	df   int // live documents containing the term
+	// The largest tf and the shortest document length ever posted: they bound the term's
+	// contribution for SearchLearned's pruning. Removal leaves them (a bound of a superset
+	// still bounds); compaction recomputes them.
+	maxTF, minDL int32
 }
 
 // NewBM25 returns an empty index.
@@ -111,6 +116,10 @@ func (x *BM25) Add(id string, terms []string) {
 	}
 	for i, tid := range distinct {
 		p := &x.lists[tid]
+		if len(p.docs) == 0 || len(terms) < int(p.minDL) {
+			p.minDL = int32(len(terms))
+		}
+		p.maxTF = max(p.maxTF, tfs[i])
 		p.docs = append(p.docs, o)
 		p.tfs = append(p.tfs, tfs[i])
 		p.df++
@@ -181,9 +190,14 @@ func (x *BM25) compactLocked() {
 	for tid := range x.lists {
 		p := &x.lists[tid]
 		j := 0
+		p.maxTF, p.minDL = 0, 0
 		for i, d := range p.docs {
 			if r := remap[d]; r >= 0 {
 				p.docs[j], p.tfs[j] = r, p.tfs[i]
+				if j == 0 || x.lens[r] < p.minDL {
+					p.minDL = x.lens[r]
+				}
+				p.maxTF = max(p.maxTF, p.tfs[i])
 				j++
 			}
 		}
@@ -197,8 +211,17 @@ func (x *BM25) compactLocked() {
 // bm25Scratch is the per-search accumulator: a dense score per ordinal plus the ordinals
 // touched, so only those are reset afterwards.
 type bm25Scratch struct {
-	acc     []float64
+	acc     []int64
 	touched []int32
+	// MaxScore's buffers (SearchLearned).
+	qs    []qterm
+	order []int
+	rest  []int64
+	cands []int32
+	sel   []int64
+	// closedAt is the position (in ub order) of the first term whose postings the last
+	// search looked up instead of scanning; −1 when it scanned them all.
+	closedAt int
 }
 
 // Search returns the k best documents for the query terms, best first; ties go to the
@@ -210,6 +233,15 @@ func (x *BM25) Search(terms []string, k int) []Hit { return x.SearchLearned(term
 // term of weight 1 counts alpha times a content occurrence of the term in a document of
 // average length, about. Only indexed units learn (a chunked memory's learned terms, kept
 // on the parent, are not searched).
+//
+// Scores are summed in fixed point (units of 2⁻³², each contribution rounded up), so a sum
+// does not depend on the order of its terms — and the search prunes as MaxScore does (Turtle
+// & Flood 1995): terms are taken in order of their largest possible contribution (ub: the
+// term's weight at its postings' highest tf and shortest document), rare terms first. Once
+// the contributions the remaining terms could still add sum to less than the k-th best
+// partial score, no document the earlier terms missed can enter the top k: the remaining,
+// longer postings are no longer scanned but looked up (binary search) for the documents
+// that still can. The hits are those of an exhaustive scan (TestSearchLearnedEqualsExhaustive).
 func (x *BM25) SearchLearned(terms []string, k int, l *Learned, alpha float64) []Hit {
 	if k <= 0 || len(terms) == 0 {
 		return nil
@@ -223,8 +255,23 @@ func (x *BM25) SearchLearned(terms []string, k int, l *Learned, alpha float64) [
 	if s == nil {
 		s = &bm25Scratch{}
 	}
+	defer x.scratch.Put(s)
+	return x.searchLocked(s, terms, k, l, alpha)
+}
+
+// fixedScale is the fixed-point unit of summed scores: 2³². A score of 30 is 2³⁷, far from
+// int64's 2⁶³, and a unit (2·10⁻¹⁰) is far below any score difference that matters.
+const fixedScale = 1 << 32
+
+// fixed is x in fixed point, rounded up: ≥ 1 for any x ≥ 0, so a touched document's sum
+// is never 0.
+func fixed(x float64) int64 { return int64(x*fixedScale) + 1 }
+
+// searchLocked is SearchLearned with x.mu held, in the buffers of s.
+func (x *BM25) searchLocked(s *bm25Scratch, terms []string, k int, l *Learned, alpha float64) []Hit {
+	s.closedAt = -1
 	if len(s.acc) < len(x.ids) {
-		s.acc = make([]float64, len(x.ids)+len(x.ids)/4)
+		s.acc = make([]int64, len(x.ids)+len(x.ids)/4)
 	}
 	acc := s.acc
 	touched := s.touched[:0]
@@ -236,6 +283,7 @@ func (x *BM25) SearchLearned(terms []string, k int, l *Learned, alpha float64) [
 	}
 	// Per-document normalization k1·(1 − b + b·dl/avgdl) = c0 + c1·dl.
 	c0, c1 := bm25K1*(1-bm25B), bm25K1*bm25B/avgdl
+	qs := s.qs[:0]
 	for i, t := range terms {
 		if slices.Contains(terms[:i], t) {
 			continue // counted with its first occurrence
@@ -257,39 +305,203 @@ func (x *BM25) SearchLearned(terms []string, k int, l *Learned, alpha float64) [
 		df := float64(p.df)
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		w := idf * float64(qtf) * (bm25K1 + 1)
-		lens := x.lens
-		for j, d := range p.docs {
-			dl := lens[d]
-			if dl < 0 {
-				continue // tombstone
-			}
-			tf := float64(p.tfs[j])
-			if acc[d] == 0 { // every contribution is > 0, so 0 means untouched
-				touched = append(touched, d)
-			}
-			acc[d] += w * tf / (tf + c0 + c1*float64(dl))
+		tf := float64(p.maxTF)
+		// One unit more than fixed gives, for float rounding in the bound's own formula.
+		qs = append(qs, qterm{p: p, w: w, ub: fixed(w*tf/(tf+c0+c1*float64(p.minDL))) + 1})
+	}
+	// The learned field is one more "term": its bound is the largest learned score.
+	var learned map[int32]int64
+	var learnedUB int64
+	if l != nil && alpha > 0 {
+		learned = x.learnedScores(terms, l, alpha, n)
+		for _, v := range learned {
+			learnedUB = max(learnedUB, v)
 		}
 	}
+	s.qs = qs
 
-	if l != nil && alpha > 0 {
-		touched = x.addLearned(terms, l, alpha, n, acc, touched)
+	// Terms by ub, largest first; rest[i] bounds what terms i… and the learned field can
+	// still add.
+	order := s.order[:0]
+	for i := range qs {
+		order = append(order, i)
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(qs[b].ub, qs[a].ub) })
+	s.order = order
+	rest := slices.Grow(s.rest[:0], len(order)+1)[:len(order)+1]
+	rest[len(order)] = learnedUB
+	for i := len(order) - 1; i >= 0; i-- {
+		rest[i] = rest[i+1] + qs[order[i]].ub
+	}
+	s.rest = rest
+
+	lens := x.lens
+	left := 0 // postings of the terms not yet taken
+	for _, q := range qs {
+		left += len(q.p.docs)
+	}
+	closed := false
+	cands := s.cands[:0]
+	for i, qi := range order {
+		q := qs[qi]
+		// Try to close when the postings left far outnumber the documents touched: a try
+		// costs a pass over those, closing saves the scan of these.
+		if !closed && len(touched) >= k && left > 4*len(touched) {
+			// The k-th best partial score exceeds rest[i] iff k documents do.
+			for _, d := range touched {
+				if acc[d] > rest[i] {
+					cands = append(cands, d)
+				}
+			}
+			if len(cands) >= k {
+				theta := kth(s, acc, cands, k)
+				cands = cands[:0]
+				for _, d := range touched {
+					if acc[d]+rest[i] >= theta {
+						cands = append(cands, d)
+					}
+				}
+				// Close only when looking the candidates up (a binary search each, per
+				// term) costs less than scanning what is left.
+				if closed = len(cands)*lookupCost <= left; closed {
+					s.closedAt = i
+					slices.Sort(cands)
+				}
+			}
+			if !closed {
+				cands = cands[:0]
+			}
+		}
+		left -= len(q.p.docs)
+		ws := q.w * fixedScale
+		if !closed {
+			for j, d := range q.p.docs {
+				dl := lens[d]
+				if dl < 0 {
+					continue // tombstone
+				}
+				tf := float64(q.p.tfs[j])
+				if acc[d] == 0 { // every contribution is ≥ 1, so 0 means untouched
+					touched = append(touched, d)
+				}
+				acc[d] += int64(ws*tf/(tf+c0+c1*float64(dl))) + 1
+			}
+			continue
+		}
+		// Closed: only the candidates can still enter; look them up in the postings.
+		docs, pos := q.p.docs, 0
+		for _, d := range cands {
+			j, found := slices.BinarySearch(docs[pos:], d)
+			pos += j
+			if !found {
+				continue
+			}
+			tf := float64(q.p.tfs[pos])
+			acc[d] += int64(ws*tf/(tf+c0+c1*float64(lens[d]))) + 1
+		}
+		if len(cands) > k {
+			theta := kth(s, acc, cands, k)
+			keep := cands[:0]
+			for _, d := range cands {
+				if acc[d]+rest[i+1] >= theta {
+					keep = append(keep, d)
+				}
+			}
+			cands = keep
+		}
+	}
+	final := touched
+	if closed {
+		final = cands
+	}
+	for o, v := range learned {
+		switch {
+		case !closed && acc[o] == 0:
+			touched = append(touched, o)
+			final = touched
+		case closed && acc[o] == 0:
+			continue // untouched, and pruned: rest bounded it
+		case closed:
+			if _, found := slices.BinarySearch(cands, o); !found {
+				continue // pruned
+			}
+		}
+		acc[o] += v
 	}
 
 	h := topK{k: k, ids: x.ids}
-	for _, d := range touched {
+	for _, d := range final {
 		// A score below the worst kept cannot enter (ties still go to offer, by id).
-		if sc := acc[d]; len(h.heap) < k || sc >= h.heap[0].score {
+		if sc := float64(acc[d]) * (1.0 / fixedScale); len(h.heap) < k || sc >= h.heap[0].score {
 			h.offer(d, sc)
 		}
+	}
+	for _, d := range touched {
 		acc[d] = 0
 	}
 	s.touched = touched[:0]
-	x.scratch.Put(s)
+	s.cands = cands[:0]
 	return h.sorted()
 }
 
-// addLearned adds the learned field's scores into acc; x.mu is held.
-func (x *BM25) addLearned(terms []string, l *Learned, alpha, n float64, acc []float64, touched []int32) []int32 {
+// lookupCost is a binary search's cost in posting scans (log₂ of a long list, and the
+// branch misses a scan does not have): SearchLearned closes only when the candidates'
+// lookups cost less than the scans they replace.
+const lookupCost = 16
+
+// qterm is one distinct query term of a search: its postings, weight and the largest
+// contribution it can make, in fixed point.
+type qterm struct {
+	p  *postings
+	w  float64
+	ub int64
+}
+
+// kth returns the k-th largest acc over docs (len(docs) ≥ k), selecting in s.sel.
+func kth(s *bm25Scratch, acc []int64, docs []int32, k int) int64 {
+	sel := s.sel[:0]
+	for _, d := range docs {
+		sel = append(sel, acc[d])
+	}
+	s.sel = sel
+	return quickselect(sel, k-1)
+}
+
+// quickselect returns the value that would be at index i were a sorted descending; it
+// reorders a.
+func quickselect(a []int64, i int) int64 {
+	lo, hi := 0, len(a)-1
+	for lo < hi {
+		p := a[lo+(hi-lo)/2]
+		l, r := lo, hi
+		for l <= r {
+			for a[l] > p {
+				l++
+			}
+			for a[r] < p {
+				r--
+			}
+			if l <= r {
+				a[l], a[r] = a[r], a[l]
+				l++
+				r--
+			}
+		}
+		switch {
+		case i <= r:
+			hi = r
+		case i >= l:
+			lo = l
+		default:
+			return a[i]
+		}
+	}
+	return a[i]
+}
+
+// learnedScores returns the learned field's contribution by ordinal, alpha·Σ weight·idf in
+// fixed point; x.mu is held.
+func (x *BM25) learnedScores(terms []string, l *Learned, alpha, n float64) map[int32]int64 {
 	add := map[string]float64{}
 	l.scores(terms, func(t string) float64 {
 		df := 0.0
@@ -298,17 +510,15 @@ func (x *BM25) addLearned(terms []string, l *Learned, alpha, n float64, acc []fl
 		}
 		return math.Log(1 + (n-df+0.5)/(df+0.5))
 	}, add)
+	out := make(map[int32]int64, len(add))
 	for id, v := range add {
 		o, ok := x.ords[id]
 		if !ok || x.lens[o] < 0 || v <= 0 {
 			continue
 		}
-		if acc[o] == 0 {
-			touched = append(touched, o)
-		}
-		acc[o] += alpha * v
+		out[o] = fixed(alpha * v)
 	}
-	return touched
+	return out
 }
 
 // topK keeps the k best (ordinal, score) pairs in a min-heap whose root is the worst kept.

@@ -1,0 +1,207 @@
+package index
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// exhaustive is SearchLearned without pruning: every posting of every query term scored,
+// then the learned field — what MaxScore must equal bit for bit, hits and scores.
+func exhaustive(x *BM25, terms []string, k int, l *Learned, alpha float64) []Hit {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if k <= 0 || len(terms) == 0 || x.live == 0 {
+		return nil
+	}
+	acc := map[int32]int64{}
+	n := float64(x.live)
+	avgdl := float64(x.totalLen) / n
+	if avgdl == 0 {
+		avgdl = 1
+	}
+	c0, c1 := bm25K1*(1-bm25B), bm25K1*bm25B/avgdl
+	for i, t := range terms {
+		if slices.Contains(terms[:i], t) {
+			continue
+		}
+		tid, ok := x.termIDs[t]
+		if !ok || x.lists[tid].df == 0 {
+			continue
+		}
+		p := &x.lists[tid]
+		qtf := 0
+		for _, u := range terms {
+			if u == t {
+				qtf++
+			}
+		}
+		df := float64(p.df)
+		w := math.Log(1+(n-df+0.5)/(df+0.5)) * float64(qtf) * (bm25K1 + 1)
+		for j, d := range p.docs {
+			if x.lens[d] < 0 {
+				continue
+			}
+			tf := float64(p.tfs[j])
+			acc[d] += fixed(w * tf / (tf + c0 + c1*float64(x.lens[d])))
+		}
+	}
+	if l != nil && alpha > 0 {
+		for o, v := range x.learnedScores(terms, l, alpha, n) {
+			acc[o] += v
+		}
+	}
+	h := topK{k: k, ids: x.ids}
+	for d, sc := range acc {
+		h.offer(d, float64(sc)*(1.0/fixedScale))
+	}
+	return h.sorted()
+}
+
+// zipfCorpus indexes n documents of Zipf-distributed words, so a few terms have postings
+// thousands long and most are rare: what MaxScore prunes on.
+func zipfCorpus(rng *rand.Rand, n, vocab int) (*BM25, [][]string) {
+	z := rand.NewZipf(rng, 1.1, 2, uint64(vocab-1))
+	x := NewBM25()
+	docs := make([][]string, n)
+	for i := range n {
+		dl := 1 + rng.IntN(30)
+		d := make([]string, dl)
+		for j := range d {
+			d[j] = fmt.Sprintf("w%d", z.Uint64())
+		}
+		docs[i] = d
+		x.Add(fmt.Sprintf("doc%05d", i), d)
+	}
+	return x, docs
+}
+
+func TestSearchLearnedEqualsExhaustive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	x, docs := zipfCorpus(rng, 20_000, 3_000)
+	l := NewLearned()
+	for i := 0; i < 500; i++ {
+		id := fmt.Sprintf("doc%05d", rng.IntN(len(docs)))
+		l.Set(id, []models.LearnedTerm{{Term: docs[rng.IntN(len(docs))][0], Weight: 0.2 + rng.Float64()}})
+	}
+	closed := 0
+	check := func(t *testing.T, round int) {
+		t.Helper()
+		for q := 0; q < 300; q++ {
+			terms := make([]string, 1+rng.IntN(12))
+			for j := range terms {
+				switch rng.IntN(10) {
+				case 0:
+					terms[j] = "absent"
+				case 1, 2:
+					terms[j] = fmt.Sprintf("w%d", rng.IntN(5)) // the longest postings
+				default:
+					doc := docs[rng.IntN(len(docs))]
+					terms[j] = doc[rng.IntN(len(doc))]
+				}
+			}
+			if rng.IntN(5) == 0 {
+				terms = append(terms, terms[0]) // a repeated query term
+			}
+			k := []int{1, 5, 40, 200}[rng.IntN(4)]
+			var ll *Learned
+			alpha := 0.0
+			if rng.IntN(2) == 0 {
+				ll, alpha = l, 0.5
+			}
+			s := &bm25Scratch{}
+			x.mu.RLock()
+			got := x.searchLocked(s, terms, k, ll, alpha)
+			x.mu.RUnlock()
+			if s.closedAt >= 0 {
+				closed++
+			}
+			want := exhaustive(x, terms, k, ll, alpha)
+			if len(got) != len(want) {
+				t.Fatalf("round %d, query %v k %d: %d hits, want %d", round, terms, k, len(got), len(want))
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("round %d, query %v k %d: hit %d = %+v, want %+v (bit for bit)", round, terms, k, i, got[i], want[i])
+				}
+			}
+		}
+	}
+	check(t, 0)
+	// Tombstones left in the postings, then a compaction that recomputes the bounds.
+	for i := 0; i < 3_000; i++ {
+		x.Remove(fmt.Sprintf("doc%05d", rng.IntN(len(docs))))
+	}
+	check(t, 1)
+	for i := 0; i < 6_000; i++ {
+		x.Remove(fmt.Sprintf("doc%05d", rng.IntN(len(docs))))
+	}
+	check(t, 2)
+	if closed < 100 {
+		t.Fatalf("only %d of 900 searches pruned: the equality above tested little", closed)
+	}
+	t.Logf("%d of 900 searches pruned", closed)
+}
+
+// TestSearchLearnedPrunes shows the pruning happens: on a corpus where a rare term decides
+// the top k, the long postings of the common terms are looked up, not scanned, and the
+// answer is still the exhaustive one.
+func TestSearchLearnedPrunes(t *testing.T) {
+	x := NewBM25()
+	for i := range 10_000 {
+		d := []string{"common", "filler"}
+		if i%1000 == 0 {
+			d = append(d, "rare")
+		}
+		x.Add(fmt.Sprintf("d%05d", i), d)
+	}
+	terms := []string{"common", "rare", "filler"}
+	got := x.SearchLearned(terms, 5, nil, 0)
+	want := exhaustive(x, terms, 5, nil, 0)
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	if got[0].ID != "d00000" || len(got) != 5 {
+		t.Fatalf("the rare term's documents should lead: %v", got)
+	}
+	// rare's 10 documents reach the 5th best with one term, and what common and filler could
+	// add to anything else is less than that: their postings are looked up, not scanned.
+	s := &bm25Scratch{}
+	x.mu.RLock()
+	x.searchLocked(s, terms, 5, nil, 0)
+	x.mu.RUnlock()
+	if s.closedAt != 1 {
+		t.Fatalf("closed at term %d of the ub order, want 1 (after rare)", s.closedAt)
+	}
+	x.mu.RLock()
+	x.searchLocked(s, []string{"common", "filler"}, 5, nil, 0)
+	x.mu.RUnlock()
+	if s.closedAt != -1 {
+		t.Fatalf("with no rare term every posting must be scanned; closed at %d", s.closedAt)
+	}
+}
+
+func FuzzSearchLearned(f *testing.F) {
+	f.Add(uint64(1), uint8(3), uint8(10))
+	f.Add(uint64(99), uint8(1), uint8(1))
+	f.Fuzz(func(t *testing.T, seed uint64, nq, k uint8) {
+		rng := rand.New(rand.NewPCG(seed, 1))
+		x, docs := zipfCorpus(rng, 300, 60)
+		for i := 0; i < int(seed%50); i++ {
+			x.Remove(fmt.Sprintf("doc%05d", rng.IntN(len(docs))))
+		}
+		terms := make([]string, 1+int(nq)%10)
+		for j := range terms {
+			terms[j] = fmt.Sprintf("w%d", rng.IntN(70))
+		}
+		kk := 1 + int(k)%50
+		got, want := x.SearchLearned(terms, kk, nil, 0), exhaustive(x, terms, kk, nil, 0)
+		if !slices.Equal(got, want) {
+			t.Fatalf("query %v k %d: got %v, want %v", terms, kk, got, want)
+		}
+	})
+}
