@@ -36,6 +36,15 @@ func quantize4(code []byte, vec []float32) float32 {
 	return m / 7
 }
 
+// nibble returns dimension d's 4-bit value u (0…15).
+func nibble(code []byte, d int) byte {
+	b, i := d/64, d%64
+	if i < 32 {
+		return code[b*32+i] & 15
+	}
+	return code[b*32+i-32] >> 4
+}
+
 func setNibble(code []byte, d int, u byte) {
 	b, i := d/64, d%64
 	if i < 32 {

@@ -27,17 +27,22 @@ const unitTolerance = 1e-5
 // L2-normalized in one flat row-major []float32, so a search is one matrix–vector product
 // (gonum blas32.Gemv) followed by a top-k selection; removal swaps the last row into the hole.
 //
-// Once it has held ApproxMinRows rows it also keeps each row's int8 code (see
-// vectors_approx.go), and Search scans the codes, a quarter of the bytes, and rescores only
-// the best few hundred rows exactly. Smaller indexes — most namespaces — carry no codes.
+// Once it has held ApproxMinRows rows it is coded (see vectors_approx.go): each row is kept
+// as a 4-bit code, which Search scans (an eighth of the float32 bytes), plus an int8 code of
+// what the 4-bit code misses, with which it rescores the best few hundred rows; the float32
+// rows are dropped, so a coded row takes dims + dims/2 + 8 bytes instead of 4·dims. Smaller
+// indexes — most namespaces — keep float32 rows and search exactly.
 type Vectors struct {
 	mu     sync.RWMutex
 	dims   int
-	data   []float32 // len(ids) rows of dims
+	data   []float32 // len(ids) rows of dims, until coded (then nil)
 	stride int       // bytes in one code: u4Bytes(dims)
 	coded  bool      // codes and scales are kept: set on reaching ApproxMinRows, never unset
+	exact  bool      // never coded (NewExactVectors)
 	codes  []byte    // len(ids) 4-bit codes of stride bytes, when coded
 	scales []float32 // by row: a code's unit, so row ≈ scale·(code − 8), when coded
+	q8     []int8    // len(ids) int8 codes of dims, when coded: the 4-bit code's residual
+	s8     []float32 // by row: row ≈ scale·(code − 8) + s8·q8, when coded
 	ids    []string  // by row
 	rows   map[string]int
 	pool   sync.Pool // *scratch
@@ -46,6 +51,15 @@ type Vectors struct {
 // NewVectors returns an empty index of dims-dimensional vectors.
 func NewVectors(dims int) *Vectors {
 	return &Vectors{dims: dims, stride: u4Bytes(dims), rows: map[string]int{}}
+}
+
+// NewExactVectors returns an empty index that is never coded: it keeps float32 rows and
+// searches by a full scan at any size — the reference approximate search is measured against
+// (salience bench ann), at four times a coded index's memory.
+func NewExactVectors(dims int) *Vectors {
+	v := NewVectors(dims)
+	v.exact = true
+	return v
 }
 
 // Dims returns the dimension of the vectors.
@@ -90,26 +104,34 @@ func (v *Vectors) Add(id string, vec []float32) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if r, ok := v.rows[id]; ok {
-		copy(v.data[r*v.dims:(r+1)*v.dims], vec)
 		if v.coded {
-			v.scales[r] = quantize4(v.codes[r*v.stride:(r+1)*v.stride], vec)
+			v.encodeRow(r, vec, make([]float32, v.dims))
+		} else {
+			copy(v.data[r*v.dims:(r+1)*v.dims], vec)
 		}
 		return nil
 	}
 	r := len(v.ids)
 	v.rows[id] = r
 	v.ids = append(v.ids, id)
+	if v.coded {
+		if len(v.q8)+v.dims > cap(v.q8) {
+			// Double explicitly: append grows large slices by only 1.25×, which copies
+			// the whole matrix about five times over while a big index loads.
+			v.reserveLocked(2 * len(v.ids))
+		}
+		v.codes = append(v.codes, make([]byte, v.stride)...)
+		v.scales = append(v.scales, 0)
+		v.q8 = append(v.q8, make([]int8, v.dims)...)
+		v.s8 = append(v.s8, 0)
+		v.encodeRow(r, vec, make([]float32, v.dims))
+		return nil
+	}
 	if len(v.data)+v.dims > cap(v.data) {
-		// Double explicitly: append grows large slices by only 1.25×, which copies the
-		// whole matrix about five times over while a big index loads.
 		v.reserveLocked(2 * len(v.ids))
 	}
 	v.data = append(v.data, vec...)
-	switch {
-	case v.coded:
-		v.codes = append(v.codes, make([]byte, v.stride)...)
-		v.scales = append(v.scales, quantize4(v.codes[r*v.stride:], vec))
-	case len(v.ids) >= ApproxMinRows:
+	if len(v.ids) >= ApproxMinRows && !v.exact {
 		v.encodeLocked()
 	}
 	return nil
@@ -122,7 +144,7 @@ func (v *Vectors) Grow(n int) {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if !v.coded && len(v.ids)+n >= ApproxMinRows {
+	if !v.coded && !v.exact && len(v.ids)+n >= ApproxMinRows {
 		v.encodeLocked() // now, so the codes are reserved with the rest
 	}
 	v.reserveLocked(len(v.ids) + n)
@@ -133,25 +155,49 @@ func (v *Vectors) Grow(n int) {
 }
 
 // encodeLocked starts keeping codes: it quantizes every row, with room for as many rows as
-// data has.
+// data has, and drops the float32 rows.
 func (v *Vectors) encodeLocked() {
 	n, room := len(v.ids), max(cap(v.data)/max(v.dims, 1), len(v.ids))
 	v.codes = make([]byte, n*v.stride, room*v.stride)
 	v.scales = make([]float32, n, room)
+	v.q8 = make([]int8, n*v.dims, room*v.dims)
+	v.s8 = make([]float32, n, room)
+	tmp := make([]float32, v.dims)
 	for r := range n {
-		v.scales[r] = quantize4(v.codes[r*v.stride:(r+1)*v.stride], v.data[r*v.dims:(r+1)*v.dims])
+		v.encodeRow(r, v.data[r*v.dims:(r+1)*v.dims], tmp)
 	}
+	v.data = nil
 	v.coded = true
+}
+
+// encodeRow writes row r's codes for the unit vector vec: the 4-bit code, and the int8 code
+// of the residual vec − scale·(code − 8), each with its scale. tmp (len dims) is scratch.
+// The residual is at most half a 4-bit step a component, so its int8 code is about 14 times
+// finer than an int8 code of vec itself.
+func (v *Vectors) encodeRow(r int, vec, tmp []float32) {
+	code := v.codes[r*v.stride : (r+1)*v.stride]
+	sc := quantize4(code, vec)
+	for d, f := range vec {
+		tmp[d] = f - sc*float32(int(nibble(code, d))-8)
+	}
+	v.scales[r] = sc
+	v.s8[r] = quantize(v.q8[r*v.dims:(r+1)*v.dims], tmp)
+}
+
+// dotLocked is q's dot product with coded row r: through its 4-bit code and the residual's
+// int8 code.
+func (v *Vectors) dotLocked(q []float32, r int) float32 {
+	return v.scales[r]*dotU4F32(q, v.codes[r*v.stride:(r+1)*v.stride]) + v.s8[r]*dotI8(q, v.q8[r*v.dims:(r+1)*v.dims])
 }
 
 // reserveLocked grows data's capacity to hold rows vectors.
 func (v *Vectors) reserveLocked(rows int) {
-	if need := rows * v.dims; need > cap(v.data) {
-		data := make([]float32, len(v.data), need)
-		copy(data, v.data)
-		v.data = data
-	}
 	if !v.coded {
+		if need := rows * v.dims; need > cap(v.data) {
+			data := make([]float32, len(v.data), need)
+			copy(data, v.data)
+			v.data = data
+		}
 		return
 	}
 	if need := rows * v.stride; need > cap(v.codes) {
@@ -159,7 +205,28 @@ func (v *Vectors) reserveLocked(rows int) {
 		copy(codes, v.codes)
 		v.codes = codes
 	}
+	if need := rows * v.dims; need > cap(v.q8) {
+		q8 := make([]int8, len(v.q8), need)
+		copy(q8, v.q8)
+		v.q8 = q8
+	}
 	v.scales = slices.Grow(v.scales, max(0, rows-len(v.scales)))
+	v.s8 = slices.Grow(v.s8, max(0, rows-len(v.s8)))
+}
+
+// rowLocked writes row r into dst (len dims): the float32 row, or on a coded index what its
+// codes give back, L2-normalized.
+func (v *Vectors) rowLocked(dst []float32, r int) {
+	if !v.coded {
+		copy(dst, v.data[r*v.dims:(r+1)*v.dims])
+		return
+	}
+	sc, s8 := v.scales[r], v.s8[r]
+	code := v.codes[r*v.stride : (r+1)*v.stride]
+	for d, c := range v.q8[r*v.dims : (r+1)*v.dims] {
+		dst[d] = sc*float32(int(nibble(code, d))-8) + s8*float32(c)
+	}
+	models.NormalizeL2(dst)
 }
 
 // Get returns a copy of id's stored (normalized) vector, or nil.
@@ -171,7 +238,7 @@ func (v *Vectors) Get(id string) []float32 {
 		return nil
 	}
 	out := make([]float32, v.dims)
-	copy(out, v.data[r*v.dims:])
+	v.rowLocked(out, r)
 	return out
 }
 
@@ -196,7 +263,7 @@ func (v *Vectors) GetMany(ids []string) [][]float32 {
 		}
 		dst := buf[:v.dims:v.dims]
 		buf = buf[v.dims:]
-		copy(dst, v.data[r*v.dims:])
+		v.rowLocked(dst, r)
 		out[i] = dst
 	}
 	return out
@@ -212,10 +279,13 @@ func (v *Vectors) Remove(id string) {
 	}
 	last := len(v.ids) - 1
 	if r != last {
-		copy(v.data[r*v.dims:(r+1)*v.dims], v.data[last*v.dims:])
 		if v.coded {
 			copy(v.codes[r*v.stride:(r+1)*v.stride], v.codes[last*v.stride:])
 			v.scales[r] = v.scales[last]
+			copy(v.q8[r*v.dims:(r+1)*v.dims], v.q8[last*v.dims:])
+			v.s8[r] = v.s8[last]
+		} else {
+			copy(v.data[r*v.dims:(r+1)*v.dims], v.data[last*v.dims:])
 		}
 		v.ids[r] = v.ids[last]
 		v.rows[v.ids[r]] = r
@@ -223,10 +293,13 @@ func (v *Vectors) Remove(id string) {
 	delete(v.rows, id)
 	v.ids[last] = ""
 	v.ids = v.ids[:last]
-	v.data = v.data[:last*v.dims]
 	if v.coded {
 		v.codes = v.codes[:last*v.stride]
 		v.scales = v.scales[:last]
+		v.q8 = v.q8[:last*v.dims]
+		v.s8 = v.s8[:last]
+	} else {
+		v.data = v.data[:last*v.dims]
 	}
 }
 
@@ -241,8 +314,8 @@ func (v *Vectors) Search(q []float32, k int) []Hit {
 	return v.SearchExact(q, k)
 }
 
-// SearchExact is Search by a full scan: every row's cosine with q. It is the reference the
-// approximate search is measured against.
+// SearchExact is Search by a full scan: every row's cosine with q — computed from the codes
+// on a coded index, exactly otherwise (NewExactVectors keeps the exact reference).
 func (v *Vectors) SearchExact(q []float32, k int) []Hit {
 	if k <= 0 || len(q) != v.dims {
 		return nil
@@ -263,6 +336,12 @@ func (v *Vectors) SearchExact(q []float32, k int) []Hit {
 
 	x := blas32.Vector{N: v.dims, Inc: 1, Data: q}
 	gemv := func(lo, hi int) {
+		if v.coded { // every row against its int8 code
+			for r := lo; r < hi; r++ {
+				scores[r] = v.dotLocked(q, r)
+			}
+			return
+		}
 		a := blas32.General{Rows: hi - lo, Cols: v.dims, Stride: v.dims, Data: v.data[lo*v.dims : hi*v.dims]}
 		blas32.Gemv(blas.NoTrans, 1, a, x, 0, blas32.Vector{N: hi - lo, Inc: 1, Data: scores[lo:hi]})
 	}

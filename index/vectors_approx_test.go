@@ -2,10 +2,28 @@ package index
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 )
+
+func TestDotU4F32(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, dims := range []int{1, 31, 32, 33, 64, 100, 256} {
+		vec := randUnit(r, dims)
+		code := make([]byte, u4Bytes(dims))
+		quantize4(code, vec)
+		q := randUnit(r, dims)
+		var want float64
+		for d := range q {
+			want += float64(q[d]) * float64(int(nibble(code, d))-8)
+		}
+		if got := dotU4F32(q, code); math.Abs(float64(got)-want) > 1e-4 {
+			t.Fatalf("dims %d: dotU4F32 = %v, want %v", dims, got, want)
+		}
+	}
+}
 
 func TestQuantizeLiterals(t *testing.T) {
 	code := make([]int8, 6)
@@ -58,12 +76,30 @@ func TestSearchApproxEqualsExact(t *testing.T) {
 	if v.Len() < ApproxMinRows {
 		t.Fatalf("Len = %d, below ApproxMinRows: the test would not exercise the approximate path", v.Len())
 	}
-	checkCodes(t, v)
+	checkCodes(t, v, ref)
+	// Rescored by the codes, a score is within quantization error of the float32 cosine:
+	// the hits are the brute-force ones up to near ties.
 	for range 20 {
 		q := randUnit(r, dims)
 		want := bruteForce(ref, q, 20)
-		assertHitsTol(t, v.Search(q, 20), want, 1e-5)
-		assertHitsTol(t, v.SearchExact(q, 20), want, 1e-5)
+		assertNearHits(t, v.Search(q, 20), want, ref, q, 1e-3)
+		assertNearHits(t, v.SearchExact(q, 20), want, ref, q, 1e-3)
+	}
+	// Get returns what the codes give back, as a unit vector: within 2e-3 of the original in
+	// every component.
+	for id, want := range ref {
+		got := v.Get(id)
+		var ss float64
+		for i := range got {
+			ss += float64(got[i]) * float64(got[i])
+			if d := got[i] - want[i]; d > 2e-3 || d < -2e-3 {
+				t.Fatalf("Get(%s)[%d] = %v, want about %v", id, i, got[i], want[i])
+			}
+		}
+		if ss < 1-1e-5 || ss > 1+1e-5 {
+			t.Fatalf("Get(%s) has squared norm %v, want 1", id, ss)
+		}
+		break
 	}
 	small := NewVectors(3)
 	for i, vec := range [][]float32{{1, 0, 0}, {0, 1, 0}, {0.9, 0.1, 0}, {-1, 0, 0}} {
@@ -78,19 +114,61 @@ func TestSearchApproxEqualsExact(t *testing.T) {
 	}
 }
 
-// checkCodes asserts that v keeps a code for every row, equal to the row's quantization.
-func checkCodes(t *testing.T, v *Vectors) {
+// assertNearHits asserts that got is want up to quantization: every hit's score within tol
+// of its float32 cosine, best first, and a hit of want missing from got no better than got's
+// worst by more than 2·tol (a near tie that quantization may swap).
+func assertNearHits(t *testing.T, got, want []Hit, ref map[string][]float32, q []float32, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %d hits, want %d", len(got), len(want))
+	}
+	cos := func(id string) float64 { return bruteForce(map[string][]float32{id: ref[id]}, q, 1)[0].Score }
+	in := map[string]bool{}
+	for i, h := range got {
+		in[h.ID] = true
+		if c := cos(h.ID); math.Abs(h.Score-c) > tol {
+			t.Fatalf("hit %d %s: score %v, cosine %v", i, h.ID, h.Score, c)
+		}
+		if i > 0 && h.Score > got[i-1].Score {
+			t.Fatalf("hits not best first: %v", got)
+		}
+	}
+	worst := cos(got[len(got)-1].ID)
+	for _, w := range want {
+		if !in[w.ID] && w.Score > worst+2*tol {
+			t.Fatalf("missed %+v, better than the worst hit's cosine %v by more than a near tie", w, worst)
+		}
+	}
+}
+
+// checkCodes asserts that v keeps both codes for every row, each equal to the quantization of
+// the row's vector in ref, and no float32 rows.
+func checkCodes(t *testing.T, v *Vectors, ref map[string][]float32) {
 	t.Helper()
 	v.mu.RLock()
 	defer v.mu.RUnlock()
-	if !v.coded || len(v.codes) != len(v.ids)*v.stride || len(v.scales) != len(v.ids) {
-		t.Fatalf("coded %v, %d code bytes and %d scales for %d rows of stride %d", v.coded, len(v.codes), len(v.scales), len(v.ids), v.stride)
+	if !v.coded || len(v.codes) != len(v.ids)*v.stride || len(v.scales) != len(v.ids) ||
+		len(v.q8) != len(v.ids)*v.dims || len(v.s8) != len(v.ids) || v.data != nil {
+		t.Fatalf("coded %v, %d code bytes, %d scales, %d int8s, %d int8 scales and %d floats for %d rows of stride %d",
+			v.coded, len(v.codes), len(v.scales), len(v.q8), len(v.s8), len(v.data), len(v.ids), v.stride)
 	}
 	want := make([]byte, v.stride)
-	for r := range v.ids {
-		scale := quantize4(want, v.data[r*v.dims:(r+1)*v.dims])
+	want8 := make([]int8, v.dims)
+	for r, id := range v.ids {
+		vec, err := Normalize(ref[id])
+		if err != nil || len(vec) != v.dims {
+			t.Fatalf("row %d (%s): no reference vector", r, id)
+		}
+		scale := quantize4(want, vec)
 		if !slices.Equal(v.codes[r*v.stride:(r+1)*v.stride], want) || v.scales[r] != scale {
-			t.Fatalf("row %d (%s): code or scale differs from the row's quantization", r, v.ids[r])
+			t.Fatalf("row %d (%s): 4-bit code or scale differs from the row's quantization", r, id)
+		}
+		res := make([]float32, v.dims)
+		for d := range res {
+			res[d] = vec[d] - scale*float32(int(nibble(want, d))-8)
+		}
+		if s8 := quantize(want8, res); !slices.Equal(v.q8[r*v.dims:(r+1)*v.dims], want8) || v.s8[r] != s8 {
+			t.Fatalf("row %d (%s): int8 code or scale differs from the residual's quantization", r, id)
 		}
 	}
 }
@@ -100,28 +178,31 @@ func checkCodes(t *testing.T, v *Vectors) {
 func TestVectorsCodesFromThreshold(t *testing.T) {
 	r := rand.New(rand.NewPCG(10, 11))
 	v := NewVectors(8)
-	for i := range ApproxMinRows - 1 {
-		if err := v.Add(fmt.Sprintf("v%06d", i), randUnit(r, 8)); err != nil {
+	ref := map[string][]float32{}
+	add := func(id string) {
+		vec := randUnit(r, 8)
+		if err := v.Add(id, vec); err != nil {
 			t.Fatal(err)
 		}
+		ref[id] = vec
+	}
+	for i := range ApproxMinRows - 1 {
+		add(fmt.Sprintf("v%06d", i))
 	}
 	v.Remove("v000000")
-	if err := v.Add("v000000", randUnit(r, 8)); err != nil {
-		t.Fatal(err)
-	}
+	add("v000000")
 	if v.coded || v.codes != nil {
 		t.Fatalf("codes kept below ApproxMinRows (%d rows)", v.Len())
 	}
 	q := randUnit(r, 8)
 	assertHitsTol(t, v.SearchApprox(q, 10, 20), v.SearchExact(q, 10), 0)
 	for _, id := range []string{"x1", "x2", "v000005"} { // the threshold, a new row, a replacement
-		if err := v.Add(id, randUnit(r, 8)); err != nil {
-			t.Fatal(err)
-		}
+		add(id)
 	}
-	checkCodes(t, v)
+	checkCodes(t, v, ref)
 	v.Remove("v000007")
-	checkCodes(t, v)
+	delete(ref, "v000007")
+	checkCodes(t, v, ref)
 }
 
 func BenchmarkVectorsSearch100k256(b *testing.B) {

@@ -16,8 +16,9 @@ import (
 	"github.com/salience-ai/salience/index"
 )
 
-const benchANNHelp = `salience bench ann: recall@k of the approximate vector search (sign codes, exact rescoring)
-against the exact scan, and the latency of both, on two corpora:
+const benchANNHelp = `salience bench ann: recall@k of the approximate vector search (a scan of 4-bit codes, the
+best rescored by int8 codes; what a namespace of index.ApproxMinRows or more memories uses)
+against an exact float32 scan, and the latency of both, on two corpora:
 
   synth   the LoCoMo-shaped synthetic corpus (eval.Synth, as bench recall uses): each memory's
           content embedded by the local embedder (--dims, default 256); queries are
@@ -39,7 +40,7 @@ func benchANN(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	n := fs.Int("vectors", 100000, "vectors in each index")
 	queries := fs.Int("queries", 200, "queries per corpus")
 	k := fs.Int("k", 20, "hits per query")
-	rescore := fs.Int("rescore", 0, "rows rescored exactly (0 = what Search uses: index.Rescore(k))")
+	rescore := fs.Int("rescore", 0, "rows rescored by their int8 codes (0 = what Search uses: index.Rescore(k))")
 	dims := fs.Int("dims", 0, "local embedder dimensions for the synth corpus (0 = default)")
 	cdims := fs.Int("cluster-dims", 1536, "dimensions of the cluster corpus (0 = skip it)")
 	clusters := fs.Int("clusters", 1000, "clusters in the cluster corpus")
@@ -67,7 +68,9 @@ func benchANN(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ApproxP95 float64 `json:"approx_p95_ms"`
 	}
 	var results []result
-	measure := func(name string, v *index.Vectors, qs [][]float32) error {
+	// Each corpus goes into the index recall uses (v, coded from ApproxMinRows rows on) and
+	// into an exact float32 one (ref), the reference.
+	measure := func(name string, v, ref *index.Vectors, qs [][]float32) error {
 		var hit, total int
 		var exact, approx time.Duration
 		lat := make([]time.Duration, 0, len(qs))
@@ -76,7 +79,7 @@ func benchANN(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				return err
 			}
 			t0 := time.Now()
-			want := v.SearchExact(q, *k)
+			want := ref.SearchExact(q, *k)
 			t1 := time.Now()
 			got := v.SearchApprox(q, *k, rs)
 			t2 := time.Now()
@@ -110,8 +113,9 @@ func benchANN(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	emb := embed.NewLocal(*dims)
 	syn := eval.NewSynth(*seed)
 	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
-	v := index.NewVectors(emb.Dims())
+	v, ref := index.NewVectors(emb.Dims()), index.NewExactVectors(emb.Dims())
 	v.Grow(*n)
+	ref.Grow(*n)
 	for i := 0; i < *n; i++ {
 		m := syn.Memory(i, now)
 		vecs, err := emb.Embed(ctx, []string{m.Content})
@@ -119,6 +123,9 @@ func benchANN(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		if err := v.Add(m.ID+fmt.Sprint(i), vecs[0]); err != nil {
+			return err
+		}
+		if err := ref.Add(m.ID+fmt.Sprint(i), vecs[0]); err != nil {
 			return err
 		}
 	}
@@ -132,10 +139,10 @@ func benchANN(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			qs = append(qs, vecs[0])
 		}
 	}
-	if err := measure("synth", v, qs); err != nil {
+	if err := measure("synth", v, ref, qs); err != nil {
 		return err
 	}
-	v = nil
+	v, ref = nil, nil
 
 	if *cdims > 0 {
 		r := rand.New(rand.NewPCG(*seed, 1536))
@@ -144,10 +151,15 @@ func benchANN(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			centres[i] = normalVec(r, *cdims, nil, 1)
 		}
 		draw := func() []float32 { return normalVec(r, *cdims, centres[r.IntN(len(centres))], *spread) }
-		cv := index.NewVectors(*cdims)
+		cv, cref := index.NewVectors(*cdims), index.NewExactVectors(*cdims)
 		cv.Grow(*n)
+		cref.Grow(*n)
 		for i := 0; i < *n; i++ {
-			if err := cv.Add(fmt.Sprintf("c%07d", i), draw()); err != nil {
+			vec := draw()
+			if err := cv.Add(fmt.Sprintf("c%07d", i), vec); err != nil {
+				return err
+			}
+			if err := cref.Add(fmt.Sprintf("c%07d", i), vec); err != nil {
 				return err
 			}
 		}
@@ -155,7 +167,7 @@ func benchANN(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		for i := range cq {
 			cq[i] = draw()
 		}
-		if err := measure("cluster", cv, cq); err != nil {
+		if err := measure("cluster", cv, cref, cq); err != nil {
 			return err
 		}
 	}

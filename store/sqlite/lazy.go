@@ -173,8 +173,8 @@ const (
 	edgeBytes         = 72   // per graph edge (compact slab)
 	nodeBytes         = 175  // per graph node: id string, ordinal map entry, adjacency
 	conceptBytes      = 210  // per concept in the concept table
-	vectorExtraBytes  = 88   // per vector beyond its float32 row: id and row map entry
-	vectorCodeExtra   = 4    // per vector beyond its 4-bit code, once coded: its scale
+	vectorExtraBytes  = 88   // per vector beyond its float32 row (or codes): id and row map entry
+	vectorCodeExtra   = 8    // per vector beyond its codes, once coded: their two scales
 	vectorCodeMinRows = index.ApproxMinRows
 )
 
@@ -189,9 +189,11 @@ func estimateBytes(sp *space) int64 {
 	}
 	if sp.vecs != nil {
 		d, n := int64(sp.vecs.Dims()), int64(sp.vecs.Len())
-		b += n * (4*d + vectorExtraBytes)
-		if n >= vectorCodeMinRows { // the 4-bit codes are kept from ApproxMinRows rows on
-			b += n * ((d+63)/64*32 + vectorCodeExtra) // index.u4Bytes
+		b += n * vectorExtraBytes
+		if n >= vectorCodeMinRows { // coded from ApproxMinRows rows on: 4-bit and int8 codes
+			b += n * ((d+63)/64*32 + d + vectorCodeExtra) // index.u4Bytes
+		} else {
+			b += n * 4 * d
 		}
 	}
 	if sp.graph != nil {
