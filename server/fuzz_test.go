@@ -87,6 +87,31 @@ func FuzzDecodeRecall(f *testing.F) {
 	})
 }
 
+func FuzzDecodePredict(f *testing.F) {
+	for _, s := range []string{
+		`{"conversation_id":"c1"}`,
+		`{"conversation_id":"c1","turn_id":"t1","messages":[{"speaker":"u","content":"the deploy failed","at":"2024-05-01T10:00:00Z"}],"entities":["Kubernetes"],"conversation_type":"debugging","explain":true}`,
+		`{"conversation_id":""}`, `{"conversation_id":null}`, `{"conversation_id":1}`, `{"conversation_id":"c","conversation_type":"chit-chat"}`,
+		`{"conversation_id":"c","messages":"hi"}`, `{"conversation_id":"c","messages":[{"at":"yesterday"}]}`, `{"conversation_id":"c","explain":"yes"}`,
+		`{"conversation_id":"c","mode":"search"}`, `{"conversation_id":"c"} {}`, `[]`, ``, `{}`, `null`, `{"conversation_id":"c",`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := decodePredictBody(body, "ns")
+		checkClientError(t, err)
+		if err != nil {
+			return
+		}
+		if req.Namespace != "ns" {
+			t.Fatalf("namespace = %q", req.Namespace)
+		}
+		if err := validateConversationType(req.ConversationType); err != nil {
+			t.Fatalf("conversation type %q passed decoding: %v", req.ConversationType, err)
+		}
+	})
+}
+
 func FuzzParseListQuery(f *testing.F) {
 	for _, s := range []string{
 		"", "kind=fact&kind=turn", "kind=fact,anchor&conversation_id=c1", "since=2024-05-01T00:00:00Z&until=2024-06-01T00:00:00Z",
