@@ -197,8 +197,8 @@ func TestPredictLearnsFromConversations(t *testing.T) {
 
 	// Gate 3: thirty messages in the last two minutes are 6 a minute.
 	var fast []recall.Message
-	for i := range 30 {
-		fast = append(fast, recall.Message{Content: "ok", At: now.Add(time.Duration(-i) * 4 * time.Second)})
+	for i := range 30 { // oldest first, as a conversation reads
+		fast = append(fast, recall.Message{Content: "ok", At: now.Add(time.Duration(i-29) * 4 * time.Second)})
 	}
 	fast[len(fast)-1].Content = kubeTurn
 	resp = predictHelm(p, recall.PredictRequest{Messages: fast})
