@@ -317,3 +317,77 @@ func TestPredictBadRequests(t *testing.T) {
 		t.Errorf("unknown conversation: %+v, %v", resp, err)
 	}
 }
+
+// TestPredictGatesOnline stops the learned Helm prediction with each gate alone, through the
+// online path (store, models, candidates), and checks that explain names the gate.
+func TestPredictGatesOnline(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "s.db")
+	st, p, ing := openPredictEnv(t, path, recall.Options{})
+	defer st.Close()
+	const ns = "a"
+	ms, err := ing.Ingest(ctx, ns, []*models.Memory{{Kind: models.KindFact, Content: "Helm chart values for staging live in the ops repo.", CreatedAt: t0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	helm := ms[0].ID
+	for i := range 3 {
+		trainConversation(t, st, p, ns, fmt.Sprintf("train-%d", i), helm, t0.Add(time.Duration(i)*10*time.Minute))
+	}
+	now := t0.Add(time.Hour)
+	setMemory := func(f func(m *models.Memory)) {
+		t.Helper()
+		if err := st.Update(ctx, func(tx models.Tx) error {
+			m, err := tx.GetMemory(ns, helm)
+			if err != nil {
+				return err
+			}
+			f(m)
+			return tx.PutMemory(m)
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var fast []recall.Message
+	for i := range 30 {
+		fast = append(fast, recall.Message{Content: "ok", At: now.Add(time.Duration(i-29) * 4 * time.Second)})
+	}
+	fast[29].Content = kubeTurn
+	strict := recall.New(st, embed.NewLocal(0), recall.Options{ThresholdPolicy: "fixed:0.99"})
+	for _, tc := range []struct {
+		name     string
+		p        *recall.Pipeline
+		messages []recall.Message
+		memory   func(m *models.Memory)
+		blocked  string
+	}{
+		{"passes every gate", p, []recall.Message{{Content: kubeTurn}}, nil, ""},
+		{"1: a threshold above the confidence", strict, []recall.Message{{Content: kubeTurn}}, nil, predict.ReasonThreshold},
+		{"2: one trigger of three in the context", p, []recall.Message{{Content: "What about Kubernetes?"}}, nil, predict.ReasonTriggers},
+		{"3: six messages a minute", p, fast, nil, predict.ReasonMomentum},
+		{"4: three recent dismissals", p, []recall.Message{{Content: kubeTurn}}, func(m *models.Memory) { m.RecentDismissals = 3 }, predict.ReasonDismissals},
+		{"4: a dismissal's cooldown", p, []recall.Message{{Content: kubeTurn}}, func(m *models.Memory) { m.Schedule.CooldownTo = now.Add(time.Hour) }, predict.ReasonCooldown},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.memory != nil {
+				setMemory(tc.memory)
+				defer setMemory(func(m *models.Memory) { m.RecentDismissals, m.Schedule.CooldownTo = 0, time.Time{} })
+			}
+			resp, err := tc.p.Predict(ctx, &recall.PredictRequest{Namespace: ns, ConversationID: "gates-" + tc.name, Messages: tc.messages,
+				Explain: true, Now: now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			j := judged(resp.Judged, helm)
+			if j == nil {
+				t.Fatalf("the Helm memory was not judged: %+v", resp.Proactive)
+			}
+			if j.Blocked != tc.blocked || j.Surfaced != (tc.blocked == "") || (len(resp.Predictions) == 1) != (tc.blocked == "") {
+				t.Errorf("verdict %+v (surfaced %d), want blocked by %q", j.Prediction, len(resp.Predictions), tc.blocked)
+			}
+			if (j.Reason != "") != (tc.blocked == "") {
+				t.Errorf("reason %q for a verdict blocked by %q", j.Reason, tc.blocked)
+			}
+		})
+	}
+}
