@@ -65,6 +65,10 @@ const (
 	txPutDecision = `MERGE (d:Decision {ns: $ns, turn: $turn}) SET d += $p`
 )
 
+// findDecisionsBy are the listings oldest first and newest first (constants: the Cypher
+// checker wants no query built at run time).
+var findDecisionsBy = [2]string{findDecisions, findDecisionsDesc}
+
 // FindDecisions lists a namespace's threshold decisions, oldest first (newest with f.Desc).
 func (s *Store) FindDecisions(ctx context.Context, f models.DecisionFilter) ([]*models.Decision, error) {
 	if err := models.ValidateNamespace(f.Namespace); err != nil {
@@ -79,11 +83,11 @@ func (s *Store) FindDecisions(ctx context.Context, f models.DecisionFilter) ([]*
 	}
 	var out []*models.Decision
 	err := s.read(ctx, "find decisions", func(tx neo4j.ManagedTransaction) error {
-		q := findDecisions
+		order := 0
 		if f.Desc {
-			q = findDecisionsDesc
+			order = 1
 		}
-		recs, err := collect(ctx, tx, q, map[string]any{"ns": f.Namespace, "pending": f.Pending,
+		recs, err := collect(ctx, tx, findDecisionsBy[order], map[string]any{"ns": f.Namespace, "pending": f.Pending,
 			"before": optTime(f.Before), "limit": limit})
 		if err != nil {
 			return err
