@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -287,6 +288,17 @@ func TestPredictModelsFollowTheLogAfterTheTTL(t *testing.T) {
 	}
 	if len(resp.Predictions) != 1 || resp.Predictions[0].MemoryID != ms[0].ID {
 		t.Fatalf("after the TTL: predictions %+v", resp.Predictions)
+	}
+	// Another server on the same store builds the same models from the same log.
+	other := recall.New(st, embed.NewLocal(0), recall.Options{PredictTTL: time.Minute})
+	theirs, err := other.Predict(ctx, &recall.PredictRequest{Namespace: ns, ConversationID: "y", Messages: []recall.Message{{Content: kubeTurn}},
+		Now: t0.Add(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(theirs.Topics, resp.Topics) || len(theirs.Predictions) != 1 ||
+		theirs.Predictions[0].Confidence != resp.Predictions[0].Confidence || !slices.Equal(theirs.Predictions[0].Matches, resp.Predictions[0].Matches) {
+		t.Errorf("a second server predicts %+v, the first %+v", theirs.Proactive, resp.Proactive)
 	}
 }
 
