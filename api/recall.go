@@ -46,6 +46,10 @@ type RecallRequest struct {
 	// ThresholdPolicy overrides the namespace's threshold policy for an ambient turn:
 	// bandit, fixed:default, fixed:<0..1> or off.
 	ThresholdPolicy string `json:"threshold_policy,omitempty"`
+	// Proactive (ambient only) adds Predictions: memories the conversation's predicted
+	// topics lead to, through the four gates of POST …/predict, recorded as surfacings of
+	// mode predict of this turn.
+	Proactive bool `json:"proactive,omitempty"`
 }
 
 // Message is one recent message of the conversation.
@@ -85,6 +89,88 @@ type RecallResponse struct {
 	Stages    map[string]float64 `json:"stages,omitempty"`
 	// Startup is set in startup mode.
 	Startup *Startup `json:"startup,omitempty"`
+	// Predictions are the proactive memories of the turn (with the request's proactive),
+	// and Proactive what they were judged on.
+	Predictions []PredictedMemory `json:"predictions,omitempty"`
+	Proactive   *Proactive        `json:"proactive,omitempty"`
+}
+
+// PredictRequest is the body of POST /v1/namespaces/{ns}/predict: which memories the
+// conversation's next turns are likely to want, before anyone asks.
+type PredictRequest struct {
+	// ConversationID is required: predictions follow a conversation's turns.
+	ConversationID string `json:"conversation_id"`
+	// TurnID is the turn the surfaced predictions are recorded under; assigned when empty.
+	TurnID string `json:"turn_id,omitempty"`
+	// Messages are the latest messages, optional: their concepts (and the entities') are the
+	// current turn. Without them the conversation's last recorded turn is.
+	Messages []Message `json:"messages,omitempty"`
+	Entities []string  `json:"entities,omitempty"`
+	// ConversationType is debugging, help-seeking, exploration, casual or other; when empty,
+	// inferred from the messages, else the conversation's.
+	ConversationType string `json:"conversation_type,omitempty"`
+	// Explain adds Judged: every candidate with the gate that stopped it.
+	Explain bool `json:"explain,omitempty"`
+}
+
+// PredictResponse is the answer of POST /v1/namespaces/{ns}/predict.
+type PredictResponse struct {
+	// Predictions are the surfaced memories, best first, at most 3.
+	Predictions []PredictedMemory `json:"predictions"`
+	Proactive
+	TurnID           string   `json:"turn_id"`
+	ConversationType string   `json:"conversation_type"`
+	ThresholdPolicy  string   `json:"threshold_policy"`
+	Variant          string   `json:"variant,omitempty"`
+	Experiment       string   `json:"experiment,omitempty"`
+	SettingsVersion  int      `json:"settings_version"`
+	Degraded         []string `json:"degraded,omitempty"`
+}
+
+// Proactive is what proactive surfacing judged its candidates on.
+type Proactive struct {
+	// Topics are the predicted topics, best first: P is the probability that the concept
+	// comes up within the next 3 turns, From the recent concept that predicts it.
+	Topics []PredictedTopic `json:"topics"`
+	// Momentum is the conversation's pace in messages per minute over the last 5 minutes.
+	Momentum float64 `json:"momentum"`
+	// Threshold is gate 1's threshold on the prediction confidence: the threshold on p_use
+	// in force for the conversation type.
+	Threshold float64 `json:"threshold"`
+	// Judged (with explain) is every candidate judged, surfaced first, each blocked one
+	// with the gate that stopped it.
+	Judged []PredictedMemory `json:"judged,omitempty"`
+}
+
+// PredictedTopic is one predicted topic.
+type PredictedTopic struct {
+	Concept string  `json:"concept"`
+	P       float64 `json:"p"`
+	From    string  `json:"from"`
+}
+
+// PredictedMemory is one proactive candidate and the verdict of the gates on it.
+type PredictedMemory struct {
+	Memory Memory `json:"memory"`
+	// SurfacingID identifies this showing in engagement reports (surfaced ones only).
+	SurfacingID string `json:"surfacing_id,omitempty"`
+	// Confidence is the probability that a concept of the memory (Topic) comes up within the
+	// next 3 turns: the proactive memory's p_use estimate, which gate 1 compares with the
+	// threshold.
+	Confidence float64 `json:"confidence"`
+	Topic      string  `json:"topic"`
+	From       string  `json:"from"`
+	// Matches are the concepts of the last 3 turns found among the memory's triggers, its
+	// own or learned from the turns before its uses (gate 2 wants 2).
+	Matches []string `json:"matches"`
+	// LeadTurns is how many turns before its use the learned triggers usually appear.
+	LeadTurns float64 `json:"lead_turns"`
+	Surfaced  bool    `json:"surfaced"`
+	// Reason says why a surfaced memory passed each gate; BlockedBy which gate stopped the
+	// others: below_threshold, too_few_triggers, momentum_too_high, recently_dismissed,
+	// in_cooldown, or over_limit (3 better ones surfaced).
+	Reason    string `json:"reason,omitempty"`
+	BlockedBy string `json:"blocked_by,omitempty"`
 }
 
 // RecallResult is one recalled memory.

@@ -95,6 +95,15 @@ func TestTourOfEveryRoute(t *testing.T) {
 		t.Errorf("startup = %+v", startup)
 	}
 
+	// Predict: nothing learned in this namespace yet, so nothing predicted, but an answer.
+	pred, err := ns.Predict(ctx, api.PredictRequest{ConversationID: "c1", Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pred.TurnID == "" || len(pred.Predictions) != 0 || pred.Topics == nil || pred.ThresholdPolicy != "bandit" {
+		t.Errorf("predict = %+v", pred)
+	}
+
 	// Get hydrates a fragment: the parent's id returns the whole memory.
 	whole, err := ns.Get(ctx, search.Results[0].Fragment.ParentID)
 	if err != nil {

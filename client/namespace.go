@@ -78,6 +78,17 @@ func (n *Namespace) Recall(ctx context.Context, req api.RecallRequest) (*api.Rec
 	return &out, nil
 }
 
+// Predict asks which memories the conversation's next turns are likely to want, before
+// anyone asks (proactive prediction): at most 3, each through the four gates, with its
+// surfacing id for engagement reports. Not retried: surfaced predictions are recorded.
+func (n *Namespace) Predict(ctx context.Context, req api.PredictRequest) (*api.PredictResponse, error) {
+	var out api.PredictResponse
+	if err := n.c.do(ctx, call{route: routePredict, params: []string{n.ns}, body: req}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // Get returns one whole memory. The id of one of its chunks (a recall result's
 // Fragment.ParentID, or the chunk's own id) returns the parent: a fragment hydrated.
 func (n *Namespace) Get(ctx context.Context, id string) (*api.Memory, error) {

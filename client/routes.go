@@ -44,6 +44,7 @@ var (
 	routeGet         = route{"GET", "/v1/namespaces/{ns}/memories/{id}"}
 	routeDelete      = route{"DELETE", "/v1/namespaces/{ns}/memories/{id}"}
 	routeRecall      = route{"POST", "/v1/namespaces/{ns}/recall"}
+	routePredict     = route{"POST", "/v1/namespaces/{ns}/predict"}
 	routeEngagement  = route{"POST", "/v1/namespaces/{ns}/engagement"}
 	routeMetrics     = route{"GET", "/v1/namespaces/{ns}/metrics"}
 	routeResurfacing = route{"GET", "/v1/namespaces/{ns}/resurfacing"}
@@ -62,6 +63,6 @@ var (
 	routeExperiment  = route{"GET", "/v1/namespaces/{ns}/experiments/{id}"}
 	routeExpStop     = route{"POST", "/v1/namespaces/{ns}/experiments/{id}/stop"}
 	routeExpReport   = route{"GET", "/v1/namespaces/{ns}/experiments/{id}/report"}
-	routes           = []route{routeHealth, routeReady, routeCreate, routeList, routeGet, routeDelete, routeRecall, routeEngagement, routeMetrics, routeResurfacing, routeThresholds, routeNamespaces, routeJobs, routeJobRuns, routeJobRun, routeRelearn, routeSettings, routePutSettings, routePatch, routeHistory,
+	routes           = []route{routeHealth, routeReady, routeCreate, routeList, routeGet, routeDelete, routeRecall, routePredict, routeEngagement, routeMetrics, routeResurfacing, routeThresholds, routeNamespaces, routeJobs, routeJobRuns, routeJobRun, routeRelearn, routeSettings, routePutSettings, routePatch, routeHistory,
 		routeExperiments, routeExpCreate, routeExperiment, routeExpStop, routeExpReport}
 )

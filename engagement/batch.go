@@ -194,12 +194,21 @@ func (b *batch) train(cfg learn.Config, sf *models.Surfacing, ev *models.Event) 
 			return models.Errorf(models.EINTERNAL, "%v", err)
 		}
 	}
-	x := learn.Features(&sf.Components)
-	b.model.Update(cfg, &x, learn.Label(ev.Type))
+	if trains(sf) {
+		x := learn.Features(&sf.Components)
+		b.model.Update(cfg, &x, learn.Label(ev.Type))
+	}
 	b.model.Seq = ev.Seq
 	b.modelDirty = true
 	return nil
 }
+
+// trains reports whether an event on sf teaches the relevance model. A proactive
+// prediction (mode predict) was not ranked: its components carry no match to the turn, so
+// its use says nothing about how relevance, text and vector scores predict use, and would
+// only pull those weights down. Its outcome still moves the memory and, through the usage
+// patterns, the predictions.
+func trains(sf *models.Surfacing) bool { return sf.Mode != models.ModePredict }
 
 // edgesPutter is a transaction that writes many edges at once, as PutEdge one by one would
 // (the SQLite store, in multi-row statements).

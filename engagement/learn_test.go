@@ -118,3 +118,48 @@ func TestUsedMemoryLearnsQueryWords(t *testing.T) {
 		t.Errorf("search by a learned word: %v, want m1", hits)
 	}
 }
+
+// Events on proactive predictions (mode predict) are applied — logged, moving the memory —
+// but the relevance model does not train on them, online or relearned: they were not ranked.
+func TestPredictionsDoNotTrainTheModel(t *testing.T) {
+	st, svc, evs := learnFixture(t, 6)
+	_, err := svc.Apply(ctx, "a", evs)
+	must(t, err)
+	before, m := modelOf(t, st)
+	if m.N != 6 {
+		t.Fatalf("model N %d, want 6", m.N)
+	}
+	sf := surfacing("a", "P1", "c3", "T-pred", "m2", models.ModePredict, t0.Add(-time.Second))
+	sf.Components = models.Components{Confidence: 0.5, Importance: 0.5}
+	must(t, st.RecordSurfacings(ctx, []*models.Surfacing{sf}, nil))
+	res, err := svc.Apply(ctx, "a", []*models.Event{{ID: "p1", SurfacingID: "P1", Type: models.EventUsed, At: t0}})
+	must(t, err)
+	if res.Applied != 1 {
+		t.Fatalf("the event on a prediction was not applied: %+v", res.Results)
+	}
+	after, m := modelOf(t, st)
+	if m.N != 6 || m.Seq != 7 {
+		t.Errorf("model N %d seq %d, want N 6 (untrained) at seq 7 (the log read past it)", m.N, m.Seq)
+	}
+	if _, mb := decodeState(t, before); mb.W != m.W {
+		t.Errorf("the weights moved on a prediction's event")
+	}
+	if got, err := st.GetMemory(ctx, "a", "m2"); err != nil || got.UsageCount == 0 {
+		t.Errorf("the predicted memory's use was not counted: %+v, %v", got, err)
+	}
+	rr, err := svc.Relearn(ctx, "a")
+	must(t, err)
+	if rr.Events != 6 || rr.Skipped != 0 || rr.Version != 6 || rr.MaxDiff > 1e-9 {
+		t.Errorf("relearn: %+v, want 6 events, none skipped, version 6, no difference", rr)
+	}
+	if again, _ := modelOf(t, st); again != after {
+		t.Errorf("relearned model differs:\n%s\n%s", again, after)
+	}
+}
+
+func decodeState(t *testing.T, s string) (string, *learn.Model) {
+	t.Helper()
+	m, err := learn.Decode(s, learn.DefaultConfig())
+	must(t, err)
+	return s, m
+}

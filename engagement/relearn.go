@@ -10,7 +10,8 @@ import (
 // RelearnResult is what Relearn did.
 type RelearnResult struct {
 	// Events is the number of logged events the model was rebuilt from; Skipped those whose
-	// surfacing no longer exists (the online model trained on them, the log cannot).
+	// surfacing no longer exists (the online model trained on them, the log cannot). Events
+	// on proactive predictions, which the model never trains on, are in neither.
 	Events, Skipped int
 	// Version is the rebuilt model's version; MaxDiff the largest difference between a
 	// weight of the model as the online updates left it and as rebuilt.
@@ -46,6 +47,10 @@ func (s *Service) Relearn(ctx context.Context, ns string) (*RelearnResult, error
 				continue
 			case err != nil:
 				return nil, err
+			}
+			if !trains(sf) { // as the online updates skip it
+				m.Seq = ev.Seq
+				continue
 			}
 			x := learn.Features(&sf.Components)
 			learn.Replay(s.learn, m, []learn.Sample{{X: x, Y: learn.Label(ev.Type), Seq: ev.Seq}})

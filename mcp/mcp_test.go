@@ -234,9 +234,10 @@ func failsWith(t *testing.T, s *mcp.ClientSession, tool string, args map[string]
 
 // stub is a Backend that fails or panics on demand.
 type stub struct {
-	err   error
-	panic bool
-	got   []api.EngagementEvent
+	err       error
+	panic     bool
+	got       []api.EngagementEvent
+	predicted []api.PredictRequest
 }
 
 func (s *stub) Recall(context.Context, api.RecallRequest) (*api.RecallResponse, error) {
@@ -256,6 +257,15 @@ func (s *stub) Report(_ context.Context, evs ...api.EngagementEvent) (*api.Engag
 }
 func (s *stub) ExperimentReport(context.Context, string, client.ReportOptions) ([]byte, error) {
 	return []byte("report"), s.err
+}
+func (s *stub) Predict(_ context.Context, req api.PredictRequest) (*api.PredictResponse, error) {
+	s.predicted = append(s.predicted, req)
+	if s.err != nil {
+		return nil, s.err
+	}
+	return &api.PredictResponse{TurnID: "t1", Proactive: api.Proactive{Topics: []api.PredictedTopic{{Concept: "helm", P: 0.9, From: "kubernetes"}}},
+		Predictions: []api.PredictedMemory{{Memory: api.Memory{ID: "m1", Kind: "fact", Content: "Helm values live in the ops repo."},
+			SurfacingID: "s1", Confidence: 0.9, Topic: "helm", From: "kubernetes", Matches: []string{"kubernetes", "deploy"}, Surfaced: true, Reason: "passed every gate"}}}, nil
 }
 
 func connectInMemory(t *testing.T, b salmcp.Backend) *mcp.ClientSession {
@@ -361,4 +371,41 @@ func TestExperimentReportTool(t *testing.T) {
 			t.Errorf("experiment_report lacks %q:\n%s", want, text)
 		}
 	}
+}
+
+// TestPredictMemoriesTool: the tool sends the conversation and its messages (the latest
+// last) and shows each prediction with its surfacing id and why it passed.
+func TestPredictMemoriesTool(t *testing.T) {
+	b := &stub{}
+	s := connectInMemory(t, b)
+	var out struct {
+		TurnID   string   `json:"turn_id"`
+		Topics   []string `json:"topics"`
+		Memories []struct {
+			MemoryID    string  `json:"memory_id"`
+			SurfacingID string  `json:"surfacing_id"`
+			Topic       string  `json:"topic"`
+			Confidence  float64 `json:"confidence"`
+			Why         string  `json:"why"`
+		} `json:"memories"`
+	}
+	text := mcptest.OK(t, s, "predict_memories", map[string]any{"conversation_id": "c1", "message": "the deploy failed",
+		"recent_messages": []map[string]any{{"speaker": "user", "content": "Kubernetes again"}}}, &out)
+	if len(b.predicted) != 1 {
+		t.Fatalf("backend called %d times", len(b.predicted))
+	}
+	req := b.predicted[0]
+	if req.ConversationID != "c1" || len(req.Messages) != 2 || req.Messages[0].Content != "Kubernetes again" || req.Messages[1].Content != "the deploy failed" {
+		t.Errorf("request = %+v", req)
+	}
+	if out.TurnID != "t1" || len(out.Topics) != 1 || out.Topics[0] != "helm" || len(out.Memories) != 1 ||
+		out.Memories[0].SurfacingID != "s1" || out.Memories[0].Why != "passed every gate" || out.Memories[0].Confidence != 0.9 {
+		t.Errorf("output = %+v", out)
+	}
+	if !strings.Contains(text, "surfacing_id=s1 memory_id=m1") || !strings.Contains(text, "Helm values live in the ops repo.") {
+		t.Errorf("text = %q", text)
+	}
+	mcptest.Fails(t, s, "predict_memories", map[string]any{}, "conversation_id")
+	b.err = &client.Error{Status: 400, Code: "invalid", Message: "bad", Field: "messages"}
+	mcptest.Fails(t, s, "predict_memories", map[string]any{"conversation_id": "c1"}, "invalid: bad (field messages)")
 }

@@ -25,6 +25,7 @@ const (
 	ToolRemember         = "remember"
 	ToolReportEngagement = "report_engagement"
 	ToolExperimentReport = "experiment_report"
+	ToolPredictMemories  = "predict_memories"
 )
 
 // memoryKind and eventType are strings with a closed set of values; their schemas list
@@ -519,3 +520,73 @@ func describe(code, msg, field string) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+var predictMemoriesTool = &mcp.Tool{
+	Name:  ToolPredictMemories,
+	Title: "Predict the memories a conversation will need",
+	Description: `Return the memories this conversation's next turns are likely to need, before
+anyone asks: Salience learns which topics follow which in conversations and which memories
+were used after them. Give the conversation_id used with ambient_recall, and optionally the
+latest message (else the conversation's last ambient_recall turn is the current one). At most
+3 come back, each with why it passed the gates (topic confidence over the threshold, at least
+2 matching triggers, a conversation not moving too fast, not recently dismissed) and a
+surfacing_id for report_engagement. Often there are none: that is normal.`,
+	InputSchema: inputSchema[predictMemoriesInput](),
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
+}
+
+type predictMemoriesInput struct {
+	ConversationID string    `json:"conversation_id" jsonschema:"the conversation's id, as given to ambient_recall"`
+	Message        string    `json:"message,omitempty" jsonschema:"the latest message, verbatim (optional; without it the conversation's last ambient_recall turn is the current one)"`
+	RecentMessages []message `json:"recent_messages,omitempty" jsonschema:"the last few messages before it, oldest first (optional)"`
+}
+
+type predictedMemory struct {
+	MemoryID    string  `json:"memory_id"`
+	SurfacingID string  `json:"surfacing_id"`
+	Kind        string  `json:"kind"`
+	Content     string  `json:"content"`
+	Topic       string  `json:"topic" jsonschema:"the predicted topic that leads to it"`
+	Confidence  float64 `json:"confidence" jsonschema:"the probability that its topic comes up within 3 turns"`
+	Why         string  `json:"why" jsonschema:"why it passed each gate"`
+}
+
+type predictOutput struct {
+	TurnID   string            `json:"turn_id"`
+	Topics   []string          `json:"topics" jsonschema:"the predicted topics, most likely first"`
+	Memories []predictedMemory `json:"memories"`
+}
+
+func (t *tools) predictMemories(ctx context.Context, in predictMemoriesInput) (*mcp.CallToolResult, predictOutput, error) {
+	if strings.TrimSpace(in.ConversationID) == "" {
+		return nil, predictOutput{}, errors.New("conversation_id is empty: give the id used with ambient_recall")
+	}
+	req := api.PredictRequest{ConversationID: in.ConversationID}
+	for _, m := range in.RecentMessages {
+		req.Messages = append(req.Messages, api.Message{Speaker: m.Speaker, Content: m.Content})
+	}
+	if strings.TrimSpace(in.Message) != "" {
+		req.Messages = append(req.Messages, api.Message{Content: in.Message})
+	}
+	resp, err := t.b.Predict(ctx, req)
+	if err != nil {
+		return nil, predictOutput{}, toolError(err)
+	}
+	out := predictOutput{TurnID: resp.TurnID, Topics: []string{}, Memories: []predictedMemory{}}
+	for _, tp := range resp.Topics {
+		out.Topics = append(out.Topics, tp.Concept)
+	}
+	var b strings.Builder
+	if len(resp.Predictions) == 0 {
+		b.WriteString("No memories predicted.\n")
+	} else {
+		b.WriteString("Memories this conversation is likely to need soon (background, not instructions):\n")
+	}
+	for i, p := range resp.Predictions {
+		out.Memories = append(out.Memories, predictedMemory{MemoryID: p.Memory.ID, SurfacingID: p.SurfacingID, Kind: p.Memory.Kind,
+			Content: p.Memory.Content, Topic: p.Topic, Confidence: p.Confidence, Why: p.Reason})
+		fmt.Fprintf(&b, "%d. [%s, about %s] %s\n   surfacing_id=%s memory_id=%s\n", i+1, p.Memory.Kind, p.Topic, oneLine(p.Memory.Content),
+			p.SurfacingID, p.Memory.ID)
+	}
+	return textResult(b.String()), out, nil
+}

@@ -19,6 +19,9 @@ type Decision struct {
 	Threshold      float64 `json:"threshold"`            // the threshold in force
 	Prob           float64 `json:"probability"`          // P(this arm | the posterior); 1 for a fixed policy
 	Surfaced       int     `json:"surfaced"`             // memories the turn surfaced
+	// Concepts are the turn's context concepts (recall's intake): the log of turns that
+	// proactive prediction learns its topic transitions and usage patterns from.
+	Concepts []string `json:"concepts,omitempty"`
 	// LatencyMS is the server-side time the recall took up to recording the turn (an
 	// experiment's latency per turn, empty turns included).
 	LatencyMS  float64   `json:"latency_ms,omitempty"`
@@ -28,10 +31,14 @@ type Decision struct {
 	RewardedAt time.Time `json:"rewarded_at,omitzero"`
 }
 
-// DecisionFilter selects decisions, oldest first. Namespace is required.
+// DecisionFilter selects decisions, oldest first (newest first with Desc). Namespace is
+// required.
 type DecisionFilter struct {
 	Namespace string
 	Pending   bool      // only those not rewarded yet
 	Before    time.Time // At < Before; zero: no bound
 	Limit     int       // 0 = 1000
+	// Desc lists newest first (by At, then turn id, both descending): with Limit, the
+	// latest decisions (the turn log proactive prediction learns from).
+	Desc bool
 }

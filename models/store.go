@@ -188,7 +188,7 @@ type Store interface {
 	// Implicit, ordered by type then Implicit (false first); a pair with no events is absent.
 	CountEvents(ctx context.Context, f EventFilter) ([]EventTally, error)
 	// FindDecisions lists the threshold decisions matching f, oldest first (by At, then turn
-	// id); EINVALID without a namespace. Decisions are written through Update (Tx.PutDecision).
+	// id), or newest first with f.Desc; EINVALID without a namespace. Decisions are written through Update (Tx.PutDecision).
 	FindDecisions(ctx context.Context, f DecisionFilter) ([]*Decision, error)
 
 	// Enqueue adds or replaces resurfacing queue items (one per memory).

@@ -139,7 +139,10 @@ type ConversationState struct {
 	// RecentSurfaced holds the memory ids surfaced in the latest turns, newest turn last;
 	// ambient recall does not repeat them.
 	RecentSurfaced [][]string `json:"recent_surfaced,omitempty"`
-	UpdatedAt      time.Time  `json:"updated_at"`
+	// RecentTurns are the context concepts of the latest turns (at most 3, the topic
+	// window of proactive prediction), newest turn last.
+	RecentTurns [][]string `json:"recent_turns,omitempty"`
+	UpdatedAt   time.Time  `json:"updated_at"`
 }
 
 // Conversation types with source-design default thresholds.

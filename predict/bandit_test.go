@@ -5,9 +5,12 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/integrate/quad"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/salience-ai/salience/models"
 )
 
 // driftBefore and driftAfter are the arm means of the drift simulation: the best arm (0.9)
@@ -261,5 +264,41 @@ func TestPUseScale(t *testing.T) {
 	th, arm, prob := DefaultBandit().Decide(Policy{Name: PolicyFixedDefault, Fixed: -1}, &Posteriors{}, "casual", "", nil)
 	if th != 0.5 || arm != 4 || prob != 1 {
 		t.Errorf("fixed:default for casual = %v, arm %d, p %v; want 0.5, arm 4, 1", th, arm, prob)
+	}
+}
+
+func TestCurrent(t *testing.T) {
+	b := DefaultBandit()
+	post := &Posteriors{Keys: map[string]*Posterior{}}
+	for _, tc := range []struct {
+		name, policy, convType string
+		want                   float64
+	}{
+		{"off", PolicyOff, models.ConvCasual, 0},
+		{"fixed default", PolicyFixedDefault, models.ConvCasual, 0.5},
+		{"fixed", "fixed:0.35", models.ConvCasual, 0.35},
+		{"bandit at its prior: the type's default", PolicyBandit, models.ConvDebugging, 0.2},
+		{"bandit at its prior, help-seeking", "", models.ConvHelpSeeking, 0.1},
+	} {
+		pol, err := ParsePolicy(tc.policy, "p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := b.Current(pol, post, tc.convType, ""); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// Evidence moves the best arm: reward the 0.4 arm of debugging until it leads.
+	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	for range 50 {
+		b.Reward(post, PosteriorKey(models.ConvDebugging, ""), models.ConvDebugging, 3, 1, now)
+	}
+	pol, _ := ParsePolicy(PolicyBandit, "p")
+	if got := b.Current(pol, post, models.ConvDebugging, ""); got != 0.4 {
+		t.Errorf("after rewarding 0.4: %v, want 0.4", got)
+	}
+	// Per variant: the variant's posterior has no evidence, so its prior's best.
+	if got := b.Current(pol, post, models.ConvDebugging, "v1"); got != 0.2 {
+		t.Errorf("variant without evidence: %v, want 0.2", got)
 	}
 }

@@ -133,6 +133,28 @@ func (b Bandit) Decide(pol Policy, p *Posteriors, convType, variant string, rng 
 	return Arms[k], k, pr
 }
 
+// Current returns the threshold in force for a conversation type under a policy without
+// making a decision: a fixed policy's threshold, or under the bandit the arm with the highest
+// posterior mean (ties: the lower threshold), which no draw is spent on and nothing is
+// recorded for. Proactive prediction gates on it.
+func (b Bandit) Current(pol Policy, p *Posteriors, convType, variant string) float64 {
+	switch {
+	case pol.Name == PolicyOff:
+		return 0
+	case pol.Name == PolicyFixedDefault:
+		return DefaultPUseThreshold(convType)
+	case pol.Name != PolicyBandit && pol.Name != "":
+		return pol.Fixed
+	}
+	best, bestMean := DefaultPUseThreshold(convType), -1.0
+	for k, a := range b.Arms(p, PosteriorKey(convType, variant), convType) {
+		if m := a.Mean(); m > bestMean {
+			best, bestMean = Arms[k], m
+		}
+	}
+	return best
+}
+
 // armOf is the index of a threshold among Arms, −1 when it is none of them.
 func armOf(th float64) int {
 	return slices.IndexFunc(Arms, func(a float64) bool { return math.Abs(a-th) < 1e-9 })

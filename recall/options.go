@@ -141,6 +141,13 @@ type Options struct {
 	Settings SettingsSource
 	// Experiments returns the experiment each namespace runs (experiment.go); nil = none.
 	Experiments ExperimentSource
+	// PredictTTL is how long a namespace's proactive prediction models are used before they
+	// are rebuilt from its turn log; DefaultPredictTTL (30 s). Negative: rebuilt on every
+	// call, so servers sharing a store agree at once.
+	PredictTTL time.Duration
+	// PredictTurns is how many of a namespace's latest ambient turns the models learn from;
+	// DefaultPredictTurns (20,000).
+	PredictTurns int
 	// NoModel ranks by the weighted score alone, leaving the relevance model out of the
 	// order (an experiment variant's relevance_model off); p_use is still computed,
 	// recorded and gated on.
@@ -192,6 +199,8 @@ func (o Options) withDefaults() Options {
 	setFloat(&o.MMRLambda, 0.7)
 	setInt(&o.RecentTurns, 20)
 	setFloat(&o.IrrelevantJaccard, 0.5)
+	setDuration(&o.PredictTTL, DefaultPredictTTL)
+	setInt(&o.PredictTurns, DefaultPredictTurns)
 	if o.Startup == (StartupCounts{}) {
 		o.Startup = StartupCounts{Crystals: 3, Anchors: 2, Summaries: 2}
 	}

@@ -5,6 +5,7 @@ package recall
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/salience-ai/salience/embed"
@@ -19,12 +20,14 @@ type Pipeline struct {
 	opts       Options
 	thresholds *thresholds
 	arm        *arm // the request's experiment variant (forExperiment); nil outside one
+	// predictions caches each namespace's proactive prediction models (predict.go).
+	predictions *predictCache
 }
 
 // New returns a pipeline over store using embedder for query vectors (nil: text and graph only).
 func New(store models.Store, embedder embed.Embedder, opts Options) *Pipeline {
 	opts = opts.withDefaults()
-	return &Pipeline{store: store, embedder: embedder, opts: opts, thresholds: newThresholds(opts.Seed)}
+	return &Pipeline{store: store, embedder: embedder, opts: opts, thresholds: newThresholds(opts.Seed), predictions: &predictCache{}}
 }
 
 // stopwatch records per-stage timings in milliseconds.
@@ -147,6 +150,20 @@ func (p *Pipeline) run(ctx context.Context, req *Request, sw *stopwatch, version
 		explainModel(in.model, p.opts.Learn, results)
 	}
 	sw.lap("rank")
+	if req.Proactive {
+		// The conversation's previous turns and this one; its recent surfacings and this
+		// turn's results are not proposed again.
+		var recent [][]string
+		var times []time.Time
+		if in.state != nil {
+			recent, times = cloneTurns(in.state.RecentTurns), slices.Clone(in.state.MessageTimes)
+		}
+		recent, times = append(recent, in.concepts), append(times, req.Now)
+		if resp.Proactive, err = p.proactive(ctx, req, in, recent, times, skipped(in.state, results), resp.Threshold); err != nil {
+			return nil, err
+		}
+		sw.lap("predict")
+	}
 
 	resp.LatencyMS = sw.total() // so far: what the surfacings record as the retrieval latency
 	if err := p.record(ctx, req, in, resp, results); err != nil {

@@ -2,16 +2,20 @@ package recall
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/salience-ai/salience/ids"
 	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/predict"
 )
 
 // Conversation-state bounds.
 const (
 	maxRecentTopics = 20
-	maxMessageTimes = 20
+	// maxMessageTimes: enough for momentum to pass predict.MaxMomentum (more than 25
+	// messages in 5 minutes), so gate 3 can stop a fast conversation on turns alone.
+	maxMessageTimes = 30
 )
 
 // record stores one Surfacing per result, moves the surfaced memories' counters and the
@@ -31,11 +35,19 @@ func (p *Pipeline) record(ctx context.Context, req *Request, in *intake, resp *R
 			r.Components = nil // the surfacing keeps them
 		}
 	}
+	if pr := resp.Proactive; pr != nil {
+		ss = append(ss, p.predictSurfacings(req, in, pr, pr.Threshold, resp.Variant, resp.Experiment, resp.SettingsVersion)...)
+	}
 	state := in.state
 	if state != nil {
 		shown := make([]string, len(results))
 		for i := range results {
 			shown[i] = results[i].Memory.ID
+		}
+		if pr := resp.Proactive; pr != nil {
+			for _, v := range pr.Predictions {
+				shown = append(shown, v.MemoryID)
+			}
 		}
 		advance(state, in, shown, p.opts.RecentTurns, now)
 	}
@@ -128,6 +140,10 @@ func advance(st *models.ConversationState, in *intake, surfaced []string, keepTu
 			seen[t] = true
 			st.RecentTopics = append(st.RecentTopics, t)
 		}
+	}
+	st.RecentTurns = append(st.RecentTurns, slices.Clone(in.concepts))
+	if len(st.RecentTurns) > predict.TransitionWindow {
+		st.RecentTurns = st.RecentTurns[len(st.RecentTurns)-predict.TransitionWindow:]
 	}
 	st.MessageTimes = append(st.MessageTimes, now)
 	if len(st.MessageTimes) > maxMessageTimes {

@@ -101,6 +101,9 @@ func normalize(req *Request, now time.Time) error {
 	if req.Mode == models.ModeStartup && len(req.Sources) > 0 {
 		return models.Invalid("namespaces", "the startup package is the home namespace's own; recall other namespaces in ambient or search mode")
 	}
+	if req.Proactive && req.Mode != models.ModeAmbient {
+		return models.Invalid("proactive", "proactive applies to ambient mode only")
+	}
 	if req.Now.IsZero() {
 		req.Now = now
 	}

@@ -79,7 +79,7 @@ func (p *Pipeline) decide(ctx context.Context, req *Request, in *intake) (*model
 	th.mu.Unlock()
 	return &models.Decision{Namespace: req.Namespace, TurnID: in.turnID, ConversationID: req.ConversationID,
 		ConvType: in.convType, Variant: variant, Experiment: expID, Policy: pol.Name, Arm: arm, Threshold: threshold,
-		Prob: prob, At: req.Now.UTC()}, nil
+		Prob: prob, At: req.Now.UTC(), Concepts: in.concepts}, nil
 }
 
 // recordDecision stores the turn's decision with how many memories it surfaced. A turn id

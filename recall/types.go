@@ -36,7 +36,10 @@ type Request struct {
 	// Sources are more namespaces to recall from, read-only (sources.go): the home
 	// Namespace's settings, threshold and conversation state apply to all.
 	Sources []string
-	Now     time.Time // the caller's clock; zero = time.Now()
+	// Proactive adds the memories the conversation's predicted topics lead to (ambient
+	// only; predict.go), recorded as surfacings of mode predict of this turn.
+	Proactive bool
+	Now       time.Time // the caller's clock; zero = time.Now()
 }
 
 // Fragment says which chunk of a long memory a result shows.
@@ -86,6 +89,7 @@ type Response struct {
 	LatencyMS        float64            // server-side, whole pipeline
 	Stages           map[string]float64 // per-stage milliseconds
 	Startup          *Startup           // startup mode only
+	Proactive        *Proactive         // with Request.Proactive
 }
 
 // Startup is the extra information of the startup package.

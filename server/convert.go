@@ -99,6 +99,7 @@ func recallRequest(ns string, in *api.RecallRequest) *recall.Request {
 		Explain:          in.Explain,
 		Sources:          in.Namespaces,
 		ThresholdPolicy:  in.ThresholdPolicy,
+		Proactive:        in.Proactive,
 	}
 	req.LatencyBudget = msDuration(in.LatencyBudgetMS)
 	if len(in.Messages) > 0 {
@@ -139,6 +140,10 @@ func recallResponseToAPI(r *recall.Response) *api.RecallResponse {
 	if r.Startup != nil {
 		st := api.Startup(*r.Startup)
 		out.Startup = &st
+	}
+	if r.Proactive != nil {
+		out.Predictions = predictionsToAPI(r.Proactive.Predictions)
+		out.Proactive = proactiveToAPI(r.Proactive)
 	}
 	return out
 }

@@ -64,6 +64,7 @@ func FuzzDecodeRecall(f *testing.F) {
 		`{"mode":"search","query":"where are the bees kept?","conversation_id":"c1"}`,
 		`{"mode":"ambient","messages":[{"speaker":"u","content":"my build fails","at":"2024-05-01T10:00:00Z"}],"entities":["Go"],"conversation_type":"debugging","focal_entity":"Go","limit":5,"token_budget":200,"latency_budget_ms":50,"rerank":"off","kinds":["fact","turn"],"since":"2024-01-01T00:00:00Z","until":"2025-01-01T00:00:00Z","include_invalid":true,"explain":true}`,
 		`{"mode":"startup","conversation_id":"c1","turn_id":"t1"}`,
+		`{"conversation_id":"c1","query":"the deploy failed","proactive":true}`, `{"mode":"search","query":"x","proactive":true}`, `{"query":"x","proactive":"yes"}`,
 		`{"limit":-1}`, `{"limit":1e10}`, `{"latency_budget_ms":99999999999999}`, `{"messages":[{"at":"now"}]}`,
 		`{"mode":`, `{"query":"x","querry":"y"}`, `{"kinds":"fact"}`, `[]`, ``, `{}`,
 	} {
@@ -83,6 +84,31 @@ func FuzzDecodeRecall(f *testing.F) {
 		}
 		if req.LatencyBudget < 0 && req.LatencyBudget != -time.Millisecond {
 			t.Fatalf("negative latency budget %v", req.LatencyBudget)
+		}
+	})
+}
+
+func FuzzDecodePredict(f *testing.F) {
+	for _, s := range []string{
+		`{"conversation_id":"c1"}`,
+		`{"conversation_id":"c1","turn_id":"t1","messages":[{"speaker":"u","content":"the deploy failed","at":"2024-05-01T10:00:00Z"}],"entities":["Kubernetes"],"conversation_type":"debugging","explain":true}`,
+		`{"conversation_id":""}`, `{"conversation_id":null}`, `{"conversation_id":1}`, `{"conversation_id":"c","conversation_type":"chit-chat"}`,
+		`{"conversation_id":"c","messages":"hi"}`, `{"conversation_id":"c","messages":[{"at":"yesterday"}]}`, `{"conversation_id":"c","explain":"yes"}`,
+		`{"conversation_id":"c","mode":"search"}`, `{"conversation_id":"c"} {}`, `[]`, ``, `{}`, `null`, `{"conversation_id":"c",`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := decodePredictBody(body, "ns")
+		checkClientError(t, err)
+		if err != nil {
+			return
+		}
+		if req.Namespace != "ns" {
+			t.Fatalf("namespace = %q", req.Namespace)
+		}
+		if err := validateConversationType(req.ConversationType); err != nil {
+			t.Fatalf("conversation type %q passed decoding: %v", req.ConversationType, err)
 		}
 	})
 }

@@ -44,6 +44,7 @@ func (s *Server) routes() *gin.Engine {
 	ns.GET("/memories/:id", s.getMemory)
 	ns.DELETE("/memories/:id", s.deleteMemory)
 	ns.POST("/recall", s.recall)
+	ns.POST("/predict", s.predict)
 	ns.POST("/engagement", s.reportEngagement)
 	ns.GET("/metrics", s.namespaceMetrics)
 	ns.GET("/resurfacing", s.listResurfacing)

@@ -50,6 +50,9 @@ type Config struct {
 	SettingsWriters string
 	// Thresholds serves GET /v1/namespaces/{ns}/thresholds; nil answers it 503.
 	Thresholds ThresholdReporter
+	// Predictor serves POST /v1/namespaces/{ns}/predict; nil = the Recaller when it
+	// predicts too (recall.Pipeline does), else the route answers 503.
+	Predictor Predictor
 	// Experiments serves /v1/namespaces/{ns}/experiments (experiment.Service), under the
 	// settings routes' authorization; nil answers it 503.
 	Experiments ExperimentService
@@ -87,6 +90,7 @@ type Server struct {
 	reports    MetricsReporter
 	relearner  Relearner
 	thresholds ThresholdReporter
+	predictor  Predictor
 
 	settings        SettingsService
 	settingsWriters string
@@ -115,6 +119,7 @@ func New(cfg Config) *Server {
 		reports:         cfg.Reports,
 		relearner:       cfg.Relearner,
 		thresholds:      cfg.Thresholds,
+		predictor:       cfg.Predictor,
 		settings:        cfg.Settings,
 		settingsWriters: cfg.SettingsWriters,
 		experiments:     cfg.Experiments,
@@ -123,6 +128,9 @@ func New(cfg Config) *Server {
 		log:             cfg.Logger,
 		now:             cfg.Now,
 		metrics:         newMetrics(cfg.Collectors...),
+	}
+	if s.predictor == nil {
+		s.predictor, _ = cfg.Recaller.(Predictor)
 	}
 	if s.ready == nil {
 		s.ready = func() bool { return true }

@@ -15,7 +15,7 @@ import (
 )
 
 // Tools are the tools every transport must list.
-var Tools = []string{"ambient_recall", "experiment_report", "read_full_memory", "remember", "report_engagement", "search_memories"}
+var Tools = []string{"ambient_recall", "experiment_report", "predict_memories", "read_full_memory", "remember", "report_engagement", "search_memories"}
 
 // Shown is a memory in the structured output of ambient_recall and search_memories.
 type Shown struct {
@@ -174,7 +174,18 @@ func Exercise(t *testing.T, s *mcp.ClientSession) {
 		t.Errorf("confidence after a use = %v, want above 0.5", after.Confidence)
 	}
 
+	// predict_memories: nothing learned yet in this namespace, so nothing predicted.
+	var pred struct {
+		TurnID   string `json:"turn_id"`
+		Topics   []string
+		Memories []any
+	}
+	if text := OK(t, s, "predict_memories", map[string]any{"conversation_id": "c1", "message": "Where does Nadia keep her bees?"}, &pred); text != "No memories predicted.\n" || len(pred.Memories) != 0 || pred.TurnID == "" {
+		t.Errorf("predict_memories on a namespace with nothing learned = %q %+v", text, pred)
+	}
+
 	// Failures are tool errors that say what to fix.
+	Fails(t, s, "predict_memories", map[string]any{"conversation_id": " "}, "conversation_id")
 	Fails(t, s, "read_full_memory", map[string]any{"id": "01J00000000000000000000000"}, "not_found")
 	Fails(t, s, "read_full_memory", map[string]any{}, "id")
 	Fails(t, s, "experiment_report", map[string]any{"experiment_id": "01J00000000000000000000000"}, "not_found")

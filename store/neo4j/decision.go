@@ -39,6 +39,7 @@ func decisionProps(d *models.Decision) map[string]any {
 		"ns": d.Namespace, "turn": d.TurnID, "conv": d.ConversationID, "type": d.ConvType, "variant": d.Variant,
 		"experiment": d.Experiment, "latency": d.LatencyMS, "policy": d.Policy, "arm": int64(d.Arm), "threshold": d.Threshold, "prob": d.Prob, "surfaced": int64(d.Surfaced),
 		"at": encTime(d.At), "rewarded": d.Rewarded, "reward": d.Reward, "rewarded_at": encTime(d.RewardedAt),
+		"concepts": encStrings(d.Concepts),
 	}
 }
 
@@ -48,7 +49,7 @@ func decDecision(v any) (*models.Decision, error) {
 		Namespace: p.str("ns"), TurnID: p.str("turn"), ConversationID: p.str("conv"), ConvType: p.str("type"),
 		Variant: p.str("variant"), Experiment: p.str("experiment"), LatencyMS: p.f64("latency"), Policy: p.str("policy"), Arm: p.int("arm"), Threshold: p.f64("threshold"),
 		Prob: p.f64("prob"), Surfaced: p.int("surfaced"), At: p.time("at"), Rewarded: p.bool("rewarded"),
-		Reward: p.f64("reward"), RewardedAt: p.time("rewarded_at"),
+		Reward: p.f64("reward"), RewardedAt: p.time("rewarded_at"), Concepts: p.strs("concepts"),
 	}
 	return d, p.err
 }
@@ -57,11 +58,18 @@ const (
 	findDecisions = `MATCH (d:Decision {ns: $ns})
 		WHERE ($pending = false OR d.rewarded = false) AND ($before IS NULL OR d.at < $before)
 		RETURN d {.*} AS d ORDER BY d.at, d.turn LIMIT $limit`
+	findDecisionsDesc = `MATCH (d:Decision {ns: $ns})
+		WHERE ($pending = false OR d.rewarded = false) AND ($before IS NULL OR d.at < $before)
+		RETURN d {.*} AS d ORDER BY d.at DESC, d.turn DESC LIMIT $limit`
 	txGetDecision = `MATCH (d:Decision {ns: $ns, turn: $turn}) RETURN d {.*} AS d`
 	txPutDecision = `MERGE (d:Decision {ns: $ns, turn: $turn}) SET d += $p`
 )
 
-// FindDecisions lists a namespace's threshold decisions, oldest first.
+// findDecisionsBy are the listings oldest first and newest first (constants: the Cypher
+// checker wants no query built at run time).
+var findDecisionsBy = [2]string{findDecisions, findDecisionsDesc}
+
+// FindDecisions lists a namespace's threshold decisions, oldest first (newest with f.Desc).
 func (s *Store) FindDecisions(ctx context.Context, f models.DecisionFilter) ([]*models.Decision, error) {
 	if err := models.ValidateNamespace(f.Namespace); err != nil {
 		return nil, err
@@ -75,7 +83,11 @@ func (s *Store) FindDecisions(ctx context.Context, f models.DecisionFilter) ([]*
 	}
 	var out []*models.Decision
 	err := s.read(ctx, "find decisions", func(tx neo4j.ManagedTransaction) error {
-		recs, err := collect(ctx, tx, findDecisions, map[string]any{"ns": f.Namespace, "pending": f.Pending,
+		order := 0
+		if f.Desc {
+			order = 1
+		}
+		recs, err := collect(ctx, tx, findDecisionsBy[order], map[string]any{"ns": f.Namespace, "pending": f.Pending,
 			"before": optTime(f.Before), "limit": limit})
 		if err != nil {
 			return err

@@ -31,6 +31,7 @@ var schema = []string{
 	`CREATE CONSTRAINT salience_experiment_key IF NOT EXISTS FOR (n:Experiment) REQUIRE (n.ns, n.id) IS UNIQUE`,
 	`CREATE INDEX salience_surfacing_experiment IF NOT EXISTS FOR (n:Surfacing) ON (n.ns, n.experiment)`,
 	`CREATE INDEX salience_decision_experiment IF NOT EXISTS FOR (n:Decision) ON (n.ns, n.experiment)`,
+	`CREATE INDEX salience_decision_at IF NOT EXISTS FOR (n:Decision) ON (n.ns, n.at)`,
 	`CREATE INDEX salience_memory_parent IF NOT EXISTS FOR (n:Memory) ON (n.ns, n.parent)`,
 	`CREATE INDEX salience_memory_conv IF NOT EXISTS FOR (n:Memory) ON (n.ns, n.conv)`,
 	`CREATE INDEX salience_memory_created IF NOT EXISTS FOR (n:Memory) ON (n.ns, n.created)`,

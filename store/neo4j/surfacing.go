@@ -115,6 +115,7 @@ type conversationJSON struct {
 	MessageTimes   []int64    `json:"message_times,omitempty"`
 	Participants   []string   `json:"participants,omitempty"`
 	RecentSurfaced [][]string `json:"recent_surfaced,omitempty"`
+	RecentTurns    [][]string `json:"recent_turns,omitempty"`
 	UpdatedAt      *int64     `json:"updated_at,omitempty"` // nil: unset (0 is the epoch)
 }
 
@@ -147,7 +148,7 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 			return err
 		}
 		cj := conversationJSON{Type: state.Type, Turns: state.Turns, RecentTopics: state.RecentTopics,
-			Participants: state.Participants, RecentSurfaced: state.RecentSurfaced}
+			Participants: state.Participants, RecentSurfaced: state.RecentSurfaced, RecentTurns: state.RecentTurns}
 		if !state.UpdatedAt.IsZero() {
 			u := encTime(state.UpdatedAt)
 			cj.UpdatedAt = &u
@@ -337,6 +338,7 @@ func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.Con
 	}
 	c := &models.ConversationState{Namespace: ns, ConversationID: id, Type: cj.Type, Turns: cj.Turns,
 		RecentTopics: cj.RecentTopics, Participants: cj.Participants, RecentSurfaced: cj.RecentSurfaced,
+		RecentTurns: cj.RecentTurns,
 	}
 	if cj.UpdatedAt != nil {
 		c.UpdatedAt = decTime(*cj.UpdatedAt)

@@ -30,7 +30,7 @@ func validateDecision(d *models.Decision) error {
 	return errors.Join(checkTime("at", d.At), checkTime("rewarded_at", d.RewardedAt))
 }
 
-// FindDecisions lists a namespace's threshold decisions, oldest first.
+// FindDecisions lists a namespace's threshold decisions, oldest first (newest with f.Desc).
 func (s *Store) FindDecisions(ctx context.Context, f models.DecisionFilter) ([]*models.Decision, error) {
 	if err := models.ValidateNamespace(f.Namespace); err != nil {
 		return nil, err
@@ -49,7 +49,11 @@ func (s *Store) FindDecisions(ctx context.Context, f models.DecisionFilter) ([]*
 	if limit == 0 {
 		limit = 1000
 	}
-	q, args = q+` ORDER BY at, turn_id LIMIT ?`, append(args, limit)
+	order := ` ORDER BY at, turn_id LIMIT ?`
+	if f.Desc {
+		order = ` ORDER BY at DESC, turn_id DESC LIMIT ?`
+	}
+	q, args = q+order, append(args, limit)
 	return queryAll(ctx, s.rdb, "find decisions", q, args, scanDecision)
 }
 

@@ -121,6 +121,10 @@ func cloneConversation(c *models.ConversationState) *models.ConversationState {
 	for _, turn := range c.RecentSurfaced {
 		n.RecentSurfaced = append(n.RecentSurfaced, slices.Clone(turn))
 	}
+	n.RecentTurns = nil
+	for _, turn := range c.RecentTurns {
+		n.RecentTurns = append(n.RecentTurns, slices.Clone(turn))
+	}
 	return &n
 }
 

@@ -140,6 +140,8 @@ var conversationRows = newTable("conversations", []string{"ns", "id"},
 	timeCol("updated_at", func(c *models.ConversationState) *time.Time { return &c.UpdatedAt }),
 	jsonCol("recent_surfaced", func(c *models.ConversationState) *[][]string { return &c.RecentSurfaced },
 		func(ids [][]string) bool { return len(ids) == 0 }),
+	jsonCol("recent_turns", func(c *models.ConversationState) *[][]string { return &c.RecentTurns },
+		func(ts [][]string) bool { return len(ts) == 0 }),
 )
 
 var (
@@ -225,6 +227,7 @@ var decisionRows = newTable("decisions", []string{"ns", "turn_id"},
 	boolCol("rewarded", func(d *models.Decision) *bool { return &d.Rewarded }),
 	floatCol("reward", func(d *models.Decision) *float64 { return &d.Reward }),
 	timeCol("rewarded_at", func(d *models.Decision) *time.Time { return &d.RewardedAt }),
+	stringsCol("concepts", func(d *models.Decision) *[]string { return &d.Concepts }),
 )
 
 var (

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/salience-ai/salience/models"
 )
@@ -16,7 +17,8 @@ func testDecisions(t *testing.T, open func(t *testing.T) models.Store) {
 	s := open(t)
 	dec := func(namespace, turn string, minute int) *models.Decision {
 		return &models.Decision{Namespace: namespace, TurnID: turn, ConversationID: "c1", ConvType: models.ConvDebugging,
-			Variant: "v1", Policy: "bandit", Arm: 1, Threshold: 0.6, Prob: 0.42, Surfaced: 2, At: at(minute)}
+			Variant: "v1", Policy: "bandit", Arm: 1, Threshold: 0.6, Prob: 0.42, Surfaced: 2, At: at(minute),
+			Concepts: []string{"kubernetes", turn}}
 	}
 	t.Run("PutGetFind", func(t *testing.T) {
 		// Written out of order, to prove the sort.
@@ -45,6 +47,26 @@ func testDecisions(t *testing.T, open func(t *testing.T) models.Store) {
 		if len(one) != 1 || one[0].TurnID != "t1" {
 			t.Errorf("limit 1: %v, want t1", one)
 		}
+		// Desc: the latest first, so Limit keeps the newest (proactive prediction's turn log).
+		latest, err := s.FindDecisions(ctx, models.DecisionFilter{Namespace: ns, Desc: true, Limit: 2})
+		mustNil(t, err)
+		assertEqual(t, "latest two", latest, []*models.Decision{dec(ns, "t3", 3), dec(ns, "t2", 2)})
+		// Equal times order by turn id, descending too.
+		mustNil(t, s.Update(ctx, func(tx models.Tx) error { return tx.PutDecision(dec(ns, "t4", 3)) }))
+		latest, err = s.FindDecisions(ctx, models.DecisionFilter{Namespace: ns, Desc: true, Before: at(3).Add(time.Second)})
+		mustNil(t, err)
+		assertEqual(t, "newest first, ties by turn id", latest, []*models.Decision{dec(ns, "t4", 3), dec(ns, "t3", 3), dec(ns, "t2", 2), rewarded})
+		// A decision without concepts reads back without them.
+		bare := dec(ns, "t5", 5)
+		bare.Concepts = nil
+		mustNil(t, s.Update(ctx, func(tx models.Tx) error { return tx.PutDecision(bare) }))
+		mustNil(t, s.Update(ctx, func(tx models.Tx) error {
+			got, err := tx.GetDecision(ns, "t5")
+			if err == nil {
+				assertEqual(t, "decision without concepts", got, bare)
+			}
+			return err
+		}))
 		err = s.Update(ctx, func(tx models.Tx) error {
 			_, err := tx.GetDecision(other, "t2")
 			return err

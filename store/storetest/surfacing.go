@@ -30,6 +30,7 @@ func testSurfacings(t *testing.T, open func(t *testing.T) models.Store) {
 		RecentTopics: []string{"berlin"}, MessageTimes: []time.Time{at(1), at(2).Add(5 * time.Millisecond)},
 		Participants: []string{"ann", "bot"}, UpdatedAt: at(5),
 		RecentSurfaced: [][]string{{"m3", "m2"}, {"m1"}},
+		RecentTurns:    [][]string{{"berlin", "moving"}, {}, {"flats"}},
 	}
 	// Out of time order on purpose.
 	mustNil(t, s.RecordSurfacings(ctx, []*models.Surfacing{
