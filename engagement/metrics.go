@@ -428,13 +428,15 @@ func anticipation(ss []*models.Surfacing) (int, api.ProactiveRecall, api.LeadTim
 }
 
 // calibration correlates confidence at surfacing with usefulness (Pearson's r) and scores
-// p_use at surfacing against the outcomes, overall and by conversation type.
+// p_use at surfacing against the outcomes, overall and by conversation type. Proactive
+// predictions are left out: they were never ranked (no score components) and their p_use is
+// the topic's predicted probability, not the relevance model's.
 func calibration(ss []*models.Surfacing) api.Calibration {
 	var xs, ys []float64
 	var all learn.Calibration
 	byType := map[string]*learn.Calibration{}
 	for _, sf := range ss {
-		if sf.Outcome == "" {
+		if sf.Outcome == "" || sf.Mode == models.ModePredict {
 			continue
 		}
 		y := 0.0
