@@ -41,8 +41,11 @@ type Vectors struct {
 	exact  bool      // never coded (NewExactVectors)
 	codes  []byte    // len(ids) 4-bit codes of stride bytes, when coded
 	scales []float32 // by row: a code's unit, so row ≈ scale·(code − 8), when coded
-	q8     []int8    // len(ids) int8 codes of dims, when coded: the 4-bit code's residual
-	s8     []float32 // by row: row ≈ scale·(code − 8) + s8·q8, when coded
+	// res holds, when coded, each row's residual — what its 4-bit code misses — as an int8
+	// code c split into two 4-bit planes of stride bytes, c = 16·(hi − 8) + lo, so the same
+	// AVX2 kernel reads them; 2·stride bytes a row.
+	res []byte
+	s8  []float32 // by row: row ≈ scale·(code − 8) + s8·c, when coded
 	ids    []string  // by row
 	rows   map[string]int
 	pool   sync.Pool // *scratch
@@ -115,14 +118,14 @@ func (v *Vectors) Add(id string, vec []float32) error {
 	v.rows[id] = r
 	v.ids = append(v.ids, id)
 	if v.coded {
-		if len(v.q8)+v.dims > cap(v.q8) {
+		if len(v.res)+2*v.stride > cap(v.res) {
 			// Double explicitly: append grows large slices by only 1.25×, which copies
 			// the whole matrix about five times over while a big index loads.
 			v.reserveLocked(2 * len(v.ids))
 		}
 		v.codes = append(v.codes, make([]byte, v.stride)...)
 		v.scales = append(v.scales, 0)
-		v.q8 = append(v.q8, make([]int8, v.dims)...)
+		v.res = append(v.res, make([]byte, 2*v.stride)...)
 		v.s8 = append(v.s8, 0)
 		v.encodeRow(r, vec, make([]float32, v.dims))
 		return nil
@@ -160,7 +163,7 @@ func (v *Vectors) encodeLocked() {
 	n, room := len(v.ids), max(cap(v.data)/max(v.dims, 1), len(v.ids))
 	v.codes = make([]byte, n*v.stride, room*v.stride)
 	v.scales = make([]float32, n, room)
-	v.q8 = make([]int8, n*v.dims, room*v.dims)
+	v.res = make([]byte, n*2*v.stride, room*2*v.stride)
 	v.s8 = make([]float32, n, room)
 	tmp := make([]float32, v.dims)
 	for r := range n {
@@ -171,9 +174,9 @@ func (v *Vectors) encodeLocked() {
 }
 
 // encodeRow writes row r's codes for the unit vector vec: the 4-bit code, and the int8 code
-// of the residual vec − scale·(code − 8), each with its scale. tmp (len dims) is scratch.
-// The residual is at most half a 4-bit step a component, so its int8 code is about 14 times
-// finer than an int8 code of vec itself.
+// of the residual vec − scale·(code − 8) in its two planes, each with its scale. tmp (len
+// dims) is scratch. The residual is at most half a 4-bit step a component, so its int8 code
+// is about 14 times finer than an int8 code of vec itself.
 func (v *Vectors) encodeRow(r int, vec, tmp []float32) {
 	code := v.codes[r*v.stride : (r+1)*v.stride]
 	sc := quantize4(code, vec)
@@ -181,13 +184,42 @@ func (v *Vectors) encodeRow(r int, vec, tmp []float32) {
 		tmp[d] = f - sc*float32(int(nibble(code, d))-8)
 	}
 	v.scales[r] = sc
-	v.s8[r] = quantize(v.q8[r*v.dims:(r+1)*v.dims], tmp)
+	c := make([]int8, len(vec))
+	v.s8[r] = quantize(c, tmp)
+	hi, lo := v.resPlanes(r)
+	clear(hi)
+	clear(lo)
+	for d, x := range c {
+		setNibble(hi, d, byte(x>>4+8)) // x>>4 is ⌊x/16⌋ ∈ −8…7
+		setNibble(lo, d, byte(x&15))
+	}
 }
 
-// dotLocked is q's dot product with coded row r: through its 4-bit code and the residual's
-// int8 code.
-func (v *Vectors) dotLocked(q []float32, r int) float32 {
-	return v.scales[r]*dotU4F32(q, v.codes[r*v.stride:(r+1)*v.stride]) + v.s8[r]*dotI8(q, v.q8[r*v.dims:(r+1)*v.dims])
+// resPlanes returns row r's residual planes.
+func (v *Vectors) resPlanes(r int) (hi, lo []byte) {
+	row := v.res[r*2*v.stride : (r+1)*2*v.stride]
+	return row[:v.stride], row[v.stride:]
+}
+
+// dotLocked is the query's dot product with coded row r, through the row's 4-bit code and
+// its residual's planes: six runs of the 4-bit kernel, each query level (see rescorer)
+// against each plane, combined in float64.
+func (v *Vectors) dotLocked(q *rescorer, r int) float32 {
+	code := v.codes[r*v.stride : (r+1)*v.stride]
+	hi, lo := v.resPlanes(r)
+	var out [1]int32
+	var total float64
+	for l := range q.levels {
+		qc, sum := q.levels[l], float64(q.sums[l])
+		dotsU4(qc, code, v.stride, out[:])
+		a := float64(out[0]) - 8*sum // Σ q·(u − 8)
+		dotsU4(qc, hi, v.stride, out[:])
+		b := 16 * (float64(out[0]) - 8*sum)
+		dotsU4(qc, lo, v.stride, out[:])
+		b += float64(out[0]) // Σ q·c
+		total += q.scales[l] * (float64(v.scales[r])*a + float64(v.s8[r])*b)
+	}
+	return float32(total)
 }
 
 // reserveLocked grows data's capacity to hold rows vectors.
@@ -205,10 +237,10 @@ func (v *Vectors) reserveLocked(rows int) {
 		copy(codes, v.codes)
 		v.codes = codes
 	}
-	if need := rows * v.dims; need > cap(v.q8) {
-		q8 := make([]int8, len(v.q8), need)
-		copy(q8, v.q8)
-		v.q8 = q8
+	if need := rows * 2 * v.stride; need > cap(v.res) {
+		res := make([]byte, len(v.res), need)
+		copy(res, v.res)
+		v.res = res
 	}
 	v.scales = slices.Grow(v.scales, max(0, rows-len(v.scales)))
 	v.s8 = slices.Grow(v.s8, max(0, rows-len(v.s8)))
@@ -222,9 +254,26 @@ func (v *Vectors) rowLocked(dst []float32, r int) {
 		return
 	}
 	sc, s8 := v.scales[r], v.s8[r]
+	var lut [16]float32 // a nibble's value: sc·(u − 8)
+	for u := range lut {
+		lut[u] = sc * float32(u-8)
+	}
+	var rlut [256]float32 // a residual byte pair's value: s8·(16·(hi − 8) + lo), by hi<<4|lo
+	for i := range rlut {
+		rlut[i] = s8 * float32(16*(i>>4-8)+i&15)
+	}
 	code := v.codes[r*v.stride : (r+1)*v.stride]
-	for d, c := range v.q8[r*v.dims : (r+1)*v.dims] {
-		dst[d] = sc*float32(int(nibble(code, d))-8) + s8*float32(c)
+	hi, lo := v.resPlanes(r)
+	for b := 0; b*64 < v.dims; b++ {
+		for i := range 32 {
+			x, h, l := code[b*32+i], hi[b*32+i], lo[b*32+i]
+			if d := b*64 + i; d < v.dims {
+				dst[d] = lut[x&15] + rlut[(h&15)<<4|l&15]
+			}
+			if d := b*64 + 32 + i; d < v.dims {
+				dst[d] = lut[x>>4] + rlut[h&0xf0|l>>4]
+			}
+		}
 	}
 	models.NormalizeL2(dst)
 }
@@ -282,7 +331,7 @@ func (v *Vectors) Remove(id string) {
 		if v.coded {
 			copy(v.codes[r*v.stride:(r+1)*v.stride], v.codes[last*v.stride:])
 			v.scales[r] = v.scales[last]
-			copy(v.q8[r*v.dims:(r+1)*v.dims], v.q8[last*v.dims:])
+			copy(v.res[r*2*v.stride:(r+1)*2*v.stride], v.res[last*2*v.stride:])
 			v.s8[r] = v.s8[last]
 		} else {
 			copy(v.data[r*v.dims:(r+1)*v.dims], v.data[last*v.dims:])
@@ -296,7 +345,7 @@ func (v *Vectors) Remove(id string) {
 	if v.coded {
 		v.codes = v.codes[:last*v.stride]
 		v.scales = v.scales[:last]
-		v.q8 = v.q8[:last*v.dims]
+		v.res = v.res[:last*2*v.stride]
 		v.s8 = v.s8[:last]
 	} else {
 		v.data = v.data[:last*v.dims]
@@ -335,10 +384,14 @@ func (v *Vectors) SearchExact(q []float32, k int) []Hit {
 	scores := growF32(&sc.scores, n)
 
 	x := blas32.Vector{N: v.dims, Inc: 1, Data: q}
+	var rq *rescorer
+	if v.coded {
+		rq = v.newRescorer(q)
+	}
 	gemv := func(lo, hi int) {
-		if v.coded { // every row against its int8 code
+		if v.coded { // every row through its codes
 			for r := lo; r < hi; r++ {
-				scores[r] = v.dotLocked(q, r)
+				scores[r] = v.dotLocked(rq, r)
 			}
 			return
 		}
