@@ -44,11 +44,11 @@ type Vectors struct {
 	// res holds, when coded, each row's residual — what its 4-bit code misses — as an int8
 	// code c split into two 4-bit planes of stride bytes, c = 16·(hi − 8) + lo, so the same
 	// AVX2 kernel reads them; 2·stride bytes a row.
-	res []byte
-	s8  []float32 // by row: row ≈ scale·(code − 8) + s8·c, when coded
-	ids    []string  // by row
-	rows   map[string]int
-	pool   sync.Pool // *scratch
+	res  []byte
+	s8   []float32 // by row: row ≈ scale·(code − 8) + s8·c, when coded
+	ids  []string  // by row
+	rows map[string]int
+	pool sync.Pool // *scratch
 }
 
 // NewVectors returns an empty index of dims-dimensional vectors.
