@@ -45,6 +45,7 @@ type BM25 struct {
 	ids      []string   // by ordinal
 	ords     map[string]int32
 	lens     []int32   // document length in terms by ordinal; −1 marks a tombstone
+	dead     []uint64  // tombstones as a bitmap by ordinal: what a scan tests, 1/32 of lens's bytes
 	docTerms [][]int32 // distinct term ids of each document, to maintain df on Remove
 	live     int
 	nDead    int
@@ -53,9 +54,9 @@ type BM25 struct {
 }
 
 type postings struct {
-	docs []int32 // ordinals, ascending
-	tfs  []int32
-	df   int // live documents containing the term
+	docs []int32  // ordinals, ascending
+	tfs  []uint32 // by posting: the term's frequency in the document << 16 | the document's length (see pack)
+	df   int      // live documents containing the term
 	// The largest tf and the shortest document length ever posted: they bound the term's
 	// contribution for SearchLearned's pruning. Removal leaves them (a bound of a superset
 	// still bounds); compaction recomputes them.
@@ -93,6 +94,9 @@ func (x *BM25) Add(id string, terms []string) {
 	x.ids = append(x.ids, id)
 	x.ords[id] = o
 	x.lens = append(x.lens, int32(len(terms)))
+	if int(o)/64 >= len(x.dead) {
+		x.dead = append(x.dead, 0)
+	}
 	x.live++
 	x.totalLen += int64(len(terms))
 
@@ -116,12 +120,12 @@ func (x *BM25) Add(id string, terms []string) {
 	}
 	for i, tid := range distinct {
 		p := &x.lists[tid]
-		if len(p.docs) == 0 || len(terms) < int(p.minDL) {
-			p.minDL = int32(len(terms))
+		if dl := min(int32(len(terms)), maxPacked); len(p.docs) == 0 || dl < p.minDL {
+			p.minDL = dl
 		}
-		p.maxTF = max(p.maxTF, tfs[i])
+		p.maxTF = max(p.maxTF, min(tfs[i], maxPacked))
 		p.docs = append(p.docs, o)
-		p.tfs = append(p.tfs, tfs[i])
+		p.tfs = append(p.tfs, pack(tfs[i], int32(len(terms))))
 		p.df++
 	}
 	x.docTerms = append(x.docTerms, distinct)
@@ -157,6 +161,7 @@ func (x *BM25) removeLocked(o int32) {
 	x.nDead++
 	x.totalLen -= int64(x.lens[o])
 	x.lens[o] = -1
+	x.dead[o/64] |= 1 << (o % 64)
 	for _, tid := range x.docTerms[o] {
 		x.lists[tid].df--
 	}
@@ -186,6 +191,7 @@ func (x *BM25) compactLocked() {
 	clear(x.ids[n:])
 	clear(x.docTerms[n:])
 	x.ids, x.lens, x.docTerms = x.ids[:n], x.lens[:n], x.docTerms[:n]
+	x.dead = make([]uint64, (int(n)+63)/64)
 	x.nDead = 0
 	for tid := range x.lists {
 		p := &x.lists[tid]
@@ -194,10 +200,10 @@ func (x *BM25) compactLocked() {
 		for i, d := range p.docs {
 			if r := remap[d]; r >= 0 {
 				p.docs[j], p.tfs[j] = r, p.tfs[i]
-				if j == 0 || x.lens[r] < p.minDL {
-					p.minDL = x.lens[r]
+				if dl := int32(p.tfs[i] & 0xffff); j == 0 || dl < p.minDL {
+					p.minDL = dl
 				}
-				p.maxTF = max(p.maxTF, p.tfs[i])
+				p.maxTF = max(p.maxTF, int32(p.tfs[i]>>16))
 				j++
 			}
 		}
@@ -335,7 +341,7 @@ func (x *BM25) searchLocked(s *bm25Scratch, terms []string, k int, l *Learned, a
 	}
 	s.rest = rest
 
-	lens := x.lens
+	dead := x.dead
 	left := 0 // postings of the terms not yet taken
 	for _, q := range qs {
 		left += len(q.p.docs)
@@ -375,16 +381,16 @@ func (x *BM25) searchLocked(s *bm25Scratch, terms []string, k int, l *Learned, a
 		left -= len(q.p.docs)
 		ws := q.w * fixedScale
 		if !closed {
+			tfs := q.p.tfs[:len(q.p.docs)]
 			for j, d := range q.p.docs {
-				dl := lens[d]
-				if dl < 0 {
+				if dead[d>>6]&(1<<(d&63)) != 0 {
 					continue // tombstone
 				}
-				tf := float64(q.p.tfs[j])
+				tf, dl := unpack(tfs[j])
 				if acc[d] == 0 { // every contribution is ≥ 1, so 0 means untouched
 					touched = append(touched, d)
 				}
-				acc[d] += int64(ws*tf/(tf+c0+c1*float64(dl))) + 1
+				acc[d] += int64(ws*tf/(tf+c0+c1*dl)) + 1
 			}
 			continue
 		}
@@ -396,8 +402,8 @@ func (x *BM25) searchLocked(s *bm25Scratch, terms []string, k int, l *Learned, a
 			if !found {
 				continue
 			}
-			tf := float64(q.p.tfs[pos])
-			acc[d] += int64(ws*tf/(tf+c0+c1*float64(lens[d]))) + 1
+			tf, dl := unpack(q.p.tfs[pos])
+			acc[d] += int64(ws*tf/(tf+c0+c1*dl)) + 1
 		}
 		if len(cands) > k {
 			theta := kth(s, acc, cands, k)
@@ -443,6 +449,17 @@ func (x *BM25) searchLocked(s *bm25Scratch, terms []string, k int, l *Learned, a
 	s.cands = cands[:0]
 	return h.sorted()
 }
+
+// maxPacked is the largest term frequency and document length a posting holds: longer
+// documents score as if they had 65,535 terms (chunking keeps indexed units far shorter).
+const maxPacked = 1<<16 - 1
+
+// pack is a posting's term frequency and document length in one word, each clamped to
+// maxPacked: one sequential read where the length was a random access by ordinal.
+func pack(tf, dl int32) uint32 { return uint32(min(tf, maxPacked))<<16 | uint32(min(dl, maxPacked)) }
+
+// unpack is pack's inverse, as floats for scoring.
+func unpack(p uint32) (tf, dl float64) { return float64(p >> 16), float64(p & 0xffff) }
 
 // lookupCost is a binary search's cost in posting scans (log₂ of a long list, and the
 // branch misses a scan does not have): SearchLearned closes only when the candidates'

@@ -46,7 +46,7 @@ func exhaustive(x *BM25, terms []string, k int, l *Learned, alpha float64) []Hit
 			if x.lens[d] < 0 {
 				continue
 			}
-			tf := float64(p.tfs[j])
+			tf := float64(p.tfs[j] >> 16) // the posting's tf; its document's length is x.lens
 			acc[d] += fixed(w * tf / (tf + c0 + c1*float64(x.lens[d])))
 		}
 	}
@@ -204,4 +204,15 @@ func FuzzSearchLearned(f *testing.F) {
 			t.Fatalf("query %v k %d: got %v, want %v", terms, kk, got, want)
 		}
 	})
+}
+
+// TestPackClamps: a posting holds tf and document length to 65,535 each; longer ones score as
+// that long.
+func TestPackClamps(t *testing.T) {
+	for _, c := range []struct{ tf, dl int32 }{{1, 1}, {3, 17}, {65535, 65535}, {70000, 1 << 20}} {
+		tf, dl := unpack(pack(c.tf, c.dl))
+		if tf != float64(min(c.tf, maxPacked)) || dl != float64(min(c.dl, maxPacked)) {
+			t.Fatalf("pack(%d, %d) unpacks to %v, %v", c.tf, c.dl, tf, dl)
+		}
+	}
 }
