@@ -24,6 +24,10 @@ import (
 // rows) keep exact results.
 const ApproxMinRows = 20_000
 
+// scanChunk is how many rows SearchApprox scores at a time: their dot products (4 KB) stay
+// in cache between the kernel and the scaling.
+const scanChunk = 1024
+
 // rescoreMin and rescoreFactor size the exact rescoring: Rescore(k) rows.
 const (
 	rescoreMin    = 512
@@ -124,21 +128,29 @@ func (v *Vectors) SearchApprox(q []float32, k, rescore int) []Hit {
 		sc.dots = make([]int32, n+n/4)
 	}
 	dots := sc.dots[:n]
+	// The code scores; the query's own scale is common to all and left out. Chunk by chunk,
+	// so a chunk's dot products are turned into scores while still in cache.
+	scores := growF32(&sc.scores, n)
+	score := func(lo, hi int) {
+		for c := lo; c < hi; c += scanChunk {
+			e := min(c+scanChunk, hi)
+			dotsU4(qc, v.codes[c*v.stride:e*v.stride], v.stride, dots[c:e])
+			for r := c; r < e; r++ {
+				scores[r] = float32(dots[r]-8*qsum) * v.scales[r] // Σ q·(u − 8)
+			}
+		}
+	}
 	if n >= parallelRows && runtime.GOMAXPROCS(0) > 1 {
 		mid := n / 2
 		var wg sync.WaitGroup
-		wg.Go(func() { dotsU4(qc, v.codes[:mid*v.stride], v.stride, dots[:mid]) })
-		dotsU4(qc, v.codes[mid*v.stride:n*v.stride], v.stride, dots[mid:])
+		wg.Go(func() { score(0, mid) })
+		score(mid, n)
 		wg.Wait()
 	} else {
-		dotsU4(qc, v.codes[:n*v.stride], v.stride, dots)
+		score(0, n)
 	}
 
-	// The code scores' best rescore rows; the query's own scale is common to all and left out.
-	scores := growF32(&sc.scores, n)
-	for r, d := range dots {
-		scores[r] = float32(d-8*qsum) * v.scales[r] // Σ q·(u − 8)
-	}
+	// The best rescore rows by code score.
 	cand := topK{k: rescore, ids: v.ids, heap: sc.cand[:0]}
 	bestCodes(&cand, scores)
 	sc.cand = cand.heap
