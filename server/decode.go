@@ -56,7 +56,8 @@ func decodeStrict(body []byte, v any) error {
 	// An explicit zero time decodes as "not given" (every time field is omitzero), so
 	// "created_at": "0001-01-01T00:00:00Z" would silently mean now. locate names it. Every
 	// RFC 3339 spelling of the zero instant starts with one of these dates.
-	if bytes.Contains(body, []byte(`"0001-01-01`)) || bytes.Contains(body, []byte(`"0000-12-31`)) {
+	// So would an array's null element decode as its zero value; locate names that too.
+	if bytes.Contains(body, []byte(`"0001-01-01`)) || bytes.Contains(body, []byte(`"0000-12-31`)) || bytes.Contains(body, []byte("null")) {
 		if field, msg, ok := locate(reflect.TypeOf(v).Elem(), body, ""); ok {
 			return models.Invalid(field, "%s", msg)
 		}
@@ -199,7 +200,13 @@ func locateDepth(t reflect.Type, raw []byte, path string, depth int) (string, st
 			return "", "", false
 		}
 		for i, item := range items {
-			if field, msg, ok := locateDepth(t.Elem(), item, fmt.Sprintf("%s[%d]", path, i), depth+1); ok {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			// encoding/json decodes a null element into the zero value: [null] would be
+			// [""], a value the client never sent.
+			if k := t.Elem().Kind(); string(bytes.TrimSpace(item)) == "null" && k != reflect.Pointer && k != reflect.Interface {
+				return p, fmt.Sprintf("%s must be %s, not null", fieldLabel(p), typeName(t.Elem())), true
+			}
+			if field, msg, ok := locateDepth(t.Elem(), item, p, depth+1); ok {
 				return field, msg, true
 			}
 		}

@@ -47,6 +47,8 @@ func TestDecodeStrictNamesTheField(t *testing.T) {
 		{"high surrogate at the end", `{"kind":"fact","content":"\ud83d"}`, "content", "lone UTF-16 surrogate"},
 		{"zero time", `{"kind":"fact","content":"x","created_at":"0001-01-01T00:00:00Z"}`, "created_at", "the zero time"},
 		{"zero time with an offset", `{"kind":"fact","content":"x","valid_at":"0000-12-31T23:00:00-01:00"}`, "valid_at", "the zero time"},
+		// A null array element would decode as the zero value ("" here).
+		{"null in a list", `{"kind":"fact","content":"x","domains":["a",null]}`, "domains[1]", "domains[1] must be a string, not null"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -84,6 +86,7 @@ func TestDecodeStrictAcceptsWhatItShould(t *testing.T) {
 		`{"kind":"fact","content":"x","created_at":"0001-01-01T00:00:01Z","valid_at":null}`,
 		`{"kind":"fact","content":"0001-01-01T00:00:00Z is the zero time"}`,
 		` {"kind" : "fact" , "content" : "x" , "domains" : [ ] , "source" : { } } `,
+		`{"kind":"fact","content":"null","domains":null,"source":null,"valid_at":null}`,
 	} {
 		var in api.MemoryInput
 		if err := decodeStrict([]byte(body), &in); err != nil {
