@@ -347,18 +347,22 @@ func (g *Graph) Load(edges []*models.Edge) {
 			g.adj[to] = append(g.adj[to], s)
 		}
 	}
+	// The lists are ordered by key. compareSlots compares node and type names; during the
+	// load the same order comes from integer ranks of the names (each name is one node, so
+	// comparing ranks is comparing names), sorted once instead of at every comparison.
+	cmpSlots, cmpHeavy := g.rankedComparers()
 	// A key given twice is one edge: the first slot with the last properties (as Put).
 	dead := map[int32]bool{}
 	for _, list := range g.adj {
-		if !slices.IsSortedFunc(list, g.compareSlots) {
-			slices.SortStableFunc(list, g.compareSlots) // stable: equal keys stay in load order
+		if !slices.IsSortedFunc(list, cmpSlots) {
+			slices.SortStableFunc(list, cmpSlots) // stable: equal keys stay in load order
 		}
 		kept := int32(-1)
 		for _, s := range list {
 			if dead[s] {
 				continue
 			}
-			if kept >= 0 && g.compareSlots(kept, s) == 0 {
+			if kept >= 0 && cmpSlots(kept, s) == 0 {
 				e := g.edge(s)
 				g.set(kept, &e)
 				dead[s] = true
@@ -380,9 +384,47 @@ func (g *Graph) Load(edges []*models.Edge) {
 	}
 	for o, list := range g.adj {
 		h := slices.Clone(list)
-		slices.SortFunc(h, g.compareHeavySlots)
+		slices.SortFunc(h, cmpHeavy)
 		g.heavy[o] = h
 	}
+}
+
+// ranks returns each name's position in string order.
+func ranks[S ~string](names []S) []int32 {
+	order := make([]int32, len(names))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(names[a], names[b]) })
+	r := make([]int32, len(names))
+	for i, o := range order {
+		r[o] = int32(i)
+	}
+	return r
+}
+
+// rankedComparers returns compareSlots and compareHeavySlots computed on the ranks of the
+// node and type names in string order: the same results, without reading the strings.
+// g.mu is held; the ranks hold until a node or type is added.
+func (g *Graph) rankedComparers() (slots, heavy func(a, b int32) int) {
+	nr, tr := ranks(g.names), ranks(g.types)
+	slots = func(a, b int32) int {
+		ea, eb := &g.edges[a], &g.edges[b]
+		if ea.from != eb.from {
+			return cmp.Compare(nr[ea.from], nr[eb.from])
+		}
+		if ea.to != eb.to {
+			return cmp.Compare(nr[ea.to], nr[eb.to])
+		}
+		return cmp.Compare(tr[ea.typ], tr[eb.typ])
+	}
+	heavy = func(a, b int32) int {
+		if wa, wb := g.edges[a].weight, g.edges[b].weight; wa != wb {
+			return cmp.Compare(wb, wa)
+		}
+		return slots(a, b)
+	}
+	return slots, heavy
 }
 
 // Get returns a copy of the edge with key k.

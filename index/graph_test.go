@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -275,4 +276,46 @@ func TestGraphCompactRoundTrip(t *testing.T) {
 	re := NewGraph()
 	re.Load(es)
 	check(-1, re)
+}
+
+// TestGraphLoadMatchesPutRandom: a bulk load of random edges — out of key order, repeated
+// keys, equal weights, names whose first-seen order is not their string order — gives every
+// node the same neighbours and the same strongest edges, in the same order, as Put one by one.
+func TestGraphLoadMatchesPutRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	var nodes []string
+	for i := range 60 {
+		nodes = append(nodes, fmt.Sprintf("n%d", (i*37)%60)) // not in string order
+	}
+	types := []models.EdgeType{models.EdgeTemporal, models.EdgeMentions, models.EdgeCoRetrieved}
+	var es []*models.Edge
+	for range 3000 {
+		es = append(es, &models.Edge{From: nodes[rng.IntN(60)], To: nodes[rng.IntN(60)], Type: types[rng.IntN(3)],
+			Weight: float64(rng.IntN(4)) / 4})
+	}
+	put, load := NewGraph(), NewGraph()
+	for _, e := range es {
+		c := *e
+		put.Put(&c)
+	}
+	load.Load(es)
+	if put.Len() != load.Len() {
+		t.Fatalf("Len: Put %d, Load %d", put.Len(), load.Len())
+	}
+	for _, id := range nodes {
+		for _, pair := range [][2][]*models.Edge{
+			{put.Neighbors([]string{id}), load.Neighbors([]string{id})},
+			{put.Strongest([]string{id}, 7, nil), load.Strongest([]string{id}, 7, nil)},
+		} {
+			a, b := pair[0], pair[1]
+			if len(a) != len(b) {
+				t.Fatalf("%s: Put gives %d edges, Load %d", id, len(a), len(b))
+			}
+			for i := range a {
+				if *a[i] != *b[i] {
+					t.Fatalf("%s [%d]: Put gives %+v, Load %+v", id, i, *a[i], *b[i])
+				}
+			}
+		}
+	}
 }
