@@ -44,11 +44,14 @@ type Vectors struct {
 	// res holds, when coded, each row's residual — what its 4-bit code misses — as an int8
 	// code c split into two 4-bit planes of stride bytes, c = 16·(hi − 8) + lo, so the same
 	// AVX2 kernel reads them; 2·stride bytes a row.
-	res  []byte
-	s8   []float32 // by row: row ≈ scale·(code − 8) + s8·c, when coded
-	ids  []string  // by row
-	rows map[string]int
-	pool sync.Pool // *scratch
+	res []byte
+	s8  []float32 // by row: row ≈ scale·(code − 8) + s8·c, when coded
+	// encTmp and encC are encodeRow's scratch, under mu (set when coded).
+	encTmp []float32
+	encC   []int8
+	ids    []string // by row
+	rows   map[string]int
+	pool   sync.Pool // *scratch
 }
 
 // NewVectors returns an empty index of dims-dimensional vectors.
@@ -108,7 +111,7 @@ func (v *Vectors) Add(id string, vec []float32) error {
 	defer v.mu.Unlock()
 	if r, ok := v.rows[id]; ok {
 		if v.coded {
-			v.encodeRow(r, vec, make([]float32, v.dims))
+			v.encodeRow(r, vec, v.encTmp, v.encC)
 		} else {
 			copy(v.data[r*v.dims:(r+1)*v.dims], vec)
 		}
@@ -127,7 +130,7 @@ func (v *Vectors) Add(id string, vec []float32) error {
 		v.scales = append(v.scales, 0)
 		v.res = append(v.res, make([]byte, 2*v.stride)...)
 		v.s8 = append(v.s8, 0)
-		v.encodeRow(r, vec, make([]float32, v.dims))
+		v.encodeRow(r, vec, v.encTmp, v.encC)
 		return nil
 	}
 	if len(v.data)+v.dims > cap(v.data) {
@@ -165,33 +168,48 @@ func (v *Vectors) encodeLocked() {
 	v.scales = make([]float32, n, room)
 	v.res = make([]byte, n*2*v.stride, room*2*v.stride)
 	v.s8 = make([]float32, n, room)
-	tmp := make([]float32, v.dims)
+	v.encTmp, v.encC = make([]float32, v.dims), make([]int8, v.dims)
 	for r := range n {
-		v.encodeRow(r, v.data[r*v.dims:(r+1)*v.dims], tmp)
+		v.encodeRow(r, v.data[r*v.dims:(r+1)*v.dims], v.encTmp, v.encC)
 	}
 	v.data = nil
 	v.coded = true
 }
 
 // encodeRow writes row r's codes for the unit vector vec: the 4-bit code, and the int8 code
-// of the residual vec − scale·(code − 8) in its two planes, each with its scale. tmp (len
-// dims) is scratch. The residual is at most half a 4-bit step a component, so its int8 code
+// of the residual vec − scale·(code − 8) in its two planes, each with its scale. tmp and c
+// (len dims) are scratch. The residual is at most half a 4-bit step a component, so its int8 code
 // is about 14 times finer than an int8 code of vec itself.
-func (v *Vectors) encodeRow(r int, vec, tmp []float32) {
+func (v *Vectors) encodeRow(r int, vec, tmp []float32, c []int8) {
 	code := v.codes[r*v.stride : (r+1)*v.stride]
 	sc := quantize4(code, vec)
-	for d, f := range vec {
-		tmp[d] = f - sc*float32(int(nibble(code, d))-8)
+	n := len(vec)
+	for b := 0; b*64 < n; b++ { // the residual, block by block (quant4.go's layout)
+		for i, x := range code[b*32 : b*32+32] {
+			if d := b*64 + i; d < n {
+				tmp[d] = vec[d] - sc*float32(int(x&15)-8)
+			}
+			if d := b*64 + 32 + i; d < n {
+				tmp[d] = vec[d] - sc*float32(int(x>>4)-8)
+			}
+		}
 	}
 	v.scales[r] = sc
-	c := make([]int8, len(vec))
-	v.s8[r] = quantize(c, tmp)
+	v.s8[r] = quantize(c, tmp[:n])
 	hi, lo := v.resPlanes(r)
-	clear(hi)
-	clear(lo)
-	for d, x := range c {
-		setNibble(hi, d, byte(x>>4+8)) // x>>4 is ⌊x/16⌋ ∈ −8…7
-		setNibble(lo, d, byte(x&15))
+	at := func(d int) int8 { // padding dimensions code 0
+		if d < n {
+			return c[d]
+		}
+		return 0
+	}
+	for b := 0; b*64 < n; b++ {
+		for i := range 32 {
+			x, y := at(b*64+i), at(b*64+32+i)
+			// x>>4 is ⌊x/16⌋ ∈ −8…7, x&15 the rest: x = 16·(x>>4) + x&15.
+			hi[b*32+i] = byte(x>>4+8) | byte(y>>4+8)<<4
+			lo[b*32+i] = byte(x&15) | byte(y&15)<<4
+		}
 	}
 }
 
