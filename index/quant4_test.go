@@ -51,3 +51,14 @@ func TestDotsU4MatchesGo(t *testing.T) {
 		}
 	}
 }
+
+func TestMaxAbs(t *testing.T) {
+	for _, c := range []struct {
+		vec  []float32
+		want float32
+	}{{nil, 0}, {[]float32{-3}, 3}, {[]float32{1, -2, 0.5}, 2}, {[]float32{0.1, 0.2, -0.3, 0.25}, 0.3}, {[]float32{-0, 0}, 0}} {
+		if got := maxAbs(c.vec); got != c.want {
+			t.Errorf("maxAbs(%v) = %v, want %v", c.vec, got, c.want)
+		}
+	}
+}

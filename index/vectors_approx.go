@@ -42,10 +42,7 @@ func Rescore(k int) int { return max(rescoreMin, rescoreFactor*k) }
 // scale: vec ≈ scale·code. A zero vector has scale 0. Queries are quantized so.
 func quantize(code []int8, vec []float32) float32 {
 	clear(code)
-	var m float32
-	for _, f := range vec {
-		m = max(m, f, -f)
-	}
+	m := maxAbs(vec)
 	if m == 0 {
 		return 0
 	}
