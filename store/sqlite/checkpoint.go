@@ -48,6 +48,10 @@ const (
 	// keep the WAL from rewinding.
 	checkpointBusyTimeout = 10 * time.Millisecond
 	maxCheckpointBusy     = 160 * time.Millisecond
+	// walFull is the WAL use from which a rewind waits for readers up to walFullBusy: half
+	// of maxWAL, so what arrives meanwhile still fits.
+	walFull     = maxWAL / 2
+	walFullBusy = time.Second
 )
 
 // checkpointStats count what the checkpointer did, for tests and the log.
@@ -91,9 +95,9 @@ func (s *Store) checkpointLoop(ctx context.Context) {
 			}
 		case idle:
 			// First: a rewound WAL reports its old length until the next write.
-			s.lockedCheckpoint(ctx, "TRUNCATE")
+			s.lockedCheckpoint(ctx, "TRUNCATE", 0)
 		case frames*int64(s.pageSize+walFrameHeader) >= walReset:
-			s.lockedCheckpoint(ctx, "RESTART")
+			s.lockedCheckpoint(ctx, "RESTART", frames*int64(s.pageSize+walFrameHeader))
 		}
 	}
 }
@@ -102,8 +106,11 @@ func (s *Store) checkpointLoop(ctx context.Context) {
 const walFrameHeader = 24
 
 // lockedCheckpoint runs a RESTART or TRUNCATE checkpoint under the write lock, after a
-// PASSIVE one without it for what was written since the caller's.
-func (s *Store) lockedCheckpoint(ctx context.Context, mode string) {
+// PASSIVE one without it for what was written since the caller's. inUse is how much of the
+// WAL the caller found in use: from walFull on, the rewind waits up to walFullBusy for
+// readers, holding writers back meanwhile — backpressure, so that readers that keep
+// postponing short waits cannot let fast writers take the WAL past maxWAL.
+func (s *Store) lockedCheckpoint(ctx context.Context, mode string, inUse int64) {
 	if _, _, err := checkpoint(ctx, s.cdb, "PASSIVE"); err != nil {
 		if ctx.Err() == nil {
 			s.log.Warn("sqlite: checkpoint", "err", err)
@@ -116,7 +123,11 @@ func (s *Store) lockedCheckpoint(ctx context.Context, mode string) {
 		return
 	}
 	t0 := time.Now()
-	done, _, err := s.checkpointWaiting(ctx, mode, min(checkpointBusyTimeout<<s.postponedInRow, maxCheckpointBusy))
+	wait := min(checkpointBusyTimeout<<s.postponedInRow, maxCheckpointBusy)
+	if inUse >= walFull {
+		wait = walFullBusy
+	}
+	done, _, err := s.checkpointWaiting(ctx, mode, wait)
 	if hold := int64(time.Since(t0)); mode == "RESTART" && hold > s.ckpt.maxHold.Load() {
 		s.ckpt.maxHold.Store(hold) // only this goroutine writes it
 	}
