@@ -3,6 +3,7 @@ package index
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -106,6 +107,10 @@ func (g *Graph) node(id string) int32 {
 		g.adj = append(g.adj, nil)
 		g.heavy = append(g.heavy, nil)
 	}
+	// A copy: id is often a slice of a larger string (a store's packed row), which keeping
+	// it would keep whole.
+	id = strings.Clone(id)
+	g.names[o] = id
 	g.ids[id] = o
 	return o
 }
@@ -145,7 +150,7 @@ func (g *Graph) set(s int32, e *models.Edge) {
 		rest.ns = g.ns
 	}
 	if e.Predicate != "" || e.Fact != "" {
-		rest.predicate, rest.fact, need = e.Predicate, e.Fact, true
+		rest.predicate, rest.fact, need = strings.Clone(e.Predicate), strings.Clone(e.Fact), true
 	}
 	var ok bool
 	if r.lastCo, ok = packTime(e.LastCoOccurred); !ok {
@@ -324,28 +329,57 @@ func (g *Graph) unweigh(s int32) {
 // end, so a load costs O(E log E) at worst and O(E) when edges come in key order (a
 // database's primary-key order), instead of a binary search and insertion per edge.
 func (g *Graph) Load(edges []*models.Edge) {
+	l := g.BeginLoad(len(edges))
+	for _, e := range edges {
+		l.Add(e)
+	}
+	l.Finish()
+}
+
+// Loader is Load one edge at a time, for a caller that streams edges (a store's rebuild)
+// rather than holding them all. The graph is locked from BeginLoad to Finish.
+type Loader struct {
+	g    *Graph
+	bulk bool // the graph was empty: append now, order in Finish
+}
+
+// BeginLoad starts a load of about n edges (a hint).
+func (g *Graph) BeginLoad(n int) *Loader {
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.n > 0 || len(g.names) > 0 {
-		for _, e := range edges {
-			g.putLocked(e)
+	l := &Loader{g: g, bulk: g.n == 0 && len(g.names) == 0}
+	if l.bulk {
+		if len(g.ids) == 0 {
+			g.ids = make(map[string]int32, n/4)
 		}
+		g.edges = slices.Grow(g.edges, n)
+	}
+	return l
+}
+
+// Add adds one edge (copied), as Put would.
+func (l *Loader) Add(e *models.Edge) {
+	g := l.g
+	if !l.bulk {
+		g.putLocked(e)
 		return
 	}
-	if len(g.ids) == 0 {
-		g.ids = make(map[string]int32, len(edges)/4)
+	from, to := g.node(e.From), g.node(e.To)
+	s := int32(len(g.edges))
+	g.edges = append(g.edges, gedge{from: from, to: to, typ: g.typ(e.Type)})
+	g.set(s, e)
+	g.n++
+	g.adj[from] = append(g.adj[from], s)
+	if to != from {
+		g.adj[to] = append(g.adj[to], s)
 	}
-	g.edges = slices.Grow(g.edges, len(edges))
-	for _, e := range edges {
-		from, to := g.node(e.From), g.node(e.To)
-		s := int32(len(g.edges))
-		g.edges = append(g.edges, gedge{from: from, to: to, typ: g.typ(e.Type)})
-		g.set(s, e)
-		g.n++
-		g.adj[from] = append(g.adj[from], s)
-		if to != from {
-			g.adj[to] = append(g.adj[to], s)
-		}
+}
+
+// Finish orders what was added and unlocks the graph.
+func (l *Loader) Finish() {
+	g := l.g
+	defer g.mu.Unlock()
+	if !l.bulk {
+		return
 	}
 	// The lists are ordered by key. compareSlots compares node and type names; during the
 	// load the same order comes from integer ranks of the names (each name is one node, so

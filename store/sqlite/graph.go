@@ -29,26 +29,36 @@ var (
 // scanPackedEdge reads a row of selectPackedEdges; the strings share the one row string.
 func scanPackedEdge(sc scanner) (*models.Edge, error) {
 	var e models.Edge
+	if err := scanPackedEdgeInto(sc, &e); err != nil {
+		return nil, err
+	}
+	return &e, nil
+}
+
+// scanPackedEdgeInto is scanPackedEdge into e, which it overwrites.
+func scanPackedEdgeInto(sc scanner, ep *models.Edge) error {
+	*ep = models.Edge{}
+	e := ep
 	var text string
 	dest := make([]any, 1, 1+len(packedEdgeRest))
 	dest[0] = &text
 	for _, c := range packedEdgeRest {
-		dest = append(dest, c.dest(&e))
+		dest = append(dest, c.dest(e))
 	}
 	if err := sc.Scan(dest...); err != nil {
-		return nil, err
+		return err
 	}
 	for i, c := range packedEdgeFields {
 		part := text
 		if i < len(packedEdgeFields)-1 {
 			var ok bool
 			if part, text, ok = strings.Cut(text, "\x1f"); !ok {
-				return nil, fmt.Errorf("packed edge row has %d fields, want %d", i+1, len(packedEdgeFields))
+				return fmt.Errorf("packed edge row has %d fields, want %d", i+1, len(packedEdgeFields))
 			}
 		}
-		*c.dest(&e).(*string) = part // every packed column is a textCol: its dest is the field
+		*c.dest(e).(*string) = part // every packed column is a textCol: its dest is the field
 	}
-	return &e, nil
+	return nil
 }
 
 func cloneConcept(c *models.Concept) *models.Concept {

@@ -447,23 +447,67 @@ func (s *Store) loadGraph(ctx context.Context, ns string) (graphLoad, error) {
 	if err != nil {
 		return g, wrap(err, "rebuild: edges")
 	}
-	byNS := map[string][]*models.Edge{}
+	// A pipeline: this goroutine steps through the rows (SQLite's work) into batches of
+	// reused edges, a second adds them to the graphs as they come, so the two overlap and no
+	// edge outlives its batch (a million memories' 10 M edges were once all held at once).
+	const edgeBatch = 1024
+	batches, free := make(chan []models.Edge, 4), make(chan []models.Edge, 6)
+	loaders := map[string]*index.Loader{}
+	added := make(chan struct{})
+	go func() {
+		defer close(added)
+		for b := range batches {
+			for i := range b {
+				e := &b[i]
+				l := loaders[e.Namespace]
+				if l == nil {
+					gr := index.NewGraph()
+					g.graphs[e.Namespace] = gr
+					l = gr.BeginLoad(0)
+					loaders[e.Namespace] = l
+				}
+				l.Add(e) // copied
+			}
+			select {
+			case free <- b[:0]:
+			default:
+			}
+		}
+	}()
+	finish := func() {
+		close(batches)
+		<-added
+		for _, l := range loaders {
+			l.Finish()
+		}
+	}
+	var cur []models.Edge
 	for rows.Next() {
-		e, err := scanPackedEdge(rows)
-		if err != nil {
+		if cur == nil {
+			select {
+			case cur = <-free:
+			default:
+				cur = make([]models.Edge, 0, edgeBatch)
+			}
+		}
+		cur = append(cur, models.Edge{})
+		if err := scanPackedEdgeInto(rows, &cur[len(cur)-1]); err != nil {
 			rows.Close()
+			finish()
 			return g, wrap(err, "rebuild: edges")
 		}
-		byNS[e.Namespace] = append(byNS[e.Namespace], e)
 		g.edges++
+		if len(cur) == edgeBatch {
+			batches <- cur
+			cur = nil
+		}
 	}
+	if len(cur) > 0 {
+		batches <- cur
+	}
+	finish()
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return g, wrap(err, "rebuild: edges")
-	}
-	for ns, es := range byNS {
-		gr := index.NewGraph()
-		gr.Load(es)
-		g.graphs[ns] = gr
 	}
 
 	rows, err = s.rdb.QueryContext(ctx, conceptRows.sel+where, args...)
