@@ -381,6 +381,16 @@ func (l *Loader) Finish() {
 	if !l.bulk {
 		return
 	}
+	// Appending grew the edge slab and the adjacency lists with room to spare (a quarter of
+	// a slab of millions of edges): a loaded graph keeps exact copies.
+	if cap(g.edges)-len(g.edges) > len(g.edges)/16 {
+		g.edges = slices.Clone(g.edges)
+	}
+	for o, list := range g.adj {
+		if cap(list)-len(list) > 2 {
+			g.adj[o] = slices.Clone(list)
+		}
+	}
 	// The lists are ordered by key. compareSlots compares node and type names; during the
 	// load the same order comes from integer ranks of the names (each name is one node, so
 	// comparing ranks is comparing names), sorted once instead of at every comparison.

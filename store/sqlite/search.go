@@ -533,6 +533,10 @@ func (s *Store) loadGraph(ctx context.Context, ns string) (graphLoad, error) {
 	return g, nil
 }
 
+// maxInterned bounds the strings a rebuild keeps once (loadMemories): enough for every
+// conversation of a large namespace, few enough that a corpus of unique values costs little.
+const maxInterned = 1 << 16
+
 // loadMemories streams every memory row into the spaces in a three-stage pipeline: this
 // goroutine steps through the rows (SQLite's work, the slowest stage); a second decodes
 // them, analyses their text (nlp.Terms) and puts embeddings straight into the vector
@@ -565,6 +569,17 @@ func (s *Store) loadMemories(ctx context.Context, ns string, spaces map[string]*
 	go func() {
 		defer close(decoded)
 		var scratch []float32
+		// The few distinct values of a namespace's kind, speaker and conversation columns,
+		// and of the namespace itself, are kept once, not once a memory: the driver
+		// allocates every column of every row afresh (about 80 MB at a million memories).
+		seen := map[string]string{}
+		intern := func(p *string) {
+			if v, ok := seen[*p]; ok {
+				*p = v
+			} else if len(seen) < maxInterned {
+				seen[*p] = *p
+			}
+		}
 		for b := range read {
 			if decodeErr != nil || ctx.Err() != nil {
 				continue // drain so the reader never blocks
@@ -591,6 +606,9 @@ func (s *Store) loadMemories(ctx context.Context, ns string, spaces map[string]*
 					if err := v.Add(m.ID, scratch); err != nil {
 						s.log.Error("sqlite: vector not indexed", "namespace", m.Namespace, "id", m.ID, "err", err)
 					}
+				}
+				for _, p := range []*string{&m.Namespace, (*string)(&m.Kind), &m.Source.Speaker, &m.Source.ConversationID} {
+					intern(p)
 				}
 				b.mems[i] = m
 				if indexed {
