@@ -94,22 +94,8 @@ func normalizePredict(req *PredictRequest, now time.Time) error {
 	if strings.TrimSpace(req.ConversationID) == "" {
 		return models.Invalid("conversation_id", "conversation_id is required: predictions follow a conversation")
 	}
-	if len(req.ConversationID) > models.MaxIDBytes {
-		return models.Invalid("conversation_id", "at most %d bytes", models.MaxIDBytes)
-	}
-	if len(req.TurnID) > models.MaxIDBytes {
-		return models.Invalid("turn_id", "at most %d bytes", models.MaxIDBytes)
-	}
-	if len(req.Messages) > MaxMessages {
-		return models.Invalid("messages", "at most %d messages", MaxMessages)
-	}
-	for i, m := range req.Messages {
-		if len(m.Content) > models.MaxContentBytes {
-			return &models.Error{Code: models.ETOOLARGE, Field: fmt.Sprintf("messages[%d].content", i), Message: "message over the content limit"}
-		}
-	}
-	if len(req.Entities) > MaxEntities {
-		return models.Invalid("entities", "at most %d entities", MaxEntities)
+	if err := checkTurn(req.ConversationID, req.TurnID, req.Messages, req.Entities); err != nil {
+		return err
 	}
 	if req.Now.IsZero() {
 		req.Now = now

@@ -32,25 +32,11 @@ func normalize(req *Request, now time.Time) error {
 	default:
 		return models.Invalid("mode", "mode must be ambient, search or startup")
 	}
-	if len(req.ConversationID) > models.MaxIDBytes {
-		return models.Invalid("conversation_id", "at most %d bytes", models.MaxIDBytes)
-	}
-	if len(req.TurnID) > models.MaxIDBytes {
-		return models.Invalid("turn_id", "at most %d bytes", models.MaxIDBytes)
+	if err := checkTurn(req.ConversationID, req.TurnID, req.Messages, req.Entities); err != nil {
+		return err
 	}
 	if len(req.Query) > MaxQueryBytes {
 		return &models.Error{Code: models.ETOOLARGE, Field: "query", Message: fmt.Sprintf("query over %d bytes", MaxQueryBytes)}
-	}
-	if len(req.Messages) > MaxMessages {
-		return models.Invalid("messages", "at most %d messages", MaxMessages)
-	}
-	for i, m := range req.Messages {
-		if len(m.Content) > models.MaxContentBytes {
-			return &models.Error{Code: models.ETOOLARGE, Field: fmt.Sprintf("messages[%d].content", i), Message: "message over the content limit"}
-		}
-	}
-	if len(req.Entities) > MaxEntities {
-		return models.Invalid("entities", "at most %d entities", MaxEntities)
 	}
 	if req.Mode != models.ModeStartup && strings.TrimSpace(req.Query) == "" && !hasMessage(req.Messages) {
 		return models.Invalid("query", "query or messages is required")
@@ -134,4 +120,27 @@ func distinctSources(home string, srcs []string) []string {
 		}
 	}
 	return out
+}
+
+// checkTurn bounds what recall and predict requests share: the conversation and turn ids,
+// the messages and the entities. Errors name the JSON field.
+func checkTurn(conversationID, turnID string, msgs []Message, entities []string) error {
+	if len(conversationID) > models.MaxIDBytes {
+		return models.Invalid("conversation_id", "at most %d bytes", models.MaxIDBytes)
+	}
+	if len(turnID) > models.MaxIDBytes {
+		return models.Invalid("turn_id", "at most %d bytes", models.MaxIDBytes)
+	}
+	if len(msgs) > MaxMessages {
+		return models.Invalid("messages", "at most %d messages", MaxMessages)
+	}
+	for i, m := range msgs {
+		if len(m.Content) > models.MaxContentBytes {
+			return &models.Error{Code: models.ETOOLARGE, Field: fmt.Sprintf("messages[%d].content", i), Message: "message over the content limit"}
+		}
+	}
+	if len(entities) > MaxEntities {
+		return models.Invalid("entities", "at most %d entities", MaxEntities)
+	}
+	return nil
 }
