@@ -208,16 +208,7 @@ func TestPredictLearnsFromConversations(t *testing.T) {
 	}
 
 	// Gate 4: three recent dismissals.
-	if err := st.Update(ctx, func(tx models.Tx) error {
-		m, err := tx.GetMemory(ns, helm)
-		if err != nil {
-			return err
-		}
-		m.RecentDismissals = 3
-		return tx.PutMemory(m)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	setDismissals(t, st, ns, helm, 3)
 	resp = predictHelm(p, recall.PredictRequest{})
 	if j := judged(resp.Judged, helm); len(resp.Predictions) != 0 || j == nil || j.Blocked != predict.ReasonDismissals || j.Reason != "" {
 		t.Errorf("dismissed: predictions %+v, judged %+v; want blocked by %s", resp.Predictions, j, predict.ReasonDismissals)
@@ -228,16 +219,7 @@ func TestPredictLearnsFromConversations(t *testing.T) {
 	// conversations above too, whose Kubernetes turns nothing followed: kubernetes was seen
 	// 5 times, followed by chart 3 times; chart's base rate is 1 − (1 − 3/8)³ = 0.755859375,
 	// so P = (3 + 2·0.755859375)/(5 + 2).
-	if err := st.Update(ctx, func(tx models.Tx) error {
-		m, err := tx.GetMemory(ns, helm)
-		if err != nil {
-			return err
-		}
-		m.RecentDismissals = 0
-		return tx.PutMemory(m)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	setDismissals(t, st, ns, helm, 0)
 	const want = (3 + 2*0.755859375) / 7
 	later := now.Add(10 * time.Minute)
 	before := predictHelm(p, recall.PredictRequest{Now: later})
@@ -401,5 +383,20 @@ func TestPredictGatesOnline(t *testing.T) {
 				t.Errorf("reason %q for a verdict blocked by %q", j.Reason, tc.blocked)
 			}
 		})
+	}
+}
+
+// setDismissals sets a memory's decaying dismissal count (gate 4's signal).
+func setDismissals(t *testing.T, st models.Store, ns, id string, n float64) {
+	t.Helper()
+	if err := st.Update(context.Background(), func(tx models.Tx) error {
+		m, err := tx.GetMemory(ns, id)
+		if err != nil {
+			return err
+		}
+		m.RecentDismissals = n
+		return tx.PutMemory(m)
+	}); err != nil {
+		t.Fatal(err)
 	}
 }
