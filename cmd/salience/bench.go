@@ -6,11 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -161,6 +164,8 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	for i := range qs {
 		qs[i] = syn.Query()
 	}
+	var stageMu sync.Mutex
+	stageSum := map[string]float64{} // the pipeline's own stage timings, summed over the timed calls
 	ask := func(i int) (time.Duration, int, error) {
 		t := time.Now()
 		resp, err := p.Recall(ctx, &recall.Request{
@@ -173,6 +178,11 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		d := time.Since(t)
 		if i < *queries {
 			rb.count(resp, d, *budget)
+			stageMu.Lock()
+			for k, v := range resp.Stages {
+				stageSum[k] += v
+			}
+			stageMu.Unlock()
 		}
 		return d, len(resp.Results), nil
 	}
@@ -231,6 +241,12 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	qps := float64(*queries) / wall.Seconds()
 	fmt.Fprintf(stdout, "recall (%s store, %s, %d memories, %d queries, concurrency %d): p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, %.0f qps, %.1f results/query\n",
 		sc.Kind, *mode, *n, *queries, *conc, pct(0.50), pct(0.95), pct(0.99), qps, float64(results.Load())/float64(*queries))
+	stages := slices.Sorted(maps.Keys(stageSum))
+	fmt.Fprint(stdout, "stage means:")
+	for _, k := range stages {
+		fmt.Fprintf(stdout, " %s %.2f ms", k, stageSum[k]/float64(*queries))
+	}
+	fmt.Fprintln(stdout)
 	extra := rb.report(stdout, *budget, *queries)
 	fmt.Fprintf(stdout, `{"p50_ms":%.3f,"p95_ms":%.3f,"p99_ms":%.3f,"qps":%.1f,"rebuild_s":%.3f,"rss_mb":%.0f,"heap_mb":%.0f%s}`+"\n", pct(0.50), pct(0.95), pct(0.99), qps, rebuild.Seconds(), rssMB, heapMB, extra)
 	return nil
