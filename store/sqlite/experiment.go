@@ -129,6 +129,9 @@ func (s *Store) TallyExperiment(ctx context.Context, ns, id string, asOf time.Ti
 	if err := checkTime("as_of", asOf); err != nil {
 		return nil, err
 	}
+	if err := s.settle(ctx); err != nil { // the counts of journaled turns
+		return nil, err
+	}
 	before := filterTime(asOf)
 	today := floorDiv(before, dayNanos) // asOf's unix day
 	out := make([]*models.VariantTally, len(e.Variants))

@@ -63,15 +63,15 @@ func (s *Store) space(ctx context.Context, ns string) (*space, error) {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	return s.loadSpaceLocked(ctx, ns)
+	return s.loadSpaceLocked(ctx, ns, nil)
 }
 
-// spaceHeld is space for a caller holding the write mutex (a transaction's reads).
-func (s *Store) spaceHeld(ctx context.Context, ns string) (*space, error) {
+// spaceHeld is space for transaction w's reads (its caller holds the write mutex).
+func (s *Store) spaceHeld(ctx context.Context, ns string, w *wtx) (*space, error) {
 	if sp := s.loadedSpace(ns); sp != nil || s.lazy.budget == 0 {
 		return sp, nil
 	}
-	return s.loadSpaceLocked(ctx, ns)
+	return s.loadSpaceLocked(ctx, ns, w)
 }
 
 // loadedSpace returns ns's space if it is in memory, marking it used.
@@ -96,13 +96,28 @@ func (s *Store) applySpaceLocked(ns string) *space {
 }
 
 // loadSpaceLocked loads ns's space from SQLite and publishes it, evicting the least recently
-// used others while the loaded total is over the budget. The caller holds the write mutex.
-func (s *Store) loadSpaceLocked(ctx context.Context, ns string) (*space, error) {
+// used others while the loaded total is over the budget. The caller holds the write mutex,
+// and w is its open transaction, if any. The space loads with the surfacing journal applied
+// and held, so it counts every journaled turn exactly once.
+func (s *Store) loadSpaceLocked(ctx context.Context, ns string, w *wtx) (*space, error) {
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
 	if sp := s.loadedSpace(ns); sp != nil {
 		return sp, nil
+	}
+	if w != nil {
+		// The transaction applies the journal itself (the connection is its own) and
+		// holds it until it ends.
+		if err := w.settle(ctx); err != nil {
+			return nil, err
+		}
+	} else {
+		release, err := s.holdJournalLocked(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
 	}
 	t0 := time.Now()
 	spaces := map[string]*space{}

@@ -51,6 +51,9 @@ func (s *Store) GetMemories(ctx context.Context, ns string, ids []string) ([]*mo
 
 // sqlMemories reads memories from SQLite, in the order of ids.
 func (s *Store) sqlMemories(ctx context.Context, ns string, ids []string) ([]*models.Memory, error) {
+	if err := s.settle(ctx); err != nil { // the counters of journaled turns
+		return nil, err
+	}
 	byID := make(map[string]*models.Memory, len(ids))
 	for chunk := range slices.Chunk(slices.Compact(slices.Sorted(slices.Values(ids))), 500) {
 		args := append([]any{ns}, anys(chunk)...)
@@ -132,6 +135,9 @@ func (s *Store) FindMemories(ctx context.Context, f models.MemoryFilter) ([]*mod
 	}
 	cond := strings.Join(where, " AND ")
 	var total int
+	if err := s.settle(ctx); err != nil { // the counters of journaled turns
+		return nil, 0, err
+	}
 	if err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM memories WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, wrap(err, "count memories")
 	}
@@ -151,6 +157,9 @@ func (s *Store) LastInConversation(ctx context.Context, ns, conversationID strin
 	}
 	if conversationID == "" {
 		return nil, models.Invalid("conversation_id", "conversation id is required")
+	}
+	if err := s.settle(ctx); err != nil { // the counters of journaled turns
+		return nil, err
 	}
 	ms, err := queryMemories(ctx, s.rdb, memoryRows.sel+`
 		WHERE ns = ? AND conversation_id = ? AND parent_id = '' ORDER BY created_at DESC, id DESC LIMIT 1`, ns, conversationID)

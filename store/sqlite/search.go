@@ -309,6 +309,12 @@ func (s *Store) cachedMemories(sp *space, ids []string) []*models.Memory {
 func (s *Store) Rebuild(ctx context.Context) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	// The journal's turns are applied first, and none is journaled while the indexes load.
+	release, err := s.holdJournalLocked(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	t0 := time.Now()
 	if s.lazy.budget > 0 {
 		// Budget mode: every namespace loads on first use (lazy.go).

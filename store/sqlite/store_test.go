@@ -41,8 +41,33 @@ func openReady(t testing.TB) *Store {
 	return s
 }
 
+// openDirect opens a ready store whose surfacings are written straight to SQLite, with no
+// journal: another store on the same file holds the journal, as a server does when a command
+// opens its database beside it.
+func openDirect(t testing.TB) *Store {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "data", "salience.db")
+	holder := openAt(t, path)
+	if holder.jr == nil {
+		t.Fatal("the first store on a file has no journal")
+	}
+	s := openAt(t, path)
+	if s.jr != nil {
+		t.Fatal("a second store on the same file took the journal")
+	}
+	if err := s.Rebuild(ctx); err != nil {
+		t.Fatalf("Rebuild: %v", err)
+	}
+	return s
+}
+
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) models.Store { return openReady(t) })
+}
+
+// TestConformanceDirect runs the conformance suite on a store without the surfacing journal.
+func TestConformanceDirect(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) models.Store { return openDirect(t) })
 }
 
 // TestUnreadyReadsUseSQL checks the reads that fall back to SQLite before Rebuild, and the

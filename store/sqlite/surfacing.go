@@ -65,6 +65,9 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 	if len(ss) == 0 && state == nil {
 		return nil
 	}
+	if s.jr != nil {
+		return s.journalTurn(ctx, ss, state)
+	}
 	return s.surfacings.record(s, &surfacingReq{ctx: ctx, ss: ss, state: state,
 		done: make(chan struct{}), lead: make(chan struct{}, 1)})
 }
@@ -172,12 +175,18 @@ func getSurfacing(ctx context.Context, q interface {
 
 // GetSurfacing returns one surfacing; ENOTFOUND when missing.
 func (s *Store) GetSurfacing(ctx context.Context, ns, id string) (*models.Surfacing, error) {
+	if err := s.settle(ctx); err != nil {
+		return nil, err
+	}
 	return getSurfacing(ctx, s.rdb, ns, id)
 }
 
 // FindSurfacings lists surfacings matching f, oldest first (by At, then id) unless f.Desc.
 // An empty f.Namespace matches every namespace. Limit 0 means 1000; EINVALID when negative.
 func (s *Store) FindSurfacings(ctx context.Context, f models.SurfacingFilter) ([]*models.Surfacing, error) {
+	if err := s.settle(ctx); err != nil {
+		return nil, err
+	}
 	return findSurfacings(ctx, s.rdb, f)
 }
 
@@ -281,6 +290,9 @@ func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.Con
 		return nil, err
 	}
 	if c := s.cachedConversation(ns, id); c != nil {
+		return c, nil
+	}
+	if c := s.jr.pendingState(ns, id); c != nil { // journaled, not yet in SQLite
 		return c, nil
 	}
 	c, err := scanConversation(s.rdb.QueryRowContext(ctx, selectConversation, ns, id))

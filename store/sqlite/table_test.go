@@ -233,7 +233,11 @@ func TestConversationRoundTrip(t *testing.T) {
 	(&filler{}).fill(t, &c)
 	c.Namespace = "ns"
 	requireFull(t, &c)
-	if err := openAt(t, path).RecordSurfacings(ctx, nil, &c); err != nil {
+	first := openAt(t, path)
+	if err := first.RecordSurfacings(ctx, nil, &c); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Close(); err != nil { // applies its journal
 		t.Fatal(err)
 	}
 	got, err := openAt(t, path).GetConversation(ctx, "ns", c.ConversationID) // a new store: no cache

@@ -64,6 +64,9 @@ func (t *storeTx) GetMemory(ns, id string) (*models.Memory, error) {
 	if t.done {
 		return nil, errTxDone
 	}
+	if err := t.tx.settle(t.ctx); err != nil { // journaled turns first (journal.go)
+		return nil, err
+	}
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
@@ -92,7 +95,7 @@ func (t *storeTx) cachedMemory(ns, id string) (*models.Memory, bool) {
 	if !t.s.ready.Load() {
 		return nil, false
 	}
-	sp, err := t.s.spaceHeld(t.ctx, ns)
+	sp, err := t.s.spaceHeld(t.ctx, ns, t.tx)
 	if err != nil {
 		return nil, false // SQL answers, or fails with the error
 	}
@@ -110,6 +113,9 @@ func (t *storeTx) cachedMemory(ns, id string) (*models.Memory, bool) {
 func (t *storeTx) PutMemory(m *models.Memory) error {
 	if t.done {
 		return errTxDone
+	}
+	if err := t.tx.settle(t.ctx); err != nil { // journaled turns first (journal.go)
+		return err
 	}
 	if err := validateMeta(m); err != nil {
 		return err
@@ -158,7 +164,7 @@ func (t *storeTx) GetEdge(ns string, k models.EdgeKey) (*models.Edge, error) {
 			c := *e
 			return &c, nil
 		}
-		sp, err := t.s.spaceHeld(t.ctx, ns)
+		sp, err := t.s.spaceHeld(t.ctx, ns, t.tx)
 		if err != nil {
 			return nil, err
 		}
@@ -222,6 +228,9 @@ func (t *storeTx) GetSurfacing(ns, id string) (*models.Surfacing, error) {
 	if t.done {
 		return nil, errTxDone
 	}
+	if err := t.tx.settle(t.ctx); err != nil { // journaled turns first (journal.go)
+		return nil, err
+	}
 	return getSurfacing(t.ctx, t.tx, ns, id)
 }
 
@@ -231,6 +240,9 @@ func (t *storeTx) GetSurfacing(ns, id string) (*models.Surfacing, error) {
 func (t *storeTx) GetSurfacings(ns string, ids []string) ([]*models.Surfacing, error) {
 	if t.done {
 		return nil, errTxDone
+	}
+	if err := t.tx.settle(t.ctx); err != nil { // journaled turns first (journal.go)
+		return nil, err
 	}
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
@@ -262,6 +274,9 @@ func (t *storeTx) PutSurfacing(sf *models.Surfacing) error {
 	if t.done {
 		return errTxDone
 	}
+	if err := t.tx.settle(t.ctx); err != nil { // journaled turns first (journal.go)
+		return err
+	}
 	if err := validateSurfacing(sf, "surfacing"); err != nil {
 		return err
 	}
@@ -287,12 +302,18 @@ func (t *storeTx) FindSurfacings(f models.SurfacingFilter) ([]*models.Surfacing,
 	if t.done {
 		return nil, errTxDone
 	}
+	if err := t.tx.settle(t.ctx); err != nil { // journaled turns first (journal.go)
+		return nil, err
+	}
 	return findSurfacings(t.ctx, t.tx, f)
 }
 
 func (t *storeTx) InsertEvent(e *models.Event) error {
 	if t.done {
 		return errTxDone
+	}
+	if err := t.tx.settle(t.ctx); err != nil { // journaled turns first (journal.go)
+		return err
 	}
 	if err := validateEvent(e); err != nil {
 		return err

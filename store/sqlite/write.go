@@ -11,13 +11,35 @@ import (
 func (s *Store) write(ctx context.Context, what string, fn func(tx *wtx) (func(), error)) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	return s.writeLocked(ctx, what, fn)
+}
+
+// writeLocked is write for a caller holding wmu.
+func (s *Store) writeLocked(ctx context.Context, what string, fn func(tx *wtx) (func(), error)) error {
 	w := &wtx{s: s}
 	defer w.preparePending(ctx) // after the rollback below: the connection must be free
 	tx, err := s.wdb.BeginTx(ctx, nil)
 	if err != nil {
 		return wrap(err, what)
 	}
-	defer tx.Rollback()
+	committed := false
+	defer func() {
+		if !committed {
+			tx.Rollback()
+		}
+		if committed && w.appliedSeq > 0 { // after the caches are updated
+			if !w.holds && !w.heldByCaller {
+				s.jr.mu.Lock()
+				s.jr.dropApplied(w.appliedSeq)
+				s.jr.mu.Unlock()
+			} else {
+				s.jr.dropApplied(w.appliedSeq)
+			}
+		}
+		if w.holds { // nothing was journaled while the transaction ran
+			s.jr.mu.Unlock()
+		}
+	}()
 	w.tx = tx
 	apply, err := fn(w)
 	if err != nil {
@@ -26,6 +48,7 @@ func (s *Store) write(ctx context.Context, what string, fn func(tx *wtx) (func()
 	if err := tx.Commit(); err != nil {
 		return wrap(err, what)
 	}
+	committed = true
 	s.commits.Add(1)
 	if apply != nil && s.ready.Load() {
 		apply()
@@ -45,6 +68,11 @@ type wtx struct {
 	tx      *sql.Tx
 	stmts   map[string]*sql.Stmt // this transaction's handles, closed when it ends
 	pending []string             // statements to prepare on the connection afterwards
+	// holds is set once the transaction has settled the surfacing journal (journal.go),
+	// which it then holds until it ends; appliedSeq is the last journal record it applied.
+	// heldByCaller: the caller holds the journal (holdJournalLocked).
+	holds, heldByCaller bool
+	appliedSeq          uint64
 }
 
 // maxPrepared bounds the statements kept prepared on the writer connection.

@@ -1,0 +1,293 @@
+package sqlite
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// crash abandons s as a killed process would: the applier stops, nothing pending is applied,
+// and the files are closed without a checkpoint.
+func crash(t *testing.T, s *Store) {
+	t.Helper()
+	s.jr.stopApplier()
+	s.jr.mu.Lock()
+	s.jr.closed = true
+	s.jr.f.Close() // releases the lock, as the process's death would
+	s.jr.mu.Unlock()
+	s.stopCheckpoints()
+	s.checkpoints.Wait()
+	s.wmu.Lock()
+	s.closed = true
+	s.wmu.Unlock()
+	s.cdb.Close()
+	s.rdb.Close()
+	s.wdb.Close()
+}
+
+func journalMemory(t *testing.T, s *Store, id string) {
+	t.Helper()
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	if err := s.CreateMemories(ctx, []*models.MemoryWrite{{Memory: &models.Memory{ID: id, Namespace: "ns",
+		Kind: models.KindFact, Content: "the heron " + id, CreatedAt: at, Confidence: 0.5}}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func journalTurn(i int, memoryID string) []*models.Surfacing {
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second)
+	return []*models.Surfacing{{ID: fmt.Sprintf("s%d", i), Namespace: "ns", MemoryID: memoryID, TurnID: fmt.Sprintf("t%d", i),
+		ConversationID: "c", Mode: models.ModeSearch, At: at, Concepts: []string{"heron"}, PUse: 0.25,
+		Components: models.Components{Confidence: 0.5, Relevance: 0.125}}}
+}
+
+// TestJournalReplaysAfterCrash: turns journaled but not applied when the process dies are
+// in the database after the next Open — surfacings, counters and the conversation's state —
+// and a second reopen does not apply them again.
+func TestJournalReplaysAfterCrash(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "salience.db")
+	s := openAt(t, path)
+	if err := s.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	journalMemory(t, s, "m1")
+	s.jr.stopApplier() // nothing is applied from here on
+	const n = 5
+	for i := range n {
+		st := &models.ConversationState{Namespace: "ns", ConversationID: "c", Turns: i + 1, UpdatedAt: journalTurn(i, "m1")[0].At}
+		if err := s.RecordSurfacings(ctx, journalTurn(i, "m1"), st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m, _ := s.GetMemories(ctx, "ns", []string{"m1"}); len(m) != 1 || m[0].SurfaceCount != n {
+		t.Fatalf("cached surface count before the crash: %+v", m)
+	}
+	var inSQL int
+	if err := s.rdb.QueryRow(`SELECT COUNT(*) FROM surfacings`).Scan(&inSQL); err != nil || inSQL != 0 {
+		t.Fatalf("surfacings in SQLite before the crash: %d, %v; want 0 (all journaled)", inSQL, err)
+	}
+	crash(t, s)
+
+	for reopen := range 2 {
+		s2 := openAt(t, path)
+		if err := s2.Rebuild(ctx); err != nil {
+			t.Fatal(err)
+		}
+		ss, err := s2.FindSurfacings(ctx, models.SurfacingFilter{Namespace: "ns"})
+		if err != nil || len(ss) != n {
+			t.Fatalf("reopen %d: %d surfacings, %v; want %d", reopen, len(ss), err, n)
+		}
+		want := journalTurn(n-1, "m1")[0]
+		got := ss[n-1]
+		if got.ID != want.ID || !got.At.Equal(want.At) || got.PUse != want.PUse || got.Components.Relevance != want.Components.Relevance ||
+			len(got.Concepts) != 1 || got.Concepts[0] != "heron" {
+			t.Errorf("reopen %d: replayed surfacing %+v, want %+v", reopen, got, want)
+		}
+		m, err := s2.GetMemory(ctx, "ns", "m1")
+		if err != nil || m.SurfaceCount != n || !m.LastSurfaced.Equal(want.At) {
+			t.Fatalf("reopen %d: memory %+v, %v; want surface count %d, last surfaced %v", reopen, m, err, n, want.At)
+		}
+		c, err := s2.GetConversation(ctx, "ns", "c")
+		if err != nil || c.Turns != n {
+			t.Fatalf("reopen %d: conversation %+v, %v; want %d turns", reopen, c, err, n)
+		}
+		if err := s2.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(path + "-surfacings"); !os.IsNotExist(err) {
+			t.Errorf("reopen %d: the journal is left after a clean close: %v", reopen, err)
+		}
+	}
+}
+
+// TestJournalSkipsTornLines: a line a failed write left half-written (never acknowledged)
+// is skipped; the whole ones around it are applied.
+func TestJournalSkipsTornLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "salience.db")
+	s := openAt(t, path)
+	journalMemory(t, s, "m1")
+	s.jr.stopApplier()
+	for i := range 2 {
+		if err := s.RecordSurfacings(ctx, journalTurn(i, "m1"), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	crash(t, s)
+	data, err := os.ReadFile(path + "-surfacings")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if len(lines) != 3 || len(lines[2]) != 0 {
+		t.Fatalf("journal %q: want two lines", data)
+	}
+	// A damaged line between the two whole ones, and a torn tail (a write cut short).
+	damaged := bytes.Clone(lines[1])
+	damaged[20] ^= 1
+	file := string(lines[0]) + string(damaged) + string(lines[1]) + string(lines[1][:len(lines[1])/2])
+	if err := os.WriteFile(path+"-surfacings", []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s2 := openAt(t, path)
+	ss, err := s2.FindSurfacings(ctx, models.SurfacingFilter{Namespace: "ns"})
+	if err != nil || len(ss) != 2 {
+		t.Fatalf("%d surfacings, %v; want 2", len(ss), err)
+	}
+	m, err := s2.GetMemory(ctx, "ns", "m1")
+	if err != nil || m.SurfaceCount != 2 {
+		t.Fatalf("memory %+v, %v; want surface count 2", m, err)
+	}
+}
+
+// TestJournalCountsOnceBesideUpdates records turns while transactions read and rewrite the
+// same memory (as engagement does): every turn is counted exactly once, in the cache and in
+// the database, however the applier's batches interleave with the transactions.
+func TestJournalCountsOnceBesideUpdates(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "salience.db")
+	s := openAt(t, path)
+	if err := s.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	journalMemory(t, s, "m1")
+	const turns, updates = 300, 100
+	var wg sync.WaitGroup
+	errs := make(chan error, turns+updates)
+	wg.Go(func() {
+		for i := range turns {
+			if err := s.RecordSurfacings(ctx, journalTurn(i, "m1"), nil); err != nil {
+				errs <- err
+			}
+		}
+	})
+	wg.Go(func() {
+		for range updates {
+			err := s.Update(ctx, func(tx models.Tx) error {
+				m, err := tx.GetMemory("ns", "m1")
+				if err != nil {
+					return err
+				}
+				m.Confidence = min(m.Confidence+0.001, 1)
+				return tx.PutMemory(m)
+			})
+			if err != nil {
+				errs <- err
+			}
+		}
+	})
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	m, err := s.GetMemory(ctx, "ns", "m1")
+	if err != nil || m.SurfaceCount != turns {
+		t.Fatalf("cached: surface count %d, %v; want %d", m.SurfaceCount, err, turns)
+	}
+	ms, _, err := s.FindMemories(ctx, models.MemoryFilter{Namespace: "ns"}) // SQL, settled
+	if err != nil || len(ms) != 1 || ms[0].SurfaceCount != turns {
+		t.Fatalf("in SQLite: %+v, %v; want surface count %d", ms, err, turns)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2 := openAt(t, path)
+	ms, _, err = s2.FindMemories(ctx, models.MemoryFilter{Namespace: "ns"})
+	if err != nil || len(ms) != 1 || ms[0].SurfaceCount != turns || ms[0].Confidence < 0.5+0.0999 {
+		t.Fatalf("after reopen: %+v, %v; want surface count %d and confidence 0.6", ms, err, turns)
+	}
+}
+
+// TestJournalConflicts: an id that is pending in the journal, already in the database, or
+// twice in one turn is refused with ECONFLICT, and nothing of that turn is recorded.
+func TestJournalConflicts(t *testing.T) {
+	s := openReady(t)
+	journalMemory(t, s, "m1")
+	s.jr.stopApplier()
+	if err := s.RecordSurfacings(ctx, journalTurn(1, "m1"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RecordSurfacings(ctx, journalTurn(1, "m1"), nil); models.ErrorCode(err) != models.ECONFLICT {
+		t.Errorf("an id pending in the journal: %v, want ECONFLICT", err)
+	}
+	if err := s.settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RecordSurfacings(ctx, journalTurn(1, "m1"), nil); models.ErrorCode(err) != models.ECONFLICT {
+		t.Errorf("an id in the database: %v, want ECONFLICT", err)
+	}
+	twice := append(journalTurn(2, "m1"), journalTurn(2, "m1")...)
+	if err := s.RecordSurfacings(ctx, twice, nil); models.ErrorCode(err) != models.ECONFLICT {
+		t.Errorf("an id twice in a turn: %v, want ECONFLICT", err)
+	}
+	m, err := s.GetMemory(ctx, "ns", "m1")
+	if err != nil || m.SurfaceCount != 1 {
+		t.Fatalf("memory %+v, %v; want surface count 1", m, err)
+	}
+	if _, err := s.GetSurfacing(ctx, "ns", "s2"); models.ErrorCode(err) != models.ENOTFOUND {
+		t.Errorf("the refused turn's surfacing: %v, want ENOTFOUND", err)
+	}
+}
+
+// TestJournalAppliesInBackground: without any read, the applier moves a turn into SQLite
+// soon after it is journaled, and the journal file is emptied.
+func TestJournalAppliesInBackground(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "salience.db")
+	s := openAt(t, path)
+	journalMemory(t, s, "m1")
+	if err := s.RecordSurfacings(ctx, journalTurn(1, "m1"), nil); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var n int
+		if err := s.rdb.QueryRow(`SELECT COUNT(*) FROM surfacings`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(path + "-surfacings")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 1 && st.Size() == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 5 s: %d rows in SQLite, journal %d bytes; want 1 and 0", n, st.Size())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestJournalSurvivesRollback: a transaction that applied the journal and then failed rolls
+// the turns back into the pending list, not out of existence.
+func TestJournalSurvivesRollback(t *testing.T) {
+	s := openReady(t)
+	journalMemory(t, s, "m1")
+	s.jr.stopApplier()
+	if err := s.RecordSurfacings(ctx, journalTurn(1, "m1"), nil); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	err := s.Update(ctx, func(tx models.Tx) error {
+		if _, err := tx.GetMemory("ns", "m1"); err != nil { // applies the journal
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("Update: %v, want boom", err)
+	}
+	if _, err := s.GetSurfacing(ctx, "ns", "s1"); err != nil {
+		t.Fatalf("the turn after the rollback: %v", err)
+	}
+	ms, _, err := s.FindMemories(ctx, models.MemoryFilter{Namespace: "ns"})
+	if err != nil || len(ms) != 1 || ms[0].SurfaceCount != 1 {
+		t.Fatalf("memory %+v, %v; want surface count 1", ms, err)
+	}
+}
