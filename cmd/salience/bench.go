@@ -59,6 +59,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	seed := fs.Uint64("seed", 1, "corpus and query seed")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed recall calls to this file")
 	memprofile := fs.String("memprofile", "", "write an allocation profile after the timed recall calls to this file")
+	tracePath := fs.String("trace", "", "write an execution trace of the timed recall calls to this file (go tool trace)")
 	blockprofile := fs.String("blockprofile", "", "write a profile of where the timed recall calls waited (locks, channels; 10µs sampling) to this file")
 	fakeLatency := fs.Duration("rerank-fake-latency", -1, "rerank every call through a built-in fake chat endpoint on loopback that answers after this long (e.g. 80ms); off when not given")
 	budget := fs.Duration("budget", 0, "the requests' latency budget (0 = the default, 300ms)")
@@ -197,6 +198,10 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	stopTrace, err := startTrace(*tracePath)
+	if err != nil {
+		return err
+	}
 	if *blockprofile != "" {
 		runtime.SetBlockProfileRate(int(10 * time.Microsecond))
 	}
@@ -208,6 +213,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	})
 	wall := time.Since(start)
+	stopTrace()
 	stopProfile()
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"time"
 
@@ -23,6 +24,22 @@ func startCPUProfile(path string) (stop func(), err error) {
 		return nil, err
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// startTrace starts an execution trace into path ("" = none) and returns its stop.
+func startTrace(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := trace.Start(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { trace.Stop(); f.Close() }, nil
 }
 
 // percentiles sorts latencies and returns a percentile function in milliseconds: nearest

@@ -382,6 +382,9 @@ func (s *Store) journalTurn(ctx context.Context, ss []*models.Surfacing, state *
 
 // surfacingsExist reports whether any of ss's ids is in the database.
 func (s *Store) surfacingsExist(ctx context.Context, ss []*models.Surfacing) (bool, error) {
+	// A point lookup, not worth cancelling: with a context that cannot be cancelled the
+	// driver runs it without a watcher goroutine of its own.
+	ctx = context.WithoutCancel(ctx)
 	byNS := map[string][]string{}
 	for _, sf := range ss {
 		byNS[sf.Namespace] = append(byNS[sf.Namespace], sf.ID)
@@ -452,7 +455,9 @@ func (s *Store) applyLoop(ctx context.Context) {
 			return
 		case <-time.After(journalDelay):
 		}
-		err := s.settle(ctx)
+		// The batch runs to its end once begun (uncancellable: the driver then spares
+		// each statement a watcher goroutine); the loop stops between batches.
+		err := s.settle(context.WithoutCancel(ctx))
 		switch {
 		case err != nil && ctx.Err() == nil:
 			if !failing {

@@ -169,7 +169,9 @@ func (s *Store) GetState(ctx context.Context, key string) (string, error) {
 		return "", models.Invalid("key", "key is required")
 	}
 	var v string
-	err := s.rdb.QueryRowContext(ctx, `SELECT value FROM state WHERE key = ?`, key).Scan(&v)
+	// Recall reads its namespace's model here every turn: a point lookup, run without the
+	// driver's per-statement cancellation watcher (a goroutine) by not cancelling it.
+	err := s.rdb.QueryRowContext(context.WithoutCancel(ctx), `SELECT value FROM state WHERE key = ?`, key).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
