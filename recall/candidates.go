@@ -25,6 +25,7 @@ type candidate struct {
 	phrase     bool    // among the best direct matches: checked for phrase matches
 	mem        *models.Memory
 	unitMem    *models.Memory
+	vec        []float32 // the best unit's embedding, for diversity (withVectors); nil before
 	comps      models.Components
 	score      float64 // the ranking score: the weighted score blended with pUse
 	pUse       float64 // the relevance model's probability of use

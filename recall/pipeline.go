@@ -142,10 +142,16 @@ func (p *Pipeline) run(ctx context.Context, req *Request, sw *stopwatch, version
 	}
 	list = dedupe(list)
 	if req.Mode == models.ModeAmbient {
+		if err := p.withVectors(ctx, req, list); err != nil {
+			return nil, err
+		}
 		list = diversify(list, p.opts.MMRLambda, req.Limit)
 	}
 	list, resp.Rerank = p.rerank(ctx, req, in, list, sw)
 	results := cut(req, list)
+	if err := p.own(ctx, req, results); err != nil {
+		return nil, err
+	}
 	if req.Explain {
 		explainModel(in.model, p.opts.Learn, results)
 	}

@@ -152,34 +152,94 @@ func (p *Pipeline) model(ctx context.Context, ns string) (*learn.Model, error) {
 	return m, nil
 }
 
-// hydrate loads each candidate's memory and best unit.
+// hydrate loads each candidate's memory and best unit as views (models.Store.ViewMemories):
+// shared with the store, read only, without vectors. Ranking reads a hundred candidates
+// and returns ten, so the results get their own copies afterwards (own), and ambient
+// diversity the vectors it compares (withVectors).
 func (p *Pipeline) hydrate(ctx context.Context, ns string, cs *candidates) error {
 	want := make([]string, 0, 2*len(cs.byID))
+	of := make([]*candidate, 0, cap(want)) // the candidate each id of want is for
 	for id, c := range cs.byID {
 		if c.mem == nil {
-			want = append(want, id)
+			want, of = append(want, id), append(of, c)
 		}
 		if c.unit != "" && c.unit != id {
-			want = append(want, c.unit)
+			want, of = append(want, c.unit), append(of, c)
 		}
 	}
-	ms, err := p.store.GetMemories(ctx, ns, want)
+	ms, err := p.store.ViewMemories(ctx, ns, want, false)
 	if err != nil {
 		return err
 	}
-	byID := make(map[string]*models.Memory, len(ms))
-	for _, m := range ms {
-		byID[m.ID] = m
-	}
-	for id, c := range cs.byID {
-		if c.mem == nil {
-			c.mem = byID[id]
+	// ms is in the order of want, missing ids skipped.
+	for i, id := range want {
+		if len(ms) == 0 || ms[0].ID != id {
+			continue
 		}
-		switch {
-		case c.unit != "" && c.unit != id:
-			c.unitMem = byID[c.unit]
-		case c.mem != nil && c.mem.ChunkCount == 0:
-			c.unitMem = c.mem
+		m, c := ms[0], of[i]
+		ms = ms[1:]
+		if id == c.id {
+			c.mem = m
+		} else {
+			c.unitMem = m
+		}
+	}
+	for _, c := range cs.byID {
+		if c.unit == "" || c.unit == c.id {
+			if c.mem != nil && c.mem.ChunkCount == 0 {
+				c.unitMem = c.mem
+			}
+		}
+	}
+	return nil
+}
+
+// own gives each result its own copy of its memory, as GetMemories returns it (with its
+// embedding), in place of the view ranking read. A memory deleted meanwhile keeps a copy
+// of the view.
+func (p *Pipeline) own(ctx context.Context, req *Request, results []Result) error {
+	if len(results) == 0 {
+		return nil
+	}
+	byNS := map[string][]string{}
+	var order []string
+	for i := range results {
+		m := results[i].Memory
+		ns := m.Namespace
+		if ns == "" {
+			ns = req.Namespace
+		}
+		if _, ok := byNS[ns]; !ok {
+			order = append(order, ns)
+		}
+		byNS[ns] = append(byNS[ns], m.ID)
+	}
+	got := make(map[[2]string]*models.Memory, len(results))
+	for _, ns := range order {
+		ms, err := p.store.GetMemories(ctx, ns, byNS[ns])
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			got[[2]string{ns, m.ID}] = m
+		}
+	}
+	firstOf := map[[2]string]int{}
+	for i := range results {
+		r := &results[i]
+		ns := r.Memory.Namespace
+		if ns == "" {
+			ns = req.Namespace
+		}
+		key := [2]string{ns, r.Memory.ID}
+		switch m, ok := got[key]; {
+		case !ok:
+			r.Memory = r.Memory.Clone()
+		case m == nil: // a memory twice: the second gets a copy of the first
+			r.Memory = results[firstOf[key]].Memory.Clone()
+		default:
+			r.Memory = m
+			got[key], firstOf[key] = nil, i
 		}
 	}
 	return nil
