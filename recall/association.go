@@ -3,6 +3,7 @@ package recall
 import (
 	"context"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/salience-ai/salience/graph"
@@ -140,20 +141,69 @@ func strongest(m map[string]float64, n int) map[string]float64 {
 	if len(m) <= n {
 		return m
 	}
-	// Sorted as pairs: a comparison that looked both values up in m cost more than the rest
+	// Selected as pairs: a comparison that looked both values up in m cost more than the rest
 	// of the association wave.
 	all := make([]activated, 0, len(m))
 	for id, v := range m {
 		all = append(all, activated{id, v})
 	}
-	sort.Slice(all, func(i, j int) bool {
-		return all[i].a > all[j].a || (all[i].a == all[j].a && all[i].id < all[j].id)
-	})
 	out := make(map[string]float64, n)
-	for _, s := range all[:n] {
+	for _, s := range best(all, n) {
 		out[s.id] = s.a
 	}
 	return out
+}
+
+// stronger orders activations strongest first, ties by id.
+func stronger(x, y activated) bool { return x.a > y.a || (x.a == y.a && x.id < y.id) }
+
+// best moves the k strongest of xs (stronger; ids are distinct) to its front, sorted, and
+// returns them: what sorting all of xs and keeping the first k gives, for a selection's
+// cost. A bounded heap keeps the k best seen, its weakest at the root, so the long tail of
+// a wave (a thousand activations for the forty kept) costs a comparison each.
+func best(xs []activated, k int) []activated {
+	if k <= 0 {
+		return xs[:0]
+	}
+	if k < len(xs) {
+		h := xs[:k]
+		down := func(i int) {
+			for {
+				l, weakest := 2*i+1, i
+				if l < k && stronger(h[weakest], h[l]) {
+					weakest = l
+				}
+				if r := l + 1; r < k && stronger(h[weakest], h[r]) {
+					weakest = r
+				}
+				if weakest == i {
+					return
+				}
+				h[i], h[weakest] = h[weakest], h[i]
+				i = weakest
+			}
+		}
+		for i := k/2 - 1; i >= 0; i-- {
+			down(i)
+		}
+		for j := k; j < len(xs); j++ {
+			if stronger(xs[j], h[0]) {
+				h[0] = xs[j]
+				down(0)
+			}
+		}
+		xs = h
+	}
+	slices.SortFunc(xs, func(x, y activated) int {
+		switch {
+		case stronger(x, y):
+			return -1
+		case stronger(y, x):
+			return 1
+		}
+		return 0
+	})
+	return xs
 }
 
 // lendWave is one hop of lending: each memory gains Σ strength(neighbour) × edge weight over
@@ -200,17 +250,11 @@ func associated(cs *candidates, act map[string]float64, limit int, floor float64
 	for id, a := range act {
 		if c, ok := cs.byID[id]; ok {
 			c.activation = a
+		} else if !(a >= floor) {
+			continue // never returned: every one kept is stronger
 		} else if _, isChunk := ids.Parent(id); !isChunk && !models.IsConceptID(id) {
 			extra = append(extra, activated{id, a})
 		}
 	}
-	sort.Slice(extra, func(i, j int) bool {
-		return extra[i].a > extra[j].a || (extra[i].a == extra[j].a && extra[i].id < extra[j].id)
-	})
-	for i, s := range extra {
-		if i >= limit || s.a < floor {
-			return extra[:i]
-		}
-	}
-	return extra
+	return best(extra, limit)
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/salience-ai/salience/learn"
@@ -36,7 +39,7 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 		}
 		c.comps = components(p.opts, c.mem, req.Now, c.signals(in, cs.hops))
 		c.comps.Score = weighted(w, c.comps, in.focal != "")
-		history(&c.comps, c.mem, in.terms, speakers)
+		history(&c.comps, c.mem, in.terms, speakers, p.speakers)
 		kept = append(kept, c)
 	}
 	markTop(kept)
@@ -98,8 +101,9 @@ func markTop(list []*candidate) {
 
 // history sets the components the relevance model reads besides the score's: the memory's
 // engagement history, whether the query names its speaker (speakers caches the answer per
-// speaker for the request), whether it is a conversation turn.
-func history(c *models.Components, m *models.Memory, queryTerms []string, speakers map[string]float64) {
+// speaker for the request, names the words of each name across requests), whether it is a
+// conversation turn.
+func history(c *models.Components, m *models.Memory, queryTerms []string, speakers map[string]float64, names *termCache) {
 	c.Used = float64(m.UsageCount)
 	if m.Kind == models.KindTurn {
 		c.Turn = 1
@@ -110,7 +114,7 @@ func history(c *models.Components, m *models.Memory, queryTerms []string, speake
 	}
 	named, ok := speakers[sp]
 	if !ok {
-		for _, t := range nlp.Terms(sp) {
+		for _, t := range names.terms(sp) {
 			if slices.Contains(queryTerms, t) {
 				named = 1
 				break
@@ -119,6 +123,33 @@ func history(c *models.Components, m *models.Memory, queryTerms []string, speake
 		speakers[sp] = named
 	}
 	c.Speaker = named
+}
+
+// termCache remembers nlp.Terms of strings that recur across requests — speakers' names:
+// a namespace has few speakers, and a call ranks memories of dozens of them. It keeps at
+// most termCacheMax strings; past that, terms are analysed afresh.
+type termCache struct {
+	m sync.Map // string → []string, shared: never modified
+	n atomic.Int64
+}
+
+// termCacheMax bounds a termCache: a few megabytes of short names at most.
+const termCacheMax = 1 << 15
+
+// terms returns nlp.Terms(s), which the caller must not modify.
+func (c *termCache) terms(s string) []string {
+	if v, ok := c.m.Load(s); ok {
+		return v.([]string)
+	}
+	if c.n.Load() >= termCacheMax {
+		return nlp.Terms(s)
+	}
+	k := strings.Clone(s) // terms are slices of it: neither holds on to the caller's string
+	ts := nlp.Terms(k)
+	if _, loaded := c.m.LoadOrStore(k, ts); !loaded {
+		c.n.Add(1)
+	}
+	return ts
 }
 
 // explainModel gives each result the relevance model's contribution per feature.
@@ -267,21 +298,40 @@ func inRanges(t time.Time, rs []nlp.TimeRange) bool {
 	return false
 }
 
-// phraseMatch is the share of the query's adjacent term pairs that are adjacent in text.
+// phraseMatch is the share of the query's adjacent term pairs (distinct, as pairsOf
+// makes them) that are adjacent in text. A query has a few pairs, so each of text's is
+// compared with them; a long query's go into a set.
 func phraseMatch(pairs [][2]string, text string) float64 {
 	ts := nlp.Terms(text)
-	have := make(map[[2]string]bool, len(ts))
-	for i := 0; i+1 < len(ts); i++ {
-		have[[2]string{ts[i], ts[i+1]}] = true
-	}
 	n := 0
-	for _, pr := range pairs {
-		if have[pr] {
-			n++
+	if len(pairs) <= phraseScan {
+		var found [phraseScan]bool
+		for i := 0; i+1 < len(ts); i++ {
+			a, b := ts[i], ts[i+1]
+			for j, pr := range pairs {
+				if !found[j] && pr[0] == a && pr[1] == b {
+					found[j] = true
+					n++
+				}
+			}
+		}
+	} else {
+		want := make(map[[2]string]bool, len(pairs))
+		for _, pr := range pairs {
+			want[pr] = true
+		}
+		for i := 0; i+1 < len(ts); i++ {
+			if pr := [2]string{ts[i], ts[i+1]}; want[pr] {
+				want[pr] = false // counted once
+				n++
+			}
 		}
 	}
 	return float64(n) / float64(len(pairs))
 }
+
+// phraseScan is the most query pairs phraseMatch compares one by one.
+const phraseScan = 8
 
 // markPhraseCandidates marks the n direct candidates of highest direct relevance for the
 // phrase check (Options.PhraseChecks).

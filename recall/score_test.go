@@ -1,11 +1,17 @@
 package recall
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/nlp"
 )
 
 // Known values of recall's arithmetic, worked by hand from the formulas in the doc comments
@@ -327,4 +333,65 @@ func TestMarkTop(t *testing.T) {
 		t.Errorf("associative best: %+v %+v, want no top", assoc.comps, d.comps)
 	}
 	markTop(nil)
+}
+
+// phraseMatchBySet is the definition phraseMatch must keep: the share of the query's
+// pairs found in the set of text's adjacent term pairs.
+func phraseMatchBySet(pairs [][2]string, text string) float64 {
+	ts := nlp.Terms(text)
+	have := make(map[[2]string]bool, len(ts))
+	for i := 0; i+1 < len(ts); i++ {
+		have[[2]string{ts[i], ts[i+1]}] = true
+	}
+	n := 0
+	for _, pr := range pairs {
+		if have[pr] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(pairs))
+}
+
+func TestPhraseMatchBySet(t *testing.T) {
+	words := strings.Fields("the bees bee keep keeps kept roof old cannery honey market rye bread saturday morning nadia tomas")
+	rng := rand.New(rand.NewPCG(1, 2))
+	text := func(n int) string {
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = words[rng.IntN(len(words))]
+		}
+		return strings.Join(ws, " ")
+	}
+	for i := 0; i < 3000; i++ {
+		q, doc := text(1+rng.IntN(25)), text(rng.IntN(60))
+		pairs := pairsOf(nlp.Terms(q))
+		if len(pairs) == 0 {
+			continue
+		}
+		if got, want := phraseMatch(pairs, doc), phraseMatchBySet(pairs, doc); got != want {
+			t.Fatalf("phraseMatch(%q, %q) = %v, want %v", q, doc, got, want)
+		}
+	}
+}
+
+// TestBestIsSortedPrefix: best keeps what sorting everything and keeping the first k
+// keeps, in that order, ties (frequent: activations repeat) included.
+func TestBestIsSortedPrefix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 2000; i++ {
+		n := rng.IntN(200)
+		xs := make([]activated, n)
+		for j := range xs {
+			xs[j] = activated{id: fmt.Sprintf("m%04d", rng.IntN(10000)+j*10000), a: float64(rng.IntN(20)) / 8}
+		}
+		want := slices.Clone(xs)
+		sort.Slice(want, func(i, j int) bool {
+			return want[i].a > want[j].a || (want[i].a == want[j].a && want[i].id < want[j].id)
+		})
+		k := rng.IntN(n + 3)
+		want = want[:min(k, n)]
+		if got := best(slices.Clone(xs), k); !slices.Equal(got, want) {
+			t.Fatalf("best(%v, %d) = %v, want %v", xs, k, got, want)
+		}
+	}
 }
