@@ -30,7 +30,7 @@ const conceptHops = 1
 // memory-to-memory edges. A memory's activation is the sum of both. It also measures each
 // memory's distance from the focal entity, for the proximity feature.
 func (p *Pipeline) associate(ctx context.Context, req *Request, in *intake, cs *candidates) error {
-	act := map[string]float64{}
+	var act map[string]float64
 	if len(cs.concepts) > 0 {
 		nodes, _, err := p.store.GraphStats(ctx, req.Namespace)
 		if err != nil {
@@ -39,17 +39,19 @@ func (p *Pipeline) associate(ctx context.Context, req *Request, in *intake, cs *
 		next := func(ctx context.Context, ids []string) ([]*models.Edge, error) {
 			return p.store.StrongestNeighbors(ctx, req.Namespace, ids, p.opts.ConceptFanout, nil)
 		}
-		a, err := graph.Spread(ctx, conceptSeeds(cs.concepts, nodes, p.opts.MinSpecificity), next, graph.SpreadOptions{MaxHops: conceptHops})
-		if err != nil {
+		if act, err = graph.Spread(ctx, conceptSeeds(cs.concepts, nodes, p.opts.MinSpecificity), next, graph.SpreadOptions{MaxHops: conceptHops}); err != nil {
 			return err
 		}
-		for id, v := range a {
-			if !models.IsConceptID(id) {
-				act[id] += v
+		for id := range act { // the first wave's activation of memories: Spread's, concepts aside
+			if models.IsConceptID(id) {
+				delete(act, id)
 			}
 		}
 	}
-	lent, err := p.lend(ctx, req.Namespace, strongest(lendSeeds(cs, act), p.opts.LendSeeds))
+	if act == nil {
+		act = map[string]float64{}
+	}
+	lent, err := p.lend(ctx, req.Namespace, lendSeeds(cs, act, p.opts.LendSeeds))
 	if err != nil {
 		return err
 	}
@@ -76,7 +78,7 @@ func (p *Pipeline) associate(ctx context.Context, req *Request, in *intake, cs *
 
 // lend passes relevance along memory-to-memory edges for MaxHops hops (see lendWave).
 func (p *Pipeline) lend(ctx context.Context, ns string, seeds map[string]float64) (map[string]float64, error) {
-	out := map[string]float64{}
+	var out map[string]float64
 	cur := seeds
 	for hop := 0; hop < p.opts.MaxHops && len(cur) > 0; hop++ {
 		frontier := make([]string, 0, len(cur))
@@ -89,8 +91,12 @@ func (p *Pipeline) lend(ctx context.Context, ns string, seeds map[string]float64
 			return nil, err
 		}
 		next := lendWave(cur, edges)
-		for id, v := range next {
-			out[id] += v
+		if out == nil {
+			out = next // the first hop's sums as they are; lendWave no longer writes next
+		} else {
+			for id, v := range next {
+				out[id] += v
+			}
 		}
 		cur = next
 	}
@@ -119,36 +125,29 @@ func conceptSeeds(concepts []*models.Concept, nodes int, floor float64) map[stri
 	return seeds
 }
 
-// lendSeeds are the second wave's seeds: every memory matched so far, directly or by the
-// first wave, at the strength of its match, direct relevance + activation, at most 1.
-func lendSeeds(cs *candidates, act map[string]float64) map[string]float64 {
-	seeds := map[string]float64{}
+// lendSeeds are the second wave's seeds: the n strongest (ties by id) of every memory
+// matched so far, directly or by the first wave, at the strength of its match, direct
+// relevance + activation, at most 1.
+func lendSeeds(cs *candidates, act map[string]float64, n int) map[string]float64 {
+	all := make([]activated, 0, len(cs.byID)+len(act))
 	for id, c := range cs.byID {
 		if s := c.base + act[id]; s > 0 {
-			seeds[id] = math.Min(1, s)
+			all = append(all, activated{id, math.Min(1, s)})
 		}
 	}
 	for id, v := range act {
-		if _, ok := seeds[id]; !ok {
-			seeds[id] = math.Min(1, v)
+		if c, ok := cs.byID[id]; ok && c.base+v > 0 {
+			continue // a seed already, above
 		}
+		all = append(all, activated{id, math.Min(1, v)})
 	}
-	return seeds
-}
-
-// strongest returns the n strongest entries of m (ties by id).
-func strongest(m map[string]float64, n int) map[string]float64 {
-	if len(m) <= n {
-		return m
+	if len(all) > n {
+		// Selected as pairs: sorting a map's keys by looking both values up cost more than
+		// the rest of the association wave.
+		all = best(all, n)
 	}
-	// Selected as pairs: a comparison that looked both values up in m cost more than the rest
-	// of the association wave.
-	all := make([]activated, 0, len(m))
-	for id, v := range m {
-		all = append(all, activated{id, v})
-	}
-	out := make(map[string]float64, n)
-	for _, s := range best(all, n) {
+	out := make(map[string]float64, len(all))
+	for _, s := range all {
 		out[s.id] = s.a
 	}
 	return out
@@ -212,7 +211,7 @@ func best(xs []activated, k int) []activated {
 // neighbour matched too: the turn that answers a question usually sits right after the turn
 // that asks it. Edges are summed in the order given, so equal input gives equal floats.
 func lendWave(cur map[string]float64, edges []*models.Edge) map[string]float64 {
-	next := map[string]float64{}
+	next := make(map[string]float64, len(edges))
 	for _, e := range edges {
 		if e.Weight <= 0 || !lends(e.Type) {
 			continue
@@ -246,7 +245,7 @@ type activated struct {
 // memories it reached that no source proposed, strongest first (ties by id): at most limit
 // of them, each with activation ≥ floor. Chunks and concept nodes are never candidates.
 func associated(cs *candidates, act map[string]float64, limit int, floor float64) []activated {
-	var extra []activated
+	extra := make([]activated, 0, len(act))
 	for id, a := range act {
 		if c, ok := cs.byID[id]; ok {
 			c.activation = a

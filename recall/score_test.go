@@ -254,14 +254,14 @@ func TestLendWave(t *testing.T) {
 	}
 }
 
-func TestLendSeedsAndStrongest(t *testing.T) {
+func TestLendSeeds(t *testing.T) {
 	cs := &candidates{byID: map[string]*candidate{
 		"m1": {id: "m1", base: 0.6},
 		"m2": {id: "m2", base: 0.8},
 		"m3": {id: "m3"}, // matched by nothing yet
 	}}
 	act := map[string]float64{"m2": 0.5, "m4": 1.3, "m5": 0.2}
-	seeds := lendSeeds(cs, act)
+	seeds := lendSeeds(cs, act, 10)
 	want := map[string]float64{"m1": 0.6, "m2": 1, "m4": 1, "m5": 0.2}
 	if len(seeds) != len(want) {
 		t.Fatalf("lendSeeds = %v, want %v", seeds, want)
@@ -271,13 +271,13 @@ func TestLendSeedsAndStrongest(t *testing.T) {
 			t.Errorf("lendSeeds[%s] = %v, want %v", id, seeds[id], v)
 		}
 	}
-	top := strongest(seeds, 2) // m2 and m4 tie at 1: both kept, over m1
+	top := lendSeeds(cs, act, 2) // m2 and m4 tie at 1: both kept, over m1
 	if len(top) != 2 || top["m2"] != 1 || top["m4"] != 1 {
-		t.Errorf("strongest(2) = %v, want m2 and m4", top)
+		t.Errorf("lendSeeds(2) = %v, want m2 and m4", top)
 	}
-	top = strongest(seeds, 1) // the tie goes to the smaller id
+	top = lendSeeds(cs, act, 1) // the tie goes to the smaller id
 	if len(top) != 1 || top["m2"] != 1 {
-		t.Errorf("strongest(1) = %v, want m2", top)
+		t.Errorf("lendSeeds(1) = %v, want m2", top)
 	}
 }
 
