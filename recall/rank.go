@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/salience-ai/salience/learn"
@@ -127,10 +126,11 @@ func history(c *models.Components, m *models.Memory, queryTerms []string, speake
 
 // termCache remembers nlp.Terms of strings that recur across requests — speakers' names:
 // a namespace has few speakers, and a call ranks memories of dozens of them. It keeps at
-// most termCacheMax strings; past that, terms are analysed afresh.
+// most termCacheMax strings; past that, terms are analysed afresh. (A plain map under a
+// read lock: sync.Map's trie cost more per lookup than the analysis it saved.)
 type termCache struct {
-	m sync.Map // string → []string, shared: never modified
-	n atomic.Int64
+	mu sync.RWMutex
+	m  map[string][]string // shared: never modified
 }
 
 // termCacheMax bounds a termCache: a few megabytes of short names at most.
@@ -138,17 +138,26 @@ const termCacheMax = 1 << 15
 
 // terms returns nlp.Terms(s), which the caller must not modify.
 func (c *termCache) terms(s string) []string {
-	if v, ok := c.m.Load(s); ok {
-		return v.([]string)
+	c.mu.RLock()
+	ts, ok := c.m[s]
+	full := len(c.m) >= termCacheMax
+	c.mu.RUnlock()
+	if ok {
+		return ts
 	}
-	if c.n.Load() >= termCacheMax {
+	if full {
 		return nlp.Terms(s)
 	}
 	k := strings.Clone(s) // terms are slices of it: neither holds on to the caller's string
-	ts := nlp.Terms(k)
-	if _, loaded := c.m.LoadOrStore(k, ts); !loaded {
-		c.n.Add(1)
+	ts = nlp.Terms(k)
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string][]string{}
 	}
+	if len(c.m) < termCacheMax {
+		c.m[k] = ts
+	}
+	c.mu.Unlock()
 	return ts
 }
 
