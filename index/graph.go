@@ -600,10 +600,14 @@ func (g *Graph) Strongest(ids []string, perNode int, types map[models.EdgeType]b
 			allow[i] = types[t]
 		}
 	}
-	var picked []int32
+	hint := 1 << 12 // room for what most calls pick, without trusting perNode × len(ids) not to overflow
+	if len(ids) > 0 && perNode < hint/len(ids) {
+		hint = len(ids) * perNode
+	}
+	picked := make([]int32, 0, hint)
 	var seen map[int32]bool
 	if len(ids) > 1 {
-		seen = map[int32]bool{}
+		seen = make(map[int32]bool, hint)
 	}
 	for _, l := range g.lists(g.heavy, ids) {
 		n := 0

@@ -2,6 +2,7 @@ package models
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -136,6 +137,27 @@ type Schedule struct {
 
 // DefaultConfidence is the confidence of a new memory.
 const DefaultConfidence = 0.5
+
+// Clone returns a deep copy of m: neither can change the other.
+func (m *Memory) Clone() *Memory {
+	c := *m
+	c.Domains = slices.Clone(m.Domains)
+	c.Triggers = slices.Clone(m.Triggers)
+	c.Concepts = slices.Clone(m.Concepts)
+	if m.Triple != nil {
+		t := *m.Triple
+		c.Triple = &t
+	}
+	if m.IrrelevantContexts != nil {
+		c.IrrelevantContexts = make([][]string, len(m.IrrelevantContexts))
+		for i, ctx := range m.IrrelevantContexts {
+			c.IrrelevantContexts[i] = slices.Clone(ctx)
+		}
+	}
+	c.Learned = slices.Clone(m.Learned)
+	c.Embedding = slices.Clone(m.Embedding)
+	return &c
+}
 
 // IsChunk reports whether m is a chunk of a longer memory.
 func (m *Memory) IsChunk() bool { return m.ParentID != "" }

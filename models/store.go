@@ -129,6 +129,12 @@ type Store interface {
 	// GetMemories returns the memories and chunks with these ids, in the order asked,
 	// skipping missing ones.
 	GetMemories(ctx context.Context, ns string, ids []string) ([]*Memory, error)
+	// ViewMemories is GetMemories for a caller that only reads, on a hot path (recall
+	// ranks about a hundred memories a call and returns ten): the memories, and everything
+	// they point to, may be shared with the store and other callers and must not be
+	// modified; Embedding is nil unless vectors is true. Otherwise they are what GetMemories
+	// returns, in the order asked, skipping missing ones.
+	ViewMemories(ctx context.Context, ns string, ids []string, vectors bool) ([]*Memory, error)
 	// FindMemories lists memories (never chunks) matching f and the total that match
 	// ignoring Offset and Limit.
 	FindMemories(ctx context.Context, f MemoryFilter) ([]*Memory, int, error)

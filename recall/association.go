@@ -3,6 +3,7 @@ package recall
 import (
 	"context"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/salience-ai/salience/graph"
@@ -29,7 +30,7 @@ const conceptHops = 1
 // memory-to-memory edges. A memory's activation is the sum of both. It also measures each
 // memory's distance from the focal entity, for the proximity feature.
 func (p *Pipeline) associate(ctx context.Context, req *Request, in *intake, cs *candidates) error {
-	act := map[string]float64{}
+	var act map[string]float64
 	if len(cs.concepts) > 0 {
 		nodes, _, err := p.store.GraphStats(ctx, req.Namespace)
 		if err != nil {
@@ -38,17 +39,19 @@ func (p *Pipeline) associate(ctx context.Context, req *Request, in *intake, cs *
 		next := func(ctx context.Context, ids []string) ([]*models.Edge, error) {
 			return p.store.StrongestNeighbors(ctx, req.Namespace, ids, p.opts.ConceptFanout, nil)
 		}
-		a, err := graph.Spread(ctx, conceptSeeds(cs.concepts, nodes, p.opts.MinSpecificity), next, graph.SpreadOptions{MaxHops: conceptHops})
-		if err != nil {
+		if act, err = graph.Spread(ctx, conceptSeeds(cs.concepts, nodes, p.opts.MinSpecificity), next, graph.SpreadOptions{MaxHops: conceptHops}); err != nil {
 			return err
 		}
-		for id, v := range a {
-			if !models.IsConceptID(id) {
-				act[id] += v
+		for id := range act { // the first wave's activation of memories: Spread's, concepts aside
+			if models.IsConceptID(id) {
+				delete(act, id)
 			}
 		}
 	}
-	lent, err := p.lend(ctx, req.Namespace, strongest(lendSeeds(cs, act), p.opts.LendSeeds))
+	if act == nil {
+		act = map[string]float64{}
+	}
+	lent, err := p.lend(ctx, req.Namespace, lendSeeds(cs, act, p.opts.LendSeeds))
 	if err != nil {
 		return err
 	}
@@ -75,7 +78,7 @@ func (p *Pipeline) associate(ctx context.Context, req *Request, in *intake, cs *
 
 // lend passes relevance along memory-to-memory edges for MaxHops hops (see lendWave).
 func (p *Pipeline) lend(ctx context.Context, ns string, seeds map[string]float64) (map[string]float64, error) {
-	out := map[string]float64{}
+	var out map[string]float64
 	cur := seeds
 	for hop := 0; hop < p.opts.MaxHops && len(cur) > 0; hop++ {
 		frontier := make([]string, 0, len(cur))
@@ -88,8 +91,12 @@ func (p *Pipeline) lend(ctx context.Context, ns string, seeds map[string]float64
 			return nil, err
 		}
 		next := lendWave(cur, edges)
-		for id, v := range next {
-			out[id] += v
+		if out == nil {
+			out = next // the first hop's sums as they are; lendWave no longer writes next
+		} else {
+			for id, v := range next {
+				out[id] += v
+			}
 		}
 		cur = next
 	}
@@ -118,42 +125,84 @@ func conceptSeeds(concepts []*models.Concept, nodes int, floor float64) map[stri
 	return seeds
 }
 
-// lendSeeds are the second wave's seeds: every memory matched so far, directly or by the
-// first wave, at the strength of its match, direct relevance + activation, at most 1.
-func lendSeeds(cs *candidates, act map[string]float64) map[string]float64 {
-	seeds := map[string]float64{}
+// lendSeeds are the second wave's seeds: the n strongest (ties by id) of every memory
+// matched so far, directly or by the first wave, at the strength of its match, direct
+// relevance + activation, at most 1.
+func lendSeeds(cs *candidates, act map[string]float64, n int) map[string]float64 {
+	all := make([]activated, 0, len(cs.byID)+len(act))
 	for id, c := range cs.byID {
 		if s := c.base + act[id]; s > 0 {
-			seeds[id] = math.Min(1, s)
+			all = append(all, activated{id, math.Min(1, s)})
 		}
 	}
 	for id, v := range act {
-		if _, ok := seeds[id]; !ok {
-			seeds[id] = math.Min(1, v)
+		if c, ok := cs.byID[id]; ok && c.base+v > 0 {
+			continue // a seed already, above
 		}
+		all = append(all, activated{id, math.Min(1, v)})
 	}
-	return seeds
-}
-
-// strongest returns the n strongest entries of m (ties by id).
-func strongest(m map[string]float64, n int) map[string]float64 {
-	if len(m) <= n {
-		return m
+	if len(all) > n {
+		// Selected as pairs: sorting a map's keys by looking both values up cost more than
+		// the rest of the association wave.
+		all = best(all, n)
 	}
-	// Sorted as pairs: a comparison that looked both values up in m cost more than the rest
-	// of the association wave.
-	all := make([]activated, 0, len(m))
-	for id, v := range m {
-		all = append(all, activated{id, v})
-	}
-	sort.Slice(all, func(i, j int) bool {
-		return all[i].a > all[j].a || (all[i].a == all[j].a && all[i].id < all[j].id)
-	})
-	out := make(map[string]float64, n)
-	for _, s := range all[:n] {
+	out := make(map[string]float64, len(all))
+	for _, s := range all {
 		out[s.id] = s.a
 	}
 	return out
+}
+
+// stronger orders activations strongest first, ties by id.
+func stronger(x, y activated) bool { return x.a > y.a || (x.a == y.a && x.id < y.id) }
+
+// best moves the k strongest of xs (stronger; ids are distinct) to its front, sorted, and
+// returns them: what sorting all of xs and keeping the first k gives, for a selection's
+// cost. A bounded heap keeps the k best seen, its weakest at the root, so the long tail of
+// a wave (a thousand activations for the forty kept) costs a comparison each.
+func best(xs []activated, k int) []activated {
+	if k <= 0 {
+		return xs[:0]
+	}
+	if k < len(xs) {
+		h := xs[:k]
+		down := func(i int) {
+			for {
+				l, weakest := 2*i+1, i
+				if l < k && stronger(h[weakest], h[l]) {
+					weakest = l
+				}
+				if r := l + 1; r < k && stronger(h[weakest], h[r]) {
+					weakest = r
+				}
+				if weakest == i {
+					return
+				}
+				h[i], h[weakest] = h[weakest], h[i]
+				i = weakest
+			}
+		}
+		for i := k/2 - 1; i >= 0; i-- {
+			down(i)
+		}
+		for j := k; j < len(xs); j++ {
+			if stronger(xs[j], h[0]) {
+				h[0] = xs[j]
+				down(0)
+			}
+		}
+		xs = h
+	}
+	slices.SortFunc(xs, func(x, y activated) int {
+		switch {
+		case stronger(x, y):
+			return -1
+		case stronger(y, x):
+			return 1
+		}
+		return 0
+	})
+	return xs
 }
 
 // lendWave is one hop of lending: each memory gains Σ strength(neighbour) × edge weight over
@@ -162,7 +211,7 @@ func strongest(m map[string]float64, n int) map[string]float64 {
 // neighbour matched too: the turn that answers a question usually sits right after the turn
 // that asks it. Edges are summed in the order given, so equal input gives equal floats.
 func lendWave(cur map[string]float64, edges []*models.Edge) map[string]float64 {
-	next := map[string]float64{}
+	next := make(map[string]float64, len(edges))
 	for _, e := range edges {
 		if e.Weight <= 0 || !lends(e.Type) {
 			continue
@@ -196,21 +245,15 @@ type activated struct {
 // memories it reached that no source proposed, strongest first (ties by id): at most limit
 // of them, each with activation ≥ floor. Chunks and concept nodes are never candidates.
 func associated(cs *candidates, act map[string]float64, limit int, floor float64) []activated {
-	var extra []activated
+	extra := make([]activated, 0, len(act))
 	for id, a := range act {
 		if c, ok := cs.byID[id]; ok {
 			c.activation = a
+		} else if !(a >= floor) {
+			continue // never returned: every one kept is stronger
 		} else if _, isChunk := ids.Parent(id); !isChunk && !models.IsConceptID(id) {
 			extra = append(extra, activated{id, a})
 		}
 	}
-	sort.Slice(extra, func(i, j int) bool {
-		return extra[i].a > extra[j].a || (extra[i].a == extra[j].a && extra[i].id < extra[j].id)
-	})
-	for i, s := range extra {
-		if i >= limit || s.a < floor {
-			return extra[:i]
-		}
-	}
-	return extra
+	return best(extra, limit)
 }

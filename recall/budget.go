@@ -3,13 +3,17 @@ package recall
 // cut turns the ranked candidates into results under the limit and token budget
 // (DESIGN.md §4.10), greedily: a result that does not fit is skipped, as a shorter one
 // further down may still fit. The budget counts the context block as Format writes it,
-// each result's whole line and the header.
-func cut(req *Request, list []*candidate) []Result {
+// each result's whole line and the header. With a deduper, list has not been deduped: a
+// candidate the deduper drops is skipped, as dedupe would have dropped it.
+func cut(req *Request, list []*candidate, d *deduper) []Result {
 	var out []Result
 	budget := newTokenBudget(req.TokenBudget, req.Now)
 	for _, c := range list {
 		if len(out) >= req.Limit {
 			break
+		}
+		if d != nil && !d.keep(c) {
+			continue
 		}
 		r := Result{Memory: c.mem, Content: c.mem.Content, Score: c.score, PUse: c.pUse, Volunteered: !c.direct()}
 		if u := c.unitMem; u != nil && u.IsChunk() {

@@ -25,6 +25,7 @@ type candidate struct {
 	phrase     bool    // among the best direct matches: checked for phrase matches
 	mem        *models.Memory
 	unitMem    *models.Memory
+	vec        []float32 // the best unit's embedding, for diversity (withVectors); nil before
 	comps      models.Components
 	score      float64 // the ranking score: the weighted score blended with pUse
 	pUse       float64 // the relevance model's probability of use
@@ -37,12 +38,17 @@ type candidates struct {
 	byID     map[string]*candidate
 	concepts []*models.Concept // the context's concepts that exist: association's seeds
 	hops     map[string]int    // distance from the focal entity's node; nil without one
+	slab     []candidate       // where get makes candidates, a block at a time
 }
 
 func (cs *candidates) get(id string) *candidate {
 	c := cs.byID[id]
 	if c == nil {
-		c = &candidate{id: id}
+		if len(cs.slab) == cap(cs.slab) {
+			cs.slab = make([]candidate, 0, max(2*len(cs.byID), 16)) // a full slab stays where it is
+		}
+		cs.slab = append(cs.slab, candidate{id: id})
+		c = &cs.slab[len(cs.slab)-1]
 		cs.byID[id] = c
 	}
 	return c
@@ -94,7 +100,9 @@ func (p *Pipeline) candidates(ctx context.Context, req *Request, in *intake) (*c
 		vecHits = nil
 	}
 
-	cs := &candidates{byID: map[string]*candidate{}, concepts: concepts}
+	// Room for every hit and for as many associated memories (associate adds up to k).
+	n := len(textHits) + len(vecHits) + k
+	cs := &candidates{byID: make(map[string]*candidate, n), concepts: concepts, slab: make([]candidate, 0, n)}
 	for i, h := range textHits {
 		c := cs.get(ids.MemoryOf(h.ID))
 		if c.textRank == 0 {

@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"context"
 	"sort"
 
 	"github.com/salience-ai/salience/models"
@@ -48,11 +49,54 @@ func diversify(list []*candidate, lambda float64, n int) []*candidate {
 	return append(chosen, pool...)
 }
 
-func vec(c *candidate) []float32 {
-	if c.unitMem != nil {
-		return c.unitMem.Embedding
+// vec is the embedding of the candidate's best unit (withVectors).
+func vec(c *candidate) []float32 { return c.vec }
+
+// withVectors sets the vector diversify compares of each candidate: its best unit's, or,
+// without one, its memory's. Ranking reads memories without their vectors (hydrate), so
+// they are fetched here for the few candidates that got this far.
+func (p *Pipeline) withVectors(ctx context.Context, req *Request, list []*candidate) error {
+	if len(list) <= 1 {
+		return nil // diversify compares nothing
 	}
-	return c.mem.Embedding
+	byNS := map[string][]*candidate{}
+	var order []string
+	for _, c := range list {
+		ns := c.mem.Namespace
+		if ns == "" {
+			ns = req.Namespace
+		}
+		if _, ok := byNS[ns]; !ok {
+			order = append(order, ns)
+		}
+		byNS[ns] = append(byNS[ns], c)
+	}
+	for _, ns := range order {
+		cs := byNS[ns]
+		want := make([]string, len(cs))
+		for i, c := range cs {
+			want[i] = vecOf(c).ID
+		}
+		ms, err := p.store.ViewMemories(ctx, ns, want, true)
+		if err != nil {
+			return err
+		}
+		// ms is in the order of want, missing ids skipped.
+		for i, id := range want {
+			if len(ms) > 0 && ms[0].ID == id {
+				cs[i].vec, ms = ms[0].Embedding, ms[1:]
+			}
+		}
+	}
+	return nil
+}
+
+// vecOf is the memory whose embedding stands for c: its best unit, or its memory.
+func vecOf(c *candidate) *models.Memory {
+	if c.unitMem != nil {
+		return c.unitMem
+	}
+	return c.mem
 }
 
 func factPair(m *models.Memory) ([2]string, bool) {

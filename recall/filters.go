@@ -1,6 +1,8 @@
 package recall
 
 import (
+	"bytes"
+	"hash/maphash"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -89,30 +91,69 @@ func jaccard(a, b []string) float64 {
 }
 
 // dedupe keeps the first of memories with the same normalized content (lower case, runs of
-// white space as one space, trimmed). Candidates are grouped by the first dedupeProbe bytes of
-// their normalized text, which reads a few hundred bytes of each memory however long it is;
-// only memories whose probes collide — duplicates, nearly always — are compared whole. (The
-// whole-text key for every candidate cost 106 ms of CPU on a 100-result search over 62 KB
-// documents, over the default latency budget.)
+// white space as one space, trimmed). See deduper.
 func dedupe(list []*candidate) []*candidate {
-	seen := make(map[string][]*candidate, len(list))
+	d := newDeduper(len(list))
 	out := list[:0]
 	for _, c := range list {
-		probe := normalizedPrefix(c.mem.Content, dedupeProbe)
-		dup := false
-		for _, k := range seen[probe] {
-			if len(probe) < dedupeProbe || normalizedContent(k.mem.Content) == normalizedContent(c.mem.Content) {
-				dup = true // a probe shorter than dedupeProbe is the whole normalized text
-				break
-			}
+		if d.keep(c) {
+			out = append(out, c)
 		}
-		if dup {
-			continue
-		}
-		seen[probe] = append(seen[probe], c)
-		out = append(out, c)
 	}
 	return out
+}
+
+// deduper tells the first of memories with the same normalized content from the later ones.
+// Candidates are grouped by the first dedupeProbe bytes of their normalized text, which reads
+// a few hundred bytes of each memory however long it is; only memories whose probes collide
+// — duplicates, nearly always — are compared whole. (The whole-text key for every candidate
+// cost 106 ms of CPU on a 100-result search over 62 KB documents, over the default latency
+// budget.) The probes are written back to back into one buffer and grouped by their hash,
+// so a list costs a few allocations, not one a candidate.
+type deduper struct {
+	buf    []byte
+	probes []probe
+	byHash map[uint64]int32 // hash → the latest probe of that hash
+	seed   maphash.Seed
+}
+
+// probe is a kept candidate's probe.
+type probe struct {
+	c          *candidate
+	start, end int   // the probe's bytes in buf
+	next       int32 // the previous probe of the same hash, -1 for none
+}
+
+// newDeduper returns a deduper sized for about n candidates.
+func newDeduper(n int) *deduper {
+	return &deduper{buf: make([]byte, 0, 64*n), probes: make([]probe, 0, n), byHash: make(map[uint64]int32, n), seed: maphash.MakeSeed()}
+}
+
+// keep reports whether c is the first of its normalized content among the candidates
+// offered so far, in order.
+func (d *deduper) keep(c *candidate) bool {
+	start := len(d.buf)
+	d.buf = appendNormalizedPrefix(d.buf, c.mem.Content, dedupeProbe)
+	p := d.buf[start:]
+	h := maphash.Bytes(d.seed, p)
+	head, ok := d.byHash[h]
+	if !ok {
+		head = -1
+	}
+	for i := head; i >= 0; i = d.probes[i].next {
+		k := d.probes[i]
+		if !bytes.Equal(d.buf[k.start:k.end], p) {
+			continue // a hash collision
+		}
+		// A probe shorter than dedupeProbe is the whole normalized text.
+		if len(p) < dedupeProbe || normalizedContent(k.c.mem.Content) == normalizedContent(c.mem.Content) {
+			d.buf = d.buf[:start]
+			return false
+		}
+	}
+	d.byHash[h] = int32(len(d.probes))
+	d.probes = append(d.probes, probe{c: c, start: start, end: len(d.buf), next: head})
+	return true
 }
 
 // dedupeProbe is how many bytes of normalized text group candidates before a whole comparison.
@@ -123,32 +164,49 @@ func normalizedContent(s string) string {
 	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
 }
 
-// normalizedPrefix returns the first n bytes (or a little more, to finish a rune) of
-// normalizedContent(s), reading only as much of s as that needs.
-func normalizedPrefix(s string, n int) string {
-	var b strings.Builder
-	b.Grow(n + utf8.UTFMax)
+// asciiSpace marks the ASCII bytes unicode.IsSpace reports as space.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// appendNormalizedPrefix appends to dst the first n bytes (or a little more, to finish a
+// rune) of normalizedContent(s), reading only as much of s as that needs. ASCII, nearly
+// all text, takes a byte at a time; a multi-byte rune is lowered as strings.ToLower does.
+func appendNormalizedPrefix(dst []byte, s string, n int) []byte {
+	start := len(dst)
 	space := false
-	for _, r := range s {
-		if unicode.IsSpace(r) {
-			space = b.Len() > 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			i++
+			if asciiSpace[c] {
+				space = len(dst) > start
+				continue
+			}
+			if len(dst)-start >= n {
+				break
+			}
+			if space {
+				dst = append(dst, ' ')
+				space = false
+			}
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
 			continue
 		}
-		if b.Len() >= n {
+		r, size := utf8.DecodeRuneInString(s[i:]) // invalid UTF-8: RuneError, 1, as range does
+		i += size
+		if unicode.IsSpace(r) {
+			space = len(dst) > start
+			continue
+		}
+		if len(dst)-start >= n {
 			break
 		}
 		if space {
-			b.WriteByte(' ')
+			dst = append(dst, ' ')
 			space = false
 		}
-		if r < utf8.RuneSelf { // ASCII, without a string a rune
-			if 'A' <= r && r <= 'Z' {
-				r += 'a' - 'A'
-			}
-			b.WriteByte(byte(r))
-			continue
-		}
-		b.WriteString(strings.ToLower(string(r)))
+		dst = utf8.AppendRune(dst, unicode.ToLower(r))
 	}
-	return b.String()
+	return dst
 }

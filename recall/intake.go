@@ -69,8 +69,13 @@ func (p *Pipeline) intake(ctx context.Context, req *Request) *intake {
 		add(m.Name)
 	}
 	in.focal = models.NormalizeConcept(req.FocalEntity)
-	in.pairs = queryPairs(req.Query)
-	in.terms = learn.QueryTerms(nlp.Terms(in.text))
+	textTerms := nlp.Terms(in.text)
+	queryTerms := textTerms // the query alone is the text, give or take white space around it
+	if len(parts) != 1 || parts[0] != strings.TrimSpace(req.Query) {
+		queryTerms = nlp.Terms(req.Query)
+	}
+	in.pairs = pairsOf(queryTerms)
+	in.terms = learn.QueryTerms(textTerms)
 	in.ranges = nlp.Temporal(req.Query, req.Now)
 	in.convType = req.ConversationType
 	if in.convType == "" {
@@ -96,9 +101,8 @@ func (p *Pipeline) conversation(ctx context.Context, req *Request) (*models.Conv
 	}
 }
 
-// queryPairs returns the adjacent term pairs of a query, as nlp.Terms analyses it.
-func queryPairs(query string) [][2]string {
-	ts := nlp.Terms(query)
+// pairsOf returns the distinct adjacent pairs of different terms of ts, in order.
+func pairsOf(ts []string) [][2]string {
 	var out [][2]string
 	seen := map[[2]string]bool{}
 	for i := 0; i+1 < len(ts); i++ {

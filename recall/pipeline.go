@@ -22,12 +22,15 @@ type Pipeline struct {
 	arm        *arm // the request's experiment variant (forExperiment); nil outside one
 	// predictions caches each namespace's proactive prediction models (predict.go).
 	predictions *predictCache
+	// speakers caches the analysed words of the speakers' names ranking compares with the
+	// query (history).
+	speakers *termCache
 }
 
 // New returns a pipeline over store using embedder for query vectors (nil: text and graph only).
 func New(store models.Store, embedder embed.Embedder, opts Options) *Pipeline {
 	opts = opts.withDefaults()
-	return &Pipeline{store: store, embedder: embedder, opts: opts, thresholds: newThresholds(opts.Seed), predictions: &predictCache{}}
+	return &Pipeline{store: store, embedder: embedder, opts: opts, thresholds: newThresholds(opts.Seed), predictions: &predictCache{}, speakers: &termCache{}}
 }
 
 // stopwatch records per-stage timings in milliseconds.
@@ -140,12 +143,25 @@ func (p *Pipeline) run(ctx context.Context, req *Request, sw *stopwatch, version
 		}
 		sw.lap("sources")
 	}
-	list = dedupe(list)
+	// Duplicates go before diversity and the reranker, which read the whole list; without
+	// them the cut dedupes as it goes, reading only the candidates it takes (lazy).
+	var lazy *deduper
+	if req.Mode == models.ModeAmbient || p.reranks(req) {
+		list = dedupe(list)
+	} else {
+		lazy = newDeduper(req.Limit)
+	}
 	if req.Mode == models.ModeAmbient {
+		if err := p.withVectors(ctx, req, list); err != nil {
+			return nil, err
+		}
 		list = diversify(list, p.opts.MMRLambda, req.Limit)
 	}
 	list, resp.Rerank = p.rerank(ctx, req, in, list, sw)
-	results := cut(req, list)
+	results := cut(req, list, lazy)
+	if err := p.own(ctx, req, results); err != nil {
+		return nil, err
+	}
 	if req.Explain {
 		explainModel(in.model, p.opts.Learn, results)
 	}

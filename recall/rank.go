@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/salience-ai/salience/learn"
@@ -36,7 +38,7 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 		}
 		c.comps = components(p.opts, c.mem, req.Now, c.signals(in, cs.hops))
 		c.comps.Score = weighted(w, c.comps, in.focal != "")
-		history(&c.comps, c.mem, in.terms, speakers)
+		history(&c.comps, c.mem, in.terms, speakers, p.speakers)
 		kept = append(kept, c)
 	}
 	markTop(kept)
@@ -98,8 +100,9 @@ func markTop(list []*candidate) {
 
 // history sets the components the relevance model reads besides the score's: the memory's
 // engagement history, whether the query names its speaker (speakers caches the answer per
-// speaker for the request), whether it is a conversation turn.
-func history(c *models.Components, m *models.Memory, queryTerms []string, speakers map[string]float64) {
+// speaker for the request, names the words of each name across requests), whether it is a
+// conversation turn.
+func history(c *models.Components, m *models.Memory, queryTerms []string, speakers map[string]float64, names *termCache) {
 	c.Used = float64(m.UsageCount)
 	if m.Kind == models.KindTurn {
 		c.Turn = 1
@@ -110,7 +113,7 @@ func history(c *models.Components, m *models.Memory, queryTerms []string, speake
 	}
 	named, ok := speakers[sp]
 	if !ok {
-		for _, t := range nlp.Terms(sp) {
+		for _, t := range names.terms(sp) {
 			if slices.Contains(queryTerms, t) {
 				named = 1
 				break
@@ -119,6 +122,43 @@ func history(c *models.Components, m *models.Memory, queryTerms []string, speake
 		speakers[sp] = named
 	}
 	c.Speaker = named
+}
+
+// termCache remembers nlp.Terms of strings that recur across requests — speakers' names:
+// a namespace has few speakers, and a call ranks memories of dozens of them. It keeps at
+// most termCacheMax strings; past that, terms are analysed afresh. (A plain map under a
+// read lock: sync.Map's trie cost more per lookup than the analysis it saved.)
+type termCache struct {
+	mu sync.RWMutex
+	m  map[string][]string // shared: never modified
+}
+
+// termCacheMax bounds a termCache: a few megabytes of short names at most.
+const termCacheMax = 1 << 15
+
+// terms returns nlp.Terms(s), which the caller must not modify.
+func (c *termCache) terms(s string) []string {
+	c.mu.RLock()
+	ts, ok := c.m[s]
+	full := len(c.m) >= termCacheMax
+	c.mu.RUnlock()
+	if ok {
+		return ts
+	}
+	if full {
+		return nlp.Terms(s)
+	}
+	k := strings.Clone(s) // terms are slices of it: neither holds on to the caller's string
+	ts = nlp.Terms(k)
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string][]string{}
+	}
+	if len(c.m) < termCacheMax {
+		c.m[k] = ts
+	}
+	c.mu.Unlock()
+	return ts
 }
 
 // explainModel gives each result the relevance model's contribution per feature.
@@ -152,34 +192,94 @@ func (p *Pipeline) model(ctx context.Context, ns string) (*learn.Model, error) {
 	return m, nil
 }
 
-// hydrate loads each candidate's memory and best unit.
+// hydrate loads each candidate's memory and best unit as views (models.Store.ViewMemories):
+// shared with the store, read only, without vectors. Ranking reads a hundred candidates
+// and returns ten, so the results get their own copies afterwards (own), and ambient
+// diversity the vectors it compares (withVectors).
 func (p *Pipeline) hydrate(ctx context.Context, ns string, cs *candidates) error {
 	want := make([]string, 0, 2*len(cs.byID))
+	of := make([]*candidate, 0, cap(want)) // the candidate each id of want is for
 	for id, c := range cs.byID {
 		if c.mem == nil {
-			want = append(want, id)
+			want, of = append(want, id), append(of, c)
 		}
 		if c.unit != "" && c.unit != id {
-			want = append(want, c.unit)
+			want, of = append(want, c.unit), append(of, c)
 		}
 	}
-	ms, err := p.store.GetMemories(ctx, ns, want)
+	ms, err := p.store.ViewMemories(ctx, ns, want, false)
 	if err != nil {
 		return err
 	}
-	byID := make(map[string]*models.Memory, len(ms))
-	for _, m := range ms {
-		byID[m.ID] = m
-	}
-	for id, c := range cs.byID {
-		if c.mem == nil {
-			c.mem = byID[id]
+	// ms is in the order of want, missing ids skipped.
+	for i, id := range want {
+		if len(ms) == 0 || ms[0].ID != id {
+			continue
 		}
-		switch {
-		case c.unit != "" && c.unit != id:
-			c.unitMem = byID[c.unit]
-		case c.mem != nil && c.mem.ChunkCount == 0:
-			c.unitMem = c.mem
+		m, c := ms[0], of[i]
+		ms = ms[1:]
+		if id == c.id {
+			c.mem = m
+		} else {
+			c.unitMem = m
+		}
+	}
+	for _, c := range cs.byID {
+		if c.unit == "" || c.unit == c.id {
+			if c.mem != nil && c.mem.ChunkCount == 0 {
+				c.unitMem = c.mem
+			}
+		}
+	}
+	return nil
+}
+
+// own gives each result its own copy of its memory, as GetMemories returns it (with its
+// embedding), in place of the view ranking read. A memory deleted meanwhile keeps a copy
+// of the view.
+func (p *Pipeline) own(ctx context.Context, req *Request, results []Result) error {
+	if len(results) == 0 {
+		return nil
+	}
+	byNS := map[string][]string{}
+	var order []string
+	for i := range results {
+		m := results[i].Memory
+		ns := m.Namespace
+		if ns == "" {
+			ns = req.Namespace
+		}
+		if _, ok := byNS[ns]; !ok {
+			order = append(order, ns)
+		}
+		byNS[ns] = append(byNS[ns], m.ID)
+	}
+	got := make(map[[2]string]*models.Memory, len(results))
+	for _, ns := range order {
+		ms, err := p.store.GetMemories(ctx, ns, byNS[ns])
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			got[[2]string{ns, m.ID}] = m
+		}
+	}
+	firstOf := map[[2]string]int{}
+	for i := range results {
+		r := &results[i]
+		ns := r.Memory.Namespace
+		if ns == "" {
+			ns = req.Namespace
+		}
+		key := [2]string{ns, r.Memory.ID}
+		switch m, ok := got[key]; {
+		case !ok:
+			r.Memory = r.Memory.Clone()
+		case m == nil: // a memory twice: the second gets a copy of the first
+			r.Memory = results[firstOf[key]].Memory.Clone()
+		default:
+			r.Memory = m
+			got[key], firstOf[key] = nil, i
 		}
 	}
 	return nil
@@ -207,21 +307,40 @@ func inRanges(t time.Time, rs []nlp.TimeRange) bool {
 	return false
 }
 
-// phraseMatch is the share of the query's adjacent term pairs that are adjacent in text.
+// phraseMatch is the share of the query's adjacent term pairs (distinct, as pairsOf
+// makes them) that are adjacent in text. A query has a few pairs, so each of text's is
+// compared with them; a long query's go into a set.
 func phraseMatch(pairs [][2]string, text string) float64 {
 	ts := nlp.Terms(text)
-	have := make(map[[2]string]bool, len(ts))
-	for i := 0; i+1 < len(ts); i++ {
-		have[[2]string{ts[i], ts[i+1]}] = true
-	}
 	n := 0
-	for _, pr := range pairs {
-		if have[pr] {
-			n++
+	if len(pairs) <= phraseScan {
+		var found [phraseScan]bool
+		for i := 0; i+1 < len(ts); i++ {
+			a, b := ts[i], ts[i+1]
+			for j, pr := range pairs {
+				if !found[j] && pr[0] == a && pr[1] == b {
+					found[j] = true
+					n++
+				}
+			}
+		}
+	} else {
+		want := make(map[[2]string]bool, len(pairs))
+		for _, pr := range pairs {
+			want[pr] = true
+		}
+		for i := 0; i+1 < len(ts); i++ {
+			if pr := [2]string{ts[i], ts[i+1]}; want[pr] {
+				want[pr] = false // counted once
+				n++
+			}
 		}
 	}
 	return float64(n) / float64(len(pairs))
 }
+
+// phraseScan is the most query pairs phraseMatch compares one by one.
+const phraseScan = 8
 
 // markPhraseCandidates marks the n direct candidates of highest direct relevance for the
 // phrase check (Options.PhraseChecks).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -640,5 +641,41 @@ func TestStartupIsNotImplicitlyIgnored(t *testing.T) {
 	st, err := e.store.GetConversation(ctx, "a", "c1")
 	if err != nil || len(st.RecentSurfaced) != 5 || len(st.RecentSurfaced[4]) != 5 {
 		t.Fatalf("conversation state = %+v, %v; want five turns of five memories", st, err)
+	}
+}
+
+// TestResultsAreCallersCopies: ranking reads the store's shared views of its candidates,
+// but each result is the caller's own copy, embedding included, as GetMemories returns it.
+func TestResultsAreCallersCopies(t *testing.T) {
+	e := newEnv(t)
+	e.add(t, "a",
+		&models.Memory{Kind: models.KindFact, Content: "Nadia keeps her bees on the roof of the old cannery.", CreatedAt: t0.Add(-time.Hour), Domains: []string{"bees"}},
+		mem(models.KindFact, "The harbour ferry leaves at seven every morning.", t0.Add(-time.Hour)),
+	)
+	for _, mode := range []models.Mode{models.ModeSearch, models.ModeAmbient} {
+		ask := func() recall.Result {
+			t.Helper()
+			resp, err := e.p.Recall(context.Background(), &recall.Request{Namespace: "a", Mode: mode, Query: "where are the bees kept?", ThresholdPolicy: "off"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.Results) == 0 || !strings.Contains(resp.Results[0].Content, "cannery") {
+				t.Fatalf("%s: results %+v, want the cannery memory first", mode, resp.Results)
+			}
+			return resp.Results[0]
+		}
+		r := ask()
+		stored, err := e.store.GetMemory(context.Background(), "a", r.Memory.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Memory.Embedding) == 0 || !slices.Equal(r.Memory.Embedding, stored.Embedding) || r.Memory.Content != stored.Content {
+			t.Fatalf("%s: result memory %+v, want the stored one %+v", mode, r.Memory, stored)
+		}
+		r.Memory.Content, r.Memory.Domains[0], r.Memory.Embedding[0] = "changed", "changed", 42
+		again := ask()
+		if again.Memory.Content != stored.Content || again.Memory.Domains[0] != "bees" || again.Memory.Embedding[0] != stored.Embedding[0] {
+			t.Fatalf("%s: changing a result changed the store: %+v", mode, again.Memory)
+		}
 	}
 }

@@ -26,13 +26,19 @@ func (p *Pipeline) rerankStatus(req *Request) RerankStatus {
 	return RerankStatus{Status: rerank.StatusOff, Reason: "nothing to rerank"}
 }
 
+// reranks reports whether rerank offers the request's list to the reranker (when it holds
+// two candidates or more); when not, rerank returns the list as it is.
+func (p *Pipeline) reranks(req *Request) bool {
+	return p.opts.Reranker != nil && req.Rerank != rerank.ModeOff
+}
+
 // rerank offers the ranked, diversified list to the reranker, after diversity and before
 // the budget cut, and returns the list to cut and what happened. Sensitive memories are
 // marked so they never leave the server; the reranker's order is applied only when it says
 // applied. The stopwatch says how much of the budget is spent; when the reranker is asked,
 // its time is a stage of its own, "rerank".
 func (p *Pipeline) rerank(ctx context.Context, req *Request, in *intake, list []*candidate, sw *stopwatch) ([]*candidate, RerankStatus) {
-	if p.opts.Reranker == nil || req.Rerank == rerank.ModeOff || len(list) < 2 {
+	if !p.reranks(req) || len(list) < 2 {
 		return list, p.rerankStatus(req)
 	}
 	sw.lap("rank")

@@ -1,11 +1,17 @@
 package recall
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/nlp"
 )
 
 // Known values of recall's arithmetic, worked by hand from the formulas in the doc comments
@@ -248,14 +254,14 @@ func TestLendWave(t *testing.T) {
 	}
 }
 
-func TestLendSeedsAndStrongest(t *testing.T) {
+func TestLendSeeds(t *testing.T) {
 	cs := &candidates{byID: map[string]*candidate{
 		"m1": {id: "m1", base: 0.6},
 		"m2": {id: "m2", base: 0.8},
 		"m3": {id: "m3"}, // matched by nothing yet
 	}}
 	act := map[string]float64{"m2": 0.5, "m4": 1.3, "m5": 0.2}
-	seeds := lendSeeds(cs, act)
+	seeds := lendSeeds(cs, act, 10)
 	want := map[string]float64{"m1": 0.6, "m2": 1, "m4": 1, "m5": 0.2}
 	if len(seeds) != len(want) {
 		t.Fatalf("lendSeeds = %v, want %v", seeds, want)
@@ -265,13 +271,13 @@ func TestLendSeedsAndStrongest(t *testing.T) {
 			t.Errorf("lendSeeds[%s] = %v, want %v", id, seeds[id], v)
 		}
 	}
-	top := strongest(seeds, 2) // m2 and m4 tie at 1: both kept, over m1
+	top := lendSeeds(cs, act, 2) // m2 and m4 tie at 1: both kept, over m1
 	if len(top) != 2 || top["m2"] != 1 || top["m4"] != 1 {
-		t.Errorf("strongest(2) = %v, want m2 and m4", top)
+		t.Errorf("lendSeeds(2) = %v, want m2 and m4", top)
 	}
-	top = strongest(seeds, 1) // the tie goes to the smaller id
+	top = lendSeeds(cs, act, 1) // the tie goes to the smaller id
 	if len(top) != 1 || top["m2"] != 1 {
-		t.Errorf("strongest(1) = %v, want m2", top)
+		t.Errorf("lendSeeds(1) = %v, want m2", top)
 	}
 }
 
@@ -327,4 +333,65 @@ func TestMarkTop(t *testing.T) {
 		t.Errorf("associative best: %+v %+v, want no top", assoc.comps, d.comps)
 	}
 	markTop(nil)
+}
+
+// phraseMatchBySet is the definition phraseMatch must keep: the share of the query's
+// pairs found in the set of text's adjacent term pairs.
+func phraseMatchBySet(pairs [][2]string, text string) float64 {
+	ts := nlp.Terms(text)
+	have := make(map[[2]string]bool, len(ts))
+	for i := 0; i+1 < len(ts); i++ {
+		have[[2]string{ts[i], ts[i+1]}] = true
+	}
+	n := 0
+	for _, pr := range pairs {
+		if have[pr] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(pairs))
+}
+
+func TestPhraseMatchBySet(t *testing.T) {
+	words := strings.Fields("the bees bee keep keeps kept roof old cannery honey market rye bread saturday morning nadia tomas")
+	rng := rand.New(rand.NewPCG(1, 2))
+	text := func(n int) string {
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = words[rng.IntN(len(words))]
+		}
+		return strings.Join(ws, " ")
+	}
+	for i := 0; i < 3000; i++ {
+		q, doc := text(1+rng.IntN(25)), text(rng.IntN(60))
+		pairs := pairsOf(nlp.Terms(q))
+		if len(pairs) == 0 {
+			continue
+		}
+		if got, want := phraseMatch(pairs, doc), phraseMatchBySet(pairs, doc); got != want {
+			t.Fatalf("phraseMatch(%q, %q) = %v, want %v", q, doc, got, want)
+		}
+	}
+}
+
+// TestBestIsSortedPrefix: best keeps what sorting everything and keeping the first k
+// keeps, in that order, ties (frequent: activations repeat) included.
+func TestBestIsSortedPrefix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 2000; i++ {
+		n := rng.IntN(200)
+		xs := make([]activated, n)
+		for j := range xs {
+			xs[j] = activated{id: fmt.Sprintf("m%04d", rng.IntN(10000)+j*10000), a: float64(rng.IntN(20)) / 8}
+		}
+		want := slices.Clone(xs)
+		sort.Slice(want, func(i, j int) bool {
+			return want[i].a > want[j].a || (want[i].a == want[j].a && want[i].id < want[j].id)
+		})
+		k := rng.IntN(n + 3)
+		want = want[:min(k, n)]
+		if got := best(slices.Clone(xs), k); !slices.Equal(got, want) {
+			t.Fatalf("best(%v, %d) = %v, want %v", xs, k, got, want)
+		}
+	}
 }

@@ -45,6 +45,8 @@ func metaProps(m *models.Memory) map[string]any {
 const (
 	memoryMap    = ` m {.*, terms: null, lk: null}`
 	memoryReturn = memoryMap + ` AS m`
+	// memoryMapNoVector is memoryMap without the embedding.
+	memoryMapNoVector = ` m {.*, terms: null, lk: null, embedding: null}`
 )
 
 func decMemory(v any) (*models.Memory, error) {
@@ -369,7 +371,21 @@ func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite
 // maxListParam bounds the id lists a lookup sends in one query (see GetConcepts).
 const maxListParam = 5000
 
-const getMemories = `UNWIND $ids AS id MATCH (m:Memory {ns: $ns, id: id}) RETURN` + memoryReturn
+const (
+	getMemories = `UNWIND $ids AS id MATCH (m:Memory {ns: $ns, id: id}) RETURN` + memoryReturn
+	// viewMemories is getMemories without the embeddings, which a reader that does not
+	// ask for them need not be sent.
+	viewMemories = `UNWIND $ids AS id MATCH (m:Memory {ns: $ns, id: id}) RETURN` + memoryMapNoVector + ` AS m`
+)
+
+// memoryQueries are the reads of memories by id: with their vectors (getMemories) and
+// without (viewMemories).
+var memoryQueries = [...]string{withVectors: getMemories, withoutVectors: viewMemories}
+
+const (
+	withVectors = iota
+	withoutVectors
+)
 
 // GetMemory returns one memory or chunk; ENOTFOUND when missing.
 func (s *Store) GetMemory(ctx context.Context, ns, id string) (*models.Memory, error) {
@@ -392,6 +408,21 @@ func (s *Store) GetMemory(ctx context.Context, ns, id string) (*models.Memory, e
 // GetMemories returns the memories and chunks with these ids in the order asked, skipping
 // missing ones; an id asked twice is answered twice.
 func (s *Store) GetMemories(ctx context.Context, ns string, ids []string) ([]*models.Memory, error) {
+	return s.getMemories(ctx, ns, ids, withVectors)
+}
+
+// ViewMemories is GetMemories for a reader (see models.Store). The answers are the
+// caller's own copies, as GetMemories', without the embeddings unless vectors is true.
+func (s *Store) ViewMemories(ctx context.Context, ns string, ids []string, vectors bool) ([]*models.Memory, error) {
+	q := withoutVectors
+	if vectors {
+		q = withVectors
+	}
+	return s.getMemories(ctx, ns, ids, q)
+}
+
+// getMemories answers GetMemories with memoryQueries[q].
+func (s *Store) getMemories(ctx context.Context, ns string, ids []string, q int) ([]*models.Memory, error) {
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
@@ -402,7 +433,7 @@ func (s *Store) GetMemories(ctx context.Context, ns string, ids []string) ([]*mo
 	err := s.read(ctx, "get memories", func(tx neo4j.ManagedTransaction) error {
 		ms = ms[:0]
 		for part := range slices.Chunk(slices.Compact(slices.Sorted(slices.Values(ids))), maxListParam) {
-			recs, err := collect(ctx, tx, getMemories, map[string]any{"ns": ns, "ids": part})
+			recs, err := collect(ctx, tx, memoryQueries[q], map[string]any{"ns": ns, "ids": part})
 			if err != nil {
 				return err
 			}

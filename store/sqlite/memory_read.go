@@ -49,6 +49,36 @@ func (s *Store) GetMemories(ctx context.Context, ns string, ids []string) ([]*mo
 	return s.sqlMemories(ctx, ns, ids)
 }
 
+// ViewMemories is GetMemories for a reader (see models.Store): once the indexes are loaded
+// it hands out the cache's own memories, which are never changed in place (a write
+// replaces a cached memory with a new one), so a hot path copies nothing, and decodes
+// vectors only when asked.
+func (s *Store) ViewMemories(ctx context.Context, ns string, ids []string, vectors bool) ([]*models.Memory, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	if s.ready.Load() {
+		sp, err := s.space(ctx, ns)
+		if err != nil {
+			return nil, err
+		}
+		return s.viewedMemories(sp, ids, vectors), nil
+	}
+	ms, err := s.sqlMemories(ctx, ns, ids)
+	if err != nil {
+		return nil, err
+	}
+	if !vectors {
+		for _, m := range ms {
+			m.Embedding = nil
+		}
+	}
+	return ms, nil
+}
+
 // sqlMemories reads memories from SQLite, in the order of ids.
 func (s *Store) sqlMemories(ctx context.Context, ns string, ids []string) ([]*models.Memory, error) {
 	if err := s.settle(ctx); err != nil { // the counters of journaled turns

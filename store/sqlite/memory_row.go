@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"slices"
 
 	"github.com/salience-ai/salience/models"
 )
@@ -78,22 +77,4 @@ func queryMemories(ctx context.Context, q querier, query string, args ...any) ([
 }
 
 // cloneMemory deep-copies m so that neither the caller nor the cache can change the other.
-func cloneMemory(m *models.Memory) *models.Memory {
-	c := *m
-	c.Domains = slices.Clone(m.Domains)
-	c.Triggers = slices.Clone(m.Triggers)
-	c.Concepts = slices.Clone(m.Concepts)
-	if m.Triple != nil {
-		t := *m.Triple
-		c.Triple = &t
-	}
-	if m.IrrelevantContexts != nil {
-		c.IrrelevantContexts = make([][]string, len(m.IrrelevantContexts))
-		for i, ctx := range m.IrrelevantContexts {
-			c.IrrelevantContexts[i] = slices.Clone(ctx)
-		}
-	}
-	c.Learned = slices.Clone(m.Learned)
-	c.Embedding = slices.Clone(m.Embedding)
-	return &c
-}
+func cloneMemory(m *models.Memory) *models.Memory { return m.Clone() }

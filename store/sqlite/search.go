@@ -301,6 +301,43 @@ func (s *Store) cachedMemories(sp *space, ids []string) []*models.Memory {
 	return out
 }
 
+// viewedMemories answers ViewMemories from sp's cache (nil: none): the cached memories
+// themselves, or a shallow copy of one where its Embedding differs from what was asked
+// (decoded from sp.vecs for an indexed unit, or dropped).
+func (s *Store) viewedMemories(sp *space, ids []string, vectors bool) []*models.Memory {
+	if sp == nil {
+		return nil
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]*models.Memory, 0, len(ids))
+	var indexed []string // with vectors: ids of out's indexed units, whose vectors live in sp.vecs
+	var at []int         // their places in out
+	for _, id := range ids {
+		m, ok := sp.mems[id]
+		if !ok {
+			continue
+		}
+		switch {
+		case vectors && m.Indexed() && sp.vecs != nil:
+			indexed, at = append(indexed, id), append(at, len(out))
+		case !vectors && m.Embedding != nil:
+			c := *m
+			c.Embedding = nil
+			m = &c
+		}
+		out = append(out, m)
+	}
+	if len(indexed) > 0 {
+		for i, vec := range sp.vecs.GetMany(indexed) {
+			c := *out[at[i]]
+			c.Embedding = vec
+			out[at[i]] = &c
+		}
+	}
+	return out
+}
+
 // Rebuild loads the in-memory indexes and caches of every namespace from the database:
 // BM25 over the content of indexed units (memories without chunks, and chunks), their
 // vectors, the graph's adjacency and the concepts. Writers wait while it runs; searches

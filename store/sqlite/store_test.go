@@ -104,6 +104,12 @@ func TestUnreadyReadsUseSQL(t *testing.T) {
 	if !slices.Equal(got.Embedding, []float32{0.6, 0.8}) || !got.CreatedAt.Equal(m.CreatedAt) || got.Triggers[0] != "cat" {
 		t.Fatalf("memory read from SQL = %+v", got)
 	}
+	for _, vectors := range []bool{false, true} {
+		vs, err := s.ViewMemories(ctx, "ns", []string{"m1", "missing"}, vectors)
+		if err != nil || len(vs) != 1 || vs[0].Content != got.Content || (len(vs[0].Embedding) > 0) != vectors {
+			t.Fatalf("ViewMemories(vectors %v) from SQL = %+v, %v", vectors, vs, err)
+		}
+	}
 	cs, err := s.GetConcepts(ctx, "ns", []string{"cat"})
 	if err != nil || len(cs) != 1 || cs[0].Mentions != 1 {
 		t.Fatalf("concepts from SQL = %+v, %v", cs, err)

@@ -217,6 +217,60 @@ func testGetMemories(t *testing.T, open func(t *testing.T) models.Store) {
 	wantCode(t, err, models.EINVALID)
 }
 
+func testViewMemories(t *testing.T, open func(t *testing.T) models.Store) {
+	s := open(t)
+	m1, m2 := fullMemory(ns, "m1"), mem(ns, "m2", "two", at(2))
+	long := mem(ns, "m4", "a long one", at(4))
+	mustCreate(t, s, write(m2), write(m1), write(mem(other, "m3", "theirs", at(3))),
+		write(long, mem(ns, "m4-0", "a long", at(4)), mem(ns, "m4-1", "one", at(4))))
+	asked := []string{"m2", "missing", "m3", "m1", "m4", "m4-1"}
+	full, err := s.GetMemories(ctx, ns, asked)
+	mustNil(t, err)
+	if len(full) != 4 {
+		t.Fatalf("GetMemories = %d memories, want 4", len(full))
+	}
+
+	// With vectors: what GetMemories returns.
+	got, err := s.ViewMemories(ctx, ns, asked, true)
+	mustNil(t, err)
+	assertEqual(t, "viewed with vectors", got, full)
+	// Without: the same, but no embedding.
+	got, err = s.ViewMemories(ctx, ns, asked, false)
+	mustNil(t, err)
+	want := make([]*models.Memory, len(full))
+	for i, m := range full {
+		c := *m
+		c.Embedding = nil
+		want[i] = &c
+	}
+	assertEqual(t, "viewed without vectors", got, want)
+
+	// A view is a snapshot: later writes to a memory never show in one already handed out.
+	mustNil(t, s.RecordSurfacings(ctx, []*models.Surfacing{surfacing(ns, "s-view", "c1", "m1", 700)}, nil))
+	mustNil(t, s.Update(ctx, func(tx models.Tx) error {
+		m, err := tx.GetMemory(ns, "m2")
+		if err != nil {
+			return err
+		}
+		m.Confidence, m.UsageCount = 0.9, 7
+		return tx.PutMemory(m)
+	}))
+	assertEqual(t, "a view after writes", got, want)
+	again, err := s.ViewMemories(ctx, ns, []string{"m1", "m2"}, false)
+	mustNil(t, err)
+	if len(again) != 2 || again[0].SurfaceCount != full[1].SurfaceCount+1 || again[1].UsageCount != 7 {
+		t.Fatalf("a view after writes does not show them: %+v", again)
+	}
+
+	got, err = s.ViewMemories(ctx, ns, nil, false)
+	mustNil(t, err)
+	if len(got) != 0 {
+		t.Fatalf("ViewMemories(nil) = %v", got)
+	}
+	_, err = s.ViewMemories(ctx, "", []string{"m1"}, false)
+	wantCode(t, err, models.EINVALID)
+}
+
 func testFindMemories(t *testing.T, open func(t *testing.T) models.Store) {
 	s := open(t)
 	// Out of time order on purpose; m3 and m3b share a CreatedAt (the id breaks the tie).

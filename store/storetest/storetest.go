@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) models.Store) {
 		{"Concepts", testConcepts},
 		{"GetMemory", testGetMemory},
 		{"GetMemories", testGetMemories},
+		{"ViewMemories", testViewMemories},
 		{"FindMemories", testFindMemories},
 		{"DeleteMemory", testDeleteMemory},
 		{"LastInConversation", testLastInConversation},
