@@ -51,7 +51,14 @@ import (
 
 // journalDelay is how long the applier waits after a turn is journaled before applying: the
 // turns journaled meanwhile share the transaction.
-const journalDelay = 20 * time.Millisecond
+const journalDelay = time.Millisecond
+
+// journalQuietWait bounds how long the applier waits, before a batch, for the searches in
+// flight to end. A batch costs SQLite most of a millisecond a turn; begun between a
+// recall's searches it runs on the core the rest of the recall leaves free, instead of
+// taking one of the two that a vector scan splits its work over. Under constant searching
+// the wait runs out and the turns journaled meanwhile share the batch.
+const journalQuietWait = 5 * time.Millisecond
 
 // journalCompactSize is the journal's size from which, once applied, it is rewritten with
 // only what is still pending instead of being left to grow (it is emptied whenever nothing
@@ -454,6 +461,9 @@ func (s *Store) applyLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-time.After(journalDelay):
+		}
+		for t0 := time.Now(); s.searching.Load() > 0 && time.Since(t0) < journalQuietWait; {
+			time.Sleep(50 * time.Microsecond)
 		}
 		// The batch runs to its end once begun (uncancellable: the driver then spares
 		// each statement a watcher goroutine); the loop stops between batches.

@@ -749,6 +749,8 @@ func (s *Store) SearchText(ctx context.Context, ns, query string, k int) ([]mode
 	if len(terms) == 0 {
 		return nil, nil
 	}
+	s.searching.Add(1)
+	defer s.searching.Add(-1)
 	sp, err := s.space(ctx, ns)
 	if sp == nil || err != nil {
 		return nil, err
@@ -775,6 +777,8 @@ func (s *Store) SearchVector(ctx context.Context, ns string, vec []float32, k in
 	if !s.ready.Load() {
 		return nil, unavailable()
 	}
+	s.searching.Add(1)
+	defer s.searching.Add(-1)
 	_, vecs, _, err := s.indexes(ctx, ns)
 	if vecs == nil || err != nil {
 		return nil, err
