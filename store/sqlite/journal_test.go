@@ -291,3 +291,35 @@ func TestJournalSurvivesRollback(t *testing.T) {
 		t.Fatalf("memory %+v, %v; want surface count 1", ms, err)
 	}
 }
+
+// TestJournalWaitsForSearches: the applier does not begin a batch while a search is in
+// flight (up to journalQuietWait), and begins once none is.
+func TestJournalWaitsForSearches(t *testing.T) {
+	s := openReady(t)
+	journalMemory(t, s, "m1")
+	rows := func() int {
+		var n int
+		if err := s.rdb.QueryRow(`SELECT COUNT(*) FROM surfacings`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	s.searching.Add(1) // a search in flight
+	t0 := time.Now()
+	if err := s.RecordSurfacings(ctx, journalTurn(1, "m1"), nil); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(journalDelay + journalQuietWait/2)
+	// Only a check made inside the wait says anything (a loaded machine may oversleep).
+	if n := rows(); n != 0 && time.Since(t0) < journalQuietWait {
+		t.Errorf("%d rows applied while a search was in flight; want 0", n)
+	}
+	s.searching.Add(-1)
+	deadline := time.Now().Add(5 * time.Second)
+	for rows() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the turn was not applied once the search ended")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
