@@ -341,6 +341,10 @@ func (g *Graph) Load(edges []*models.Edge) {
 type Loader struct {
 	g    *Graph
 	bulk bool // the graph was empty: append now, order in Finish
+	// The last edge's From and its node: a store hands edges over in key order, so an
+	// edge's From is nearly always the last one's, and a map lookup a edge is saved.
+	lastFrom string
+	lastNode int32
 }
 
 // BeginLoad starts a load of about n edges (a hint).
@@ -363,7 +367,12 @@ func (l *Loader) Add(e *models.Edge) {
 		g.putLocked(e)
 		return
 	}
-	from, to := g.node(e.From), g.node(e.To)
+	from := l.lastNode
+	if e.From != l.lastFrom || l.lastFrom == "" {
+		from = g.node(e.From)
+		l.lastFrom, l.lastNode = g.names[from], from
+	}
+	to := g.node(e.To)
 	s := int32(len(g.edges))
 	g.edges = append(g.edges, gedge{from: from, to: to, typ: g.typ(e.Type)})
 	g.set(s, e)

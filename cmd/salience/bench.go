@@ -59,6 +59,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	seed := fs.Uint64("seed", 1, "corpus and query seed")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed recall calls to this file")
 	memprofile := fs.String("memprofile", "", "write an allocation profile after the timed recall calls to this file")
+	rebuildProfile := fs.String("rebuildprofile", "", "write a CPU profile of the timed reopen and index rebuild to this file")
 	tracePath := fs.String("trace", "", "write an execution trace of the timed recall calls to this file (go tool trace)")
 	blockprofile := fs.String("blockprofile", "", "write a profile of where the timed recall calls waited (locks, channels; 10µs sampling) to this file")
 	fakeLatency := fs.Duration("rerank-fake-latency", -1, "rerank every call through a built-in fake chat endpoint on loopback that answers after this long (e.g. 80ms); off when not given")
@@ -142,13 +143,19 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	// million memories) are collected first, not swept while the second store loads.
 	st = nil
 	debug.FreeOSMemory()
+	stopRebuildProfile, err := startCPUProfile(*rebuildProfile)
+	if err != nil {
+		return err
+	}
 	start := time.Now()
 	st, err = open()
 	if err != nil {
+		stopRebuildProfile()
 		return err
 	}
 	defer st.Close()
 	rebuild := time.Since(start)
+	stopRebuildProfile()
 	debug.FreeOSMemory() // as serve does: collect the rebuild's garbage and return it to the OS
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
