@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/recall"
 	"github.com/salience-ai/salience/server"
 	"github.com/salience-ai/salience/settings"
 )
@@ -36,6 +37,7 @@ type Config struct {
 	Store           StoreConfig   // --store and --neo4j-* (store.go)
 	SettingsWriters string        // --settings-writers, SALIENCE_SETTINGS_WRITERS: admin or namespace
 	SettingsTTL     time.Duration // --settings-ttl, SALIENCE_SETTINGS_TTL: how long settings and experiments are cached; 0 = not at all
+	PredictTTL      time.Duration // --predict-ttl, SALIENCE_PREDICT_TTL: how long proactive prediction's models are kept; 0 = rebuilt every call
 }
 
 // Defaults. `salience serve` with no configuration listens on loopback and keeps its data
@@ -63,6 +65,7 @@ func (c *Config) flagSet(fs *flag.FlagSet) {
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json")
 	fs.StringVar(&c.SettingsWriters, "settings-writers", c.SettingsWriters, "who may write a namespace's settings: admin (admin keys only) or namespace (also the keys granted it)")
 	fs.DurationVar(&c.SettingsTTL, "settings-ttl", c.SettingsTTL, "how long this server trusts a namespace's settings and running experiment before reading them again; 0 reads them on every recall, so servers sharing a Neo4j store see a change at once (one more query a recall)")
+	fs.DurationVar(&c.PredictTTL, "predict-ttl", c.PredictTTL, "how long a namespace's proactive prediction models (built from its turn log) are used before they are rebuilt; 0 rebuilds them on every prediction, so servers sharing a store agree at once")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long shutdown waits for in-flight requests")
 	c.Jobs.flagSet(fs)
 	c.Rerank.flagSet(fs)
@@ -85,6 +88,7 @@ func DefaultConfig() Config {
 		Store:           DefaultStoreConfig(),
 		SettingsWriters: server.SettingsWritersAdmin,
 		SettingsTTL:     settings.DefaultTTL,
+		PredictTTL:      recall.DefaultPredictTTL,
 	}
 }
 
@@ -162,6 +166,9 @@ func (c *Config) validate() error {
 	}
 	if c.SettingsTTL < 0 {
 		return fmt.Errorf("--settings-ttl must not be negative, got %v", c.SettingsTTL)
+	}
+	if c.PredictTTL < 0 {
+		return fmt.Errorf("--predict-ttl must not be negative, got %v", c.PredictTTL)
 	}
 	if c.ShutdownTimeout < 0 {
 		return fmt.Errorf("--shutdown-timeout must not be negative, got %v", c.ShutdownTimeout)

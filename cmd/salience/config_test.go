@@ -39,7 +39,7 @@ func TestDefaults(t *testing.T) {
 			},
 			Rerank:          RerankConfig{Policy: "off", Model: "claude-haiku-4-5", TopN: 20},
 			Store:           StoreConfig{Kind: "sqlite"},
-			SettingsWriters: "admin", SettingsTTL: 10 * time.Second,
+			SettingsWriters: "admin", SettingsTTL: 10 * time.Second, PredictTTL: 30 * time.Second,
 		}
 		if m.Command != "serve" || m.Config != want {
 			t.Errorf("ParseFlags(%q) = %q %+v, want serve %+v", args, m.Command, m.Config, want)
@@ -247,5 +247,19 @@ func TestSettingsTTLFlag(t *testing.T) {
 	}
 	if _, err := parse(t, nil, "serve", "--settings-ttl", "-1s"); err == nil || !strings.Contains(err.Error(), "--settings-ttl") {
 		t.Errorf("--settings-ttl -1s: %v, want an error naming the flag", err)
+	}
+	// --predict-ttl the same way: 0 rebuilds the prediction models on every call.
+	m, err = parse(t, map[string]string{"SALIENCE_PREDICT_TTL": "0s"}, "serve")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Config.PredictTTL != 0 || cacheTTL(m.Config.PredictTTL) >= 0 {
+		t.Errorf("SALIENCE_PREDICT_TTL=0s: %v → recall TTL %v, want 0 → negative", m.Config.PredictTTL, cacheTTL(m.Config.PredictTTL))
+	}
+	if m, err := parse(t, nil, "serve", "--predict-ttl", "2m"); err != nil || m.Config.PredictTTL != 2*time.Minute {
+		t.Errorf("--predict-ttl 2m: %v, %v", m.Config.PredictTTL, err)
+	}
+	if _, err := parse(t, nil, "serve", "--predict-ttl", "-1s"); err == nil || !strings.Contains(err.Error(), "--predict-ttl") {
+		t.Errorf("--predict-ttl -1s: %v, want an error naming the flag", err)
 	}
 }

@@ -307,7 +307,7 @@ func (m *Main) serve(ctx context.Context) error {
 
 	m.api = server.New(server.Config{
 		Ingester:        ingest.New(st, emb, ingest.Options{MaxContentBytes: c.MaxContentBytes}),
-		Recaller:        recall.New(st, emb, recall.Options{Reranker: recallReranker(rr), Settings: sets, Experiments: exps}),
+		Recaller:        recall.New(st, emb, recall.Options{Reranker: recallReranker(rr), Settings: sets, Experiments: exps, PredictTTL: cacheTTL(m.Config.PredictTTL)}),
 		Settings:        sets,
 		Experiments:     exps,
 		SettingsWriters: c.SettingsWriters,
@@ -478,8 +478,9 @@ func buildVersion() string {
 	return version
 }
 
-// cacheTTL maps --settings-ttl to the settings and experiment services' TTL option, where 0
-// means their default and a negative TTL no cache.
+// cacheTTL maps --settings-ttl to the settings and experiment services' TTL option, and
+// --predict-ttl to recall's PredictTTL, where 0 means their default and a negative TTL no
+// cache.
 func cacheTTL(d time.Duration) time.Duration {
 	if d == 0 {
 		return -1
