@@ -129,7 +129,7 @@ func (s *Store) TallyExperiment(ctx context.Context, ns, id string, asOf time.Ti
 	if err := checkTime("as_of", asOf); err != nil {
 		return nil, err
 	}
-	if err := s.settle(ctx); err != nil { // the counts of journaled turns
+	if err := s.settleRead(ctx); err != nil { // the counts of journaled turns
 		return nil, err
 	}
 	before := filterTime(asOf)

@@ -91,11 +91,13 @@ type journal struct {
 	applied atomic.Uint64
 	// pendingN mirrors len(pending) for readers that only want to know whether to settle.
 	pendingN atomic.Int64
-	wake     chan struct{}
-	stop     context.CancelFunc
-	stmtMu   sync.Mutex
-	stmts    map[int]*sql.Stmt // existStmt's, by the number of ids
-	done     sync.WaitGroup
+	// readWarned is when settleRead last logged a failure (unix nanoseconds).
+	readWarned atomic.Int64
+	wake       chan struct{}
+	stop       context.CancelFunc
+	stmtMu     sync.Mutex
+	stmts      map[int]*sql.Stmt // existStmt's, by the number of ids
+	done       sync.WaitGroup
 }
 
 // openJournal opens (creating) the journal at path and takes it for this process; nil with no
@@ -488,6 +490,22 @@ func (s *Store) applyLoop(ctx context.Context) {
 			failing = false
 		}
 	}
+}
+
+// settleRead is settle for a read. When the journal cannot be applied (a full disk, say)
+// the read answers from what SQLite holds, as every read does on a full disk, instead of
+// failing: the turns stay safe in the journal, and the applier retries. Logged at most
+// every ten seconds.
+func (s *Store) settleRead(ctx context.Context) error {
+	err := s.settle(ctx)
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	now := time.Now().UnixNano()
+	if last := s.jr.readWarned.Load(); now-last >= int64(10*time.Second) && s.jr.readWarned.CompareAndSwap(last, now) {
+		s.log.Warn("sqlite: a read could not apply the journaled surfacings and answers without the newest turns", "err", err)
+	}
+	return nil
 }
 
 // settle applies every journaled turn to SQLite, so that a read sees them: a no-op when none

@@ -323,3 +323,38 @@ func TestJournalWaitsForSearches(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestJournalReadsSurviveAFailedApply: when the journal cannot be applied (here the writer
+// refuses writes, as a full disk would), reads answer from what SQLite holds instead of
+// failing, the turn stays pending, and it is applied once writes work again.
+func TestJournalReadsSurviveAFailedApply(t *testing.T) {
+	s := openReady(t)
+	journalMemory(t, s, "m1")
+	s.jr.stopApplier()
+	if err := s.RecordSurfacings(ctx, journalTurn(1, "m1"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.wdb.Exec(`PRAGMA query_only = 1`); err != nil {
+		t.Fatal(err)
+	}
+	ms, _, err := s.FindMemories(ctx, models.MemoryFilter{Namespace: "ns"})
+	if err != nil || len(ms) != 1 || ms[0].SurfaceCount != 0 {
+		t.Fatalf("FindMemories with the journal unappliable: %+v, %v; want the memory as SQLite holds it (count 0)", ms, err)
+	}
+	if _, err := s.GetSurfacing(ctx, "ns", "s1"); models.ErrorCode(err) != models.ENOTFOUND {
+		t.Errorf("GetSurfacing with the journal unappliable: %v, want ENOTFOUND (not yet in SQLite)", err)
+	}
+	if s.jr.pendingN.Load() != 1 {
+		t.Fatalf("pending turns = %d, want 1", s.jr.pendingN.Load())
+	}
+	if _, err := s.wdb.Exec(`PRAGMA query_only = 0`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetSurfacing(ctx, "ns", "s1"); err != nil {
+		t.Fatalf("GetSurfacing once writes work: %v", err)
+	}
+	ms, _, err = s.FindMemories(ctx, models.MemoryFilter{Namespace: "ns"})
+	if err != nil || ms[0].SurfaceCount != 1 {
+		t.Fatalf("FindMemories once writes work: %+v, %v; want count 1", ms, err)
+	}
+}
