@@ -598,30 +598,12 @@ func (w *wtx) applyJournal(ctx context.Context, recs []*journalRecord) error {
 // applyRecords writes records' surfacings, counters and conversation states in tx, in
 // sequence order, as recordTx does for one turn. The caches counted them when journaled.
 func (s *Store) applyRecords(ctx context.Context, tx *wtx, recs []*journalRecord) error {
-	var all []*models.Surfacing
-	var states []*models.ConversationState
-	latest := map[[2]string]int{}
-	for _, r := range recs {
-		all = append(all, r.Surfacings...)
-		if st := r.State; st != nil {
-			k := [2]string{st.Namespace, st.ConversationID}
-			if i, ok := latest[k]; ok {
-				states[i] = st
-			} else {
-				latest[k] = len(states)
-				states = append(states, st)
-			}
-		}
+	turns := make([]turn, len(recs))
+	for i, r := range recs {
+		turns[i] = turn{r.Surfacings, r.State}
 	}
-	if _, err := s.recordTx(ctx, tx, all, nil); err != nil {
-		return err
-	}
-	for _, st := range states {
-		if _, err := s.recordTx(ctx, tx, nil, st); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := s.recordTurnsTx(ctx, tx, turns) // the caches counted them when journaled
+	return err
 }
 
 // dropApplied drops the records up to seq, which a committed transaction applied, from the

@@ -135,6 +135,52 @@ func (s *Store) recordTx(ctx context.Context, tx *wtx, ss []*models.Surfacing, s
 	}, nil
 }
 
+// turn is one RecordSurfacings call's content: a turn's surfacings and its conversation state.
+type turn struct {
+	ss    []*models.Surfacing
+	state *models.ConversationState
+}
+
+// recordTurnsTx writes several turns inside tx as recordTx writes one: one statement for all
+// their rows and one per counter group, then each conversation's latest state — the end state
+// of writing the turns one after the other, in fewer statements. It returns what to apply to
+// the caches once tx commits.
+func (s *Store) recordTurnsTx(ctx context.Context, tx *wtx, turns []turn) (func(), error) {
+	var all []*models.Surfacing
+	var states []*models.ConversationState
+	latest := map[[2]string]int{} // (namespace, conversation) → index in states
+	for _, t := range turns {
+		all = append(all, t.ss...)
+		if st := t.state; st != nil {
+			k := [2]string{st.Namespace, st.ConversationID}
+			if i, ok := latest[k]; ok {
+				states[i] = st
+			} else {
+				latest[k] = len(states)
+				states = append(states, st)
+			}
+		}
+	}
+	applies := make([]func(), 0, 1+len(states))
+	apply, err := s.recordTx(ctx, tx, all, nil)
+	if err != nil {
+		return nil, err
+	}
+	applies = append(applies, apply)
+	for _, st := range states {
+		apply, err := s.recordTx(ctx, tx, nil, st)
+		if err != nil {
+			return nil, err
+		}
+		applies = append(applies, apply)
+	}
+	return func() {
+		for _, a := range applies {
+			a()
+		}
+	}, nil
+}
+
 // bumpSurfaced moves the cached counters of surfaced memories as RecordSurfacings did in SQL.
 func (s *Store) bumpSurfaced(ss []*models.Surfacing) {
 	s.mu.Lock()

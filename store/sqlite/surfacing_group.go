@@ -88,43 +88,12 @@ func (s *Store) writeSurfacings(group []*surfacingReq) {
 	// The transaction serves every request of the group: one caller giving up must not
 	// abort the others' writes.
 	ctx := context.WithoutCancel(group[0].ctx)
-	// One statement for all the group's rows and one per counter group, as for one turn
-	// (recordTx), then each conversation's latest state: the same end state as writing the
-	// turns one after the other, in fewer statements.
-	var all []*models.Surfacing
-	var states []*models.ConversationState
-	latest := map[[2]string]int{} // (namespace, conversation) → index in states
-	for _, r := range group {
-		all = append(all, r.ss...)
-		if st := r.state; st != nil {
-			k := [2]string{st.Namespace, st.ConversationID}
-			if i, ok := latest[k]; ok {
-				states[i] = st
-			} else {
-				latest[k] = len(states)
-				states = append(states, st)
-			}
-		}
+	turns := make([]turn, len(group))
+	for i, r := range group {
+		turns[i] = turn{r.ss, r.state}
 	}
 	err := s.write(ctx, "record surfacings", func(tx *wtx) (func(), error) {
-		applies := make([]func(), 0, 1+len(states))
-		apply, err := s.recordTx(ctx, tx, all, nil)
-		if err != nil {
-			return nil, err
-		}
-		applies = append(applies, apply)
-		for _, st := range states {
-			apply, err := s.recordTx(ctx, tx, nil, st)
-			if err != nil {
-				return nil, err
-			}
-			applies = append(applies, apply)
-		}
-		return func() {
-			for _, a := range applies {
-				a()
-			}
-		}, nil
+		return s.recordTurnsTx(ctx, tx, turns)
 	})
 	for _, r := range group {
 		if err == nil {
