@@ -237,11 +237,20 @@ func (s *Store) FindSurfacings(ctx context.Context, f models.SurfacingFilter) ([
 }
 
 func findSurfacings(ctx context.Context, q querier, f models.SurfacingFilter) ([]*models.Surfacing, error) {
+	query, args, scan, err := surfacingQuery(f)
+	if err != nil {
+		return nil, err
+	}
+	return queryAll(ctx, q, "find surfacings", query, args, scan)
+}
+
+// surfacingQuery is the SELECT of FindSurfacings for f, with its arguments and row scanner.
+func surfacingQuery(f models.SurfacingFilter) (string, []any, func(scanner) (*models.Surfacing, error), error) {
 	var where []string
 	var args []any
 	if f.Namespace != "" {
 		if err := models.ValidateNamespace(f.Namespace); err != nil {
-			return nil, err
+			return "", nil, nil, err
 		}
 		where, args = append(where, "ns = ?"), append(args, f.Namespace)
 	}
@@ -268,7 +277,7 @@ func findSurfacings(ctx context.Context, q querier, f models.SurfacingFilter) ([
 	case limit == 0:
 		limit = 1000
 	case limit < 0:
-		return nil, models.Invalid("limit", "limit must not be negative")
+		return "", nil, nil, models.Invalid("limit", "limit must not be negative")
 	}
 	order := "at ASC, id ASC"
 	if f.Desc {
@@ -281,7 +290,7 @@ func findSurfacings(ctx context.Context, q querier, f models.SurfacingFilter) ([
 	if len(where) > 0 {
 		query += ` WHERE ` + strings.Join(where, " AND ")
 	}
-	return queryAll(ctx, q, "find surfacings", query+` ORDER BY `+order+` LIMIT ?`, append(args, limit), scan)
+	return query + ` ORDER BY ` + order + ` LIMIT ?`, append(args, limit), scan, nil
 }
 
 // selectBriefSurfacing reads the columns of SurfacingFilter.Brief.
