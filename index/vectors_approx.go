@@ -61,10 +61,15 @@ func quantize(code []int8, vec []float32) float32 {
 
 // scratch holds one search's buffers; pooled because searches run on every recall.
 type scratch struct {
-	scores []float32
-	dots   []int32
-	qcode  []int8
-	cand   []scored
+	scores  []float32
+	dots    []int32
+	qcode   []int8
+	cand    []scored
+	above   [2][]int32 // rows reaching the threshold, per half of the scan
+	gather  []byte     // sampled or rescored rows' codes, gathered
+	rdots   []int32
+	samples []float32
+	totals  []float64
 }
 
 func (v *Vectors) scratch() *scratch {
@@ -76,9 +81,16 @@ func (v *Vectors) scratch() *scratch {
 }
 
 // growF32 returns (*b)[:n], reallocating with headroom when it is too small.
-func growF32(b *[]float32, n int) []float32 {
+func growF32(b *[]float32, n int) []float32 { return grow(b, n) }
+
+func growBytes(b *[]byte, n int) []byte     { return grow(b, n) }
+func growI32(b *[]int32, n int) []int32     { return grow(b, n) }
+func growF64(b *[]float64, n int) []float64 { return grow(b, n) }
+
+// grow returns (*b)[:n], reallocating with headroom when it is too small.
+func grow[T any](b *[]T, n int) []T {
 	if cap(*b) < n {
-		*b = make([]float32, n+n/4)
+		*b = make([]T, n+n/4)
 	}
 	return (*b)[:n]
 }
@@ -126,9 +138,10 @@ func (v *Vectors) SearchApprox(q []float32, k, rescore int) []Hit {
 	}
 	dots := sc.dots[:n]
 	// The code scores; the query's own scale is common to all and left out. Chunk by chunk,
-	// so a chunk's dot products are turned into scores while still in cache.
+	// so a chunk's dot products are turned into scores while still in cache; then each half
+	// of the scan picks out its rows that may be among the best (keepBest), on its own core.
 	scores := growF32(&sc.scores, n)
-	score := func(lo, hi int) {
+	score := func(half, lo, hi int) {
 		for c := lo; c < hi; c += scanChunk {
 			e := min(c+scanChunk, hi)
 			dotsU4(qc, v.codes[c*v.stride:e*v.stride], v.stride, dots[c:e])
@@ -136,28 +149,211 @@ func (v *Vectors) SearchApprox(q []float32, k, rescore int) []Hit {
 				scores[r] = float32(dots[r]-8*qsum) * v.scales[r] // Σ q·(u − 8)
 			}
 		}
+		sc.above[half] = keepBest(sc.above[half][:0], scores, lo, hi, rescore)
 	}
 	if n >= parallelRows && runtime.GOMAXPROCS(0) > 1 {
 		mid := n / 2
 		var wg sync.WaitGroup
-		wg.Go(func() { score(0, mid) })
-		score(mid, n)
+		wg.Go(func() { score(1, mid, n) })
+		score(0, 0, mid)
 		wg.Wait()
 	} else {
-		score(0, n)
+		score(0, 0, n)
+		sc.above[1] = sc.above[1][:0]
 	}
 
-	// The best rescore rows by code score.
-	cand := topK{k: rescore, ids: v.ids, heap: sc.cand[:0]}
-	bestCodes(&cand, scores)
-	sc.cand = cand.heap
+	// The best rescore rows by code score, selected from those the halves kept.
+	cand := sc.cand[:0]
+	for _, a := range sc.above {
+		for _, r := range a {
+			cand = append(cand, scored{r, float64(scores[r])})
+		}
+	}
+	sc.cand = cand
+	cand = selectBest(cand, rescore, v.ids)
 
 	h := topK{k: k, ids: v.ids}
 	rq := v.newRescorer(q)
-	for _, c := range cand.heap {
-		h.offer(c.ord, float64(v.dotLocked(rq, int(c.ord))))
+	v.rescoreLocked(rq, cand, sc)
+	for _, c := range cand {
+		h.offer(c.ord, c.score)
 	}
 	return h.sorted()
+}
+
+// keepBest appends to dst the rows of scores[lo:hi] that may be among its k best, and
+// returns it: all of them when that is cheapest to tell, else the rows reaching a threshold
+// that about selectMargin·k of them reach, estimated from a systematic sample of their
+// scores — when at least k rows reach it. Each of the range's k best then scores at least
+// its k-th best, which is ≥ the threshold. Offering these instead of every row keeps what a
+// top-k heap keeps: the k best of all rows are among the k best of the range they sit in.
+// (Offering every row cost a heap operation for each row that beat the current worst kept —
+// thousands for the 512 best of 100,000, more than the code scan itself.)
+func keepBest(dst []int32, scores []float32, lo, hi, k int) []int32 {
+	n := hi - lo
+	step, j, ok := samplePlan(n, k)
+	if ok {
+		var sample [2 * selectSamples]float32 // step = ⌊n/selectSamples⌋ ≥ 2: under 2·selectSamples
+		m := 0
+		for r := lo; r < hi; r += step {
+			sample[m] = scores[r]
+			m++
+		}
+		t := jthBest(sample[:m], j)
+		// Every row is written and the count moves only for those reaching t: no branch
+		// to mispredict on the scores, which arrive in no order.
+		start := len(dst)
+		dst = slices.Grow(dst, n)
+		buf, c := dst[start:start+n], 0
+		for r := lo; r < hi; r++ {
+			buf[c] = int32(r)
+			inc := 0
+			if scores[r] >= t {
+				inc = 1
+			}
+			c += inc
+		}
+		if c >= k {
+			return dst[:start+c]
+		}
+		// A sample unlike the whole: every row.
+	}
+	for r := lo; r < hi; r++ {
+		dst = append(dst, int32(r))
+	}
+	return dst
+}
+
+// samplePlan is the sample's step over n rows and the rank j, among the sampled scores, of
+// the threshold: selectSlack plus selectMargin times k's share of the rows. ok is false
+// when the sample cannot tell (few rows, or k a large share of them).
+func samplePlan(n, k int) (step, j int, ok bool) {
+	step = n / selectSamples
+	j = selectSlack + selectMargin*k*selectSamples/max(n, 1)
+	return step, j, step >= 2 && j < selectSamples/4
+}
+
+// jthBest returns the j-th best (1-based, j ≤ len(scores)) of scores, keeping the j best
+// seen so far in ascending order: j is tens, the scores thousands, so this beats a sort.
+func jthBest(scores []float32, j int) float32 {
+	top := make([]float32, 0, j)
+	for _, s := range scores {
+		if len(top) < j {
+			i := len(top)
+			top = append(top, s)
+			for ; i > 0 && top[i-1] > s; i-- {
+				top[i] = top[i-1]
+			}
+			top[i] = s
+			continue
+		}
+		if s <= top[0] {
+			continue
+		}
+		i := 1
+		for ; i < j && top[i] < s; i++ {
+			top[i-1] = top[i]
+		}
+		top[i-1] = s
+	}
+	return top[0]
+}
+
+// selectBest reorders c so that its first k entries are its k best (by score, then the
+// smaller id, as topK ranks them) and returns them; all of c when it has no more than k.
+// A quickselect: a few comparisons an entry, where offering each to a k-entry heap costs a
+// sift for every entry that beats the worst kept. Past a depth that only adversarial input
+// reaches, the rest is sorted.
+func selectBest(c []scored, k int, ids []string) []scored {
+	if len(c) <= k {
+		return c
+	}
+	better := func(a, b scored) bool {
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		return ids[a.ord] < ids[b.ord]
+	}
+	lo, hi := 0, len(c) // the k-th best's place lies in c[lo:hi]
+	for depth := 0; hi-lo > 16; depth++ {
+		if depth > 64 {
+			break
+		}
+		// Median of three as the pivot, then a Lomuto partition of c[lo:hi-1].
+		m := lo + (hi-lo)/2
+		if better(c[m], c[lo]) {
+			c[m], c[lo] = c[lo], c[m]
+		}
+		if better(c[hi-1], c[lo]) {
+			c[hi-1], c[lo] = c[lo], c[hi-1]
+		}
+		if better(c[m], c[hi-1]) {
+			c[m], c[hi-1] = c[hi-1], c[m]
+		}
+		pivot := c[hi-1]
+		p := lo
+		for i := lo; i < hi-1; i++ {
+			if better(c[i], pivot) {
+				c[i], c[p] = c[p], c[i]
+				p++
+			}
+		}
+		c[p], c[hi-1] = c[hi-1], c[p]
+		switch {
+		case p == k-1 || p == k:
+			return c[:k]
+		case p < k:
+			lo = p + 1
+		default:
+			hi = p
+		}
+	}
+	slices.SortFunc(c[lo:hi], func(a, b scored) int {
+		if better(a, b) {
+			return -1
+		}
+		return 1
+	})
+	return c[:k]
+}
+
+// rescoreLocked sets each row's score to the query's dot product with it through its code
+// and residual planes, as dotLocked computes it (the same integer dot products, combined in
+// the same order), but with the rows gathered so each of the six kernel runs covers all of
+// them at once instead of one 128-byte row a call.
+func (v *Vectors) rescoreLocked(q *rescorer, rows []scored, sc *scratch) {
+	m, st := len(rows), v.stride
+	if m == 0 {
+		return
+	}
+	gather := growBytes(&sc.gather, 3*m*st)
+	code, hi, lo := gather[:m*st], gather[m*st:2*m*st], gather[2*m*st:]
+	for i, c := range rows {
+		r := int(c.ord)
+		copy(code[i*st:(i+1)*st], v.codes[r*st:(r+1)*st])
+		h, l := v.resPlanes(r)
+		copy(hi[i*st:(i+1)*st], h)
+		copy(lo[i*st:(i+1)*st], l)
+	}
+	dots := growI32(&sc.rdots, 3*m)
+	da, db, dc := dots[:m], dots[m:2*m], dots[2*m:]
+	totals := growF64(&sc.totals, m)
+	clear(totals)
+	for l := range q.levels {
+		qc, sum := q.levels[l], float64(q.sums[l])
+		dotsU4(qc, code, st, da)
+		dotsU4(qc, hi, st, db)
+		dotsU4(qc, lo, st, dc)
+		for i, c := range rows {
+			a := float64(da[i]) - 8*sum // Σ q·(u − 8)
+			b := 16 * (float64(db[i]) - 8*sum)
+			b += float64(dc[i]) // Σ q·c
+			totals[i] += q.scales[l] * (float64(v.scales[c.ord])*a + float64(v.s8[c.ord])*b)
+		}
+	}
+	for i := range rows {
+		rows[i].score = float64(float32(totals[i]))
+	}
 }
 
 // rescorer is a query as rescoring reads it: two int8 levels, q ≈ scales[0]·levels[0] +
@@ -187,73 +383,13 @@ func (v *Vectors) newRescorer(q []float32) *rescorer {
 	return rq
 }
 
-// Sampling for bestCodes' threshold: about selectSamples scores, of which the
-// selectMargin·(h.k/n)-th best (plus selectSlack) becomes the threshold.
+// Sampling for the code scan's threshold: about selectSamples scores, of which the
+// selectMargin·(k/n)-th best (plus selectSlack) becomes the threshold.
 const (
 	selectSamples = 2048
 	selectMargin  = 2
 	selectSlack   = 8
 )
-
-// bestCodes offers h the scores' rows (ordinal = index) and leaves it holding the h.k best,
-// exactly as offering every row would. Offering every row costs a heap operation for each
-// row that beats the current worst kept — thousands for the 512 best of 100,000, more
-// than the code scan itself. So it first estimates, from a systematic sample, a threshold
-// that about twice h.k rows reach, and offers only those: every row of the h.k best
-// scores at least as much as the h.k-th best, which is ≥ the threshold whenever h.k rows
-// reach it. When fewer do (a sample unlike the whole), it offers every row.
-func bestCodes(h *topK, scores []float32) {
-	n := len(scores)
-	step := n / selectSamples
-	j := selectSlack + selectMargin*h.k*selectSamples/max(n, 1)
-	if step < 2 || j >= selectSamples/4 {
-		offerAll(h, scores)
-		return
-	}
-	// The j best sampled scores, ascending: top[0] is the threshold once c = j.
-	top := make([]float32, j)
-	c := 0
-	for r := 0; r < n; r += step {
-		s := scores[r]
-		if c < j {
-			i := c
-			for ; i > 0 && top[i-1] > s; i-- {
-				top[i] = top[i-1]
-			}
-			top[i] = s
-			c++
-			continue
-		}
-		if s <= top[0] {
-			continue
-		}
-		i := 1
-		for ; i < j && top[i] < s; i++ {
-			top[i-1] = top[i]
-		}
-		top[i-1] = s
-	}
-	if c < j {
-		offerAll(h, scores)
-		return
-	}
-	t := top[0]
-	reach := 0
-	for _, s := range scores {
-		if s >= t {
-			reach++
-		}
-	}
-	if reach < h.k {
-		offerAll(h, scores)
-		return
-	}
-	for r, s := range scores {
-		if s >= t {
-			offerOne(h, int32(r), s)
-		}
-	}
-}
 
 // offerAll offers every row of scores to h.
 func offerAll(h *topK, scores []float32) {

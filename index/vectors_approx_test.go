@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -39,6 +40,105 @@ func TestCodedDot(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRescoreMatchesDot: rescoring gathered rows gives each row exactly dotLocked's score
+// (the same integer dot products, combined in the same order), so batching the kernel
+// changes no result.
+func TestRescoreMatchesDot(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, dims := range []int{1, 33, 100, 256, 1536} {
+		const n = 300
+		v := NewVectors(dims)
+		v.mu.Lock()
+		v.rows = map[string]int{}
+		for i := range n {
+			id := fmt.Sprintf("r%03d", i)
+			v.ids, v.rows[id] = append(v.ids, id), i
+			v.data = append(v.data, randUnit(r, dims)...)
+		}
+		v.encodeLocked()
+		v.mu.Unlock()
+		q := v.newRescorer(randUnit(r, dims))
+		rows := make([]scored, 0, n)
+		for _, i := range r.Perm(n)[:200] { // not in row order, not every row
+			rows = append(rows, scored{ord: int32(i), score: -1})
+		}
+		v.rescoreLocked(q, rows, &scratch{})
+		for _, c := range rows {
+			if want := float64(v.dotLocked(q, int(c.ord))); c.score != want {
+				t.Fatalf("dims %d, row %d: rescored %v, dotLocked %v", dims, c.ord, c.score, want)
+			}
+		}
+	}
+}
+
+// TestSearchApproxMatchesReference: the search — the threshold from a sample, the two
+// halves of the scan keeping the rows reaching it, the gathered rescoring — returns exactly
+// what scoring every row's code, offering every row and rescoring the best one by one
+// returns, on clustered rows (many near ties) and uniform ones, for small and large k.
+func TestSearchApproxMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	const dims, n = 64, ApproxMinRows + 5_000
+	centres := make([][]float32, 40)
+	for i := range centres {
+		centres[i] = randUnit(r, dims)
+	}
+	for _, clustered := range []bool{false, true} {
+		v := NewVectors(dims)
+		for i := range n {
+			vec := randUnit(r, dims)
+			if clustered {
+				c := centres[r.IntN(len(centres))]
+				for d := range vec {
+					vec[d] = c[d] + 0.05*vec[d]
+				}
+			}
+			if err := v.Add(fmt.Sprintf("m%05d", (i*7919)%n), vec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for qi := range 6 {
+			q := randUnit(r, dims)
+			if clustered {
+				q = slices.Clone(centres[qi])
+			}
+			for _, k := range []int{1, 20, 200} {
+				rescore := Rescore(k)
+				if got, want := v.SearchApprox(q, k, rescore), referenceApprox(v, q, k, rescore); !slices.Equal(got, want) {
+					t.Fatalf("clustered %v, query %d, k %d: SearchApprox %v\nreference %v", clustered, qi, k, got[:min(3, len(got))], want[:min(3, len(want))])
+				}
+			}
+		}
+	}
+}
+
+// referenceApprox is SearchApprox the plain way.
+func referenceApprox(v *Vectors, q []float32, k, rescore int) []Hit {
+	q, _ = Normalize(q)
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	n := len(v.ids)
+	qc := make([]int8, 2*v.stride)
+	quantize(qc, q)
+	var qsum int32
+	for _, c := range qc {
+		qsum += int32(c)
+	}
+	dots := make([]int32, n)
+	dotsU4(qc, v.codes[:n*v.stride], v.stride, dots)
+	scores := make([]float32, n)
+	for r := range n {
+		scores[r] = float32(dots[r]-8*qsum) * v.scales[r]
+	}
+	cand := topK{k: min(max(rescore, k), n), ids: v.ids}
+	offerAll(&cand, scores)
+	h := topK{k: k, ids: v.ids}
+	rq := v.newRescorer(q)
+	for _, c := range cand.heap {
+		h.offer(c.ord, float64(v.dotLocked(rq, int(c.ord))))
+	}
+	return h.sorted()
 }
 
 func TestQuantizeLiterals(t *testing.T) {
@@ -246,11 +346,11 @@ func BenchmarkVectorsSearch100k256(b *testing.B) {
 	})
 }
 
-// TestBestCodesEqualsOfferAll: the sampled threshold keeps exactly the rows a heap offered
+// TestKeepBestEqualsOfferAll: the sampled threshold keeps exactly the rows a heap offered
 // every row keeps — on random scores, on many ties, on scores whose best rows all sit
 // between the sampled ones, and on scores whose best rows are exactly the sampled ones (the
 // sample's threshold is then reached by too few rows for k 5,000, and every row is offered).
-func TestBestCodesEqualsOfferAll(t *testing.T) {
+func TestKeepBestEqualsOfferAll(t *testing.T) {
 	r := rand.New(rand.NewPCG(12, 13))
 	const n = 50_000
 	ids := make([]string, n)
@@ -277,10 +377,63 @@ func TestBestCodesEqualsOfferAll(t *testing.T) {
 		for _, k := range []int{1, 20, 512, 5000, 20_000} {
 			want := topK{k: k, ids: ids}
 			offerAll(&want, scores)
+			// As SearchApprox does: each half keeps its rows that may be among the
+			// best, and those are offered.
 			got := topK{k: k, ids: ids}
-			bestCodes(&got, scores)
+			for _, half := range [][2]int{{0, n / 2}, {n / 2, n}, {0, n}} {
+				if half == [2]int{0, n} { // one range, as a search on one core
+					got = topK{k: k, ids: ids}
+				}
+				for _, r := range keepBest(nil, scores, half[0], half[1], k) {
+					offerOne(&got, r, scores[r])
+				}
+				if half == [2]int{n / 2, n} && !slices.Equal(got.sorted(), want.sorted()) {
+					t.Fatalf("%s, k %d: two halves kept other rows than offering every row", name, k)
+				}
+			}
 			if !slices.Equal(got.sorted(), want.sorted()) {
-				t.Fatalf("%s, k %d: bestCodes kept other rows than offering every row", name, k)
+				t.Fatalf("%s, k %d: one range kept other rows than offering every row", name, k)
+			}
+		}
+	}
+}
+
+// TestSelectBest: the first k entries selectBest returns are the k best of a full sort (by
+// score, then the smaller id), on distinct scores, many ties, sorted and reversed input.
+func TestSelectBest(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	const n = 3000
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("x%05d", (i*7919)%n)
+	}
+	inputs := map[string]func(i int) float64{
+		"random":   func(int) float64 { return r.Float64() },
+		"ties":     func(int) float64 { return float64(r.IntN(7)) },
+		"sorted":   func(i int) float64 { return float64(i) },
+		"reversed": func(i int) float64 { return float64(-i) },
+	}
+	for name, gen := range inputs {
+		for _, k := range []int{1, 2, 17, 512, n - 1, n, n + 5} {
+			c := make([]scored, n)
+			for i := range c {
+				c[i] = scored{int32(i), gen(i)}
+			}
+			want := slices.Clone(c)
+			slices.SortFunc(want, func(a, b scored) int {
+				if a.score != b.score {
+					if a.score > b.score {
+						return -1
+					}
+					return 1
+				}
+				return strings.Compare(ids[a.ord], ids[b.ord])
+			})
+			want = want[:min(k, n)]
+			got := slices.Clone(selectBest(c, k, ids))
+			slices.SortFunc(got, func(a, b scored) int { return slices.Index(want, a) - slices.Index(want, b) })
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s, k %d: selected other entries than the sort's best", name, k)
 			}
 		}
 	}
