@@ -168,8 +168,22 @@ func journalLine(seq uint64, body []byte) []byte {
 	return append(line, '\n')
 }
 
+// encodeJournalBody is a record's JSON. Without HTML escaping (json.Marshal's default, for
+// text bound for a page): the journal is read back only by encoding/json, which decodes both
+// forms alike, and escaping checks every byte of every string — a third of the encoding's
+// time on a turn's ten surfacings, and this runs on recall's path.
+func encodeJournalBody(ss []*models.Surfacing, state *models.ConversationState) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(journalBody{ss, state}); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil // Encode ends the value with a newline
+}
+
 func encodeJournalLine(rec *journalRecord) ([]byte, error) {
-	body, err := json.Marshal(journalBody{rec.Surfacings, rec.State})
+	body, err := encodeJournalBody(rec.Surfacings, rec.State)
 	if err != nil {
 		return nil, err
 	}
@@ -324,7 +338,7 @@ func (s *Store) journalTurn(ctx context.Context, ss []*models.Surfacing, state *
 		defer close(checked)
 		taken, existErr = s.surfacingsExist(ctx, ss)
 	}()
-	body, encErr := json.Marshal(journalBody{ss, state})
+	body, encErr := encodeJournalBody(ss, state)
 	<-checked
 	if existErr != nil {
 		return existErr
