@@ -202,21 +202,25 @@ func keepBest(dst []int32, scores []float32, lo, hi, k int) []int32 {
 		t := jthBest(sample[:m], j)
 		// Every row is written and the count moves only for those reaching t: no branch
 		// to mispredict on the scores, which arrive in no order.
+		// A block at a time into a buffer that stays in cache, whatever the rows' count.
 		start := len(dst)
-		dst = slices.Grow(dst, n)
-		buf, c := dst[start:start+n], 0
-		for r := lo; r < hi; r++ {
-			buf[c] = int32(r)
-			inc := 0
-			if scores[r] >= t {
-				inc = 1
+		var buf [scanChunk]int32
+		for b := lo; b < hi; b += scanChunk {
+			e, c := min(b+scanChunk, hi), 0
+			for r := b; r < e; r++ {
+				buf[c] = int32(r)
+				inc := 0
+				if scores[r] >= t {
+					inc = 1
+				}
+				c += inc
 			}
-			c += inc
+			dst = append(dst, buf[:c]...)
 		}
-		if c >= k {
-			return dst[:start+c]
+		if len(dst)-start >= k {
+			return dst
 		}
-		// A sample unlike the whole: every row.
+		dst = dst[:start] // a sample unlike the whole: every row
 	}
 	for r := lo; r < hi; r++ {
 		dst = append(dst, int32(r))
