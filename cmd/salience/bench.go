@@ -54,7 +54,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	queries := fs.Int("queries", 1000, "recall calls to time")
 	conc := fs.Int("concurrency", 1, "concurrent callers")
 	mode := fs.String("mode", "search", "recall mode: search or ambient")
-	data := fs.String("data", "", "keep the corpus in this directory and reuse it next time (default: a temporary one)")
+	data := fs.String("data", "", "keep the corpus in this directory and reuse it next time (default: a temporary one); each run's recorded turns stay in it, so compare runs on copies of one fresh corpus")
 	dims := fs.Int("dims", 0, "local embedder dimensions (0 = default)")
 	seed := fs.Uint64("seed", 1, "corpus and query seed")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed recall calls to this file")
