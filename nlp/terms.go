@@ -1,10 +1,12 @@
 // Package nlp is Salience's text analysis: tokenizing, stemming, stop words, concept and
-// entity extraction, temporal phrases and chunking. It is pure and has no state beyond
-// read-only tables.
+// entity extraction, temporal phrases and chunking. It is pure: its only state beyond
+// read-only tables is a bounded memo of Porter stems, which changes no result.
 package nlp
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -84,8 +86,30 @@ func Stem(tok string) string {
 	if len(tok) <= 2 {
 		return tok
 	}
-	return porter.StemString(tok)
+	if s, ok := stems.Load(tok); ok {
+		return s.(string)
+	}
+	s := porter.StemString(tok)
+	if stemsN.Load() < stemsMax {
+		// Copies: tok may be a slice of a whole memory's text (see Tokens), which the memo
+		// must not keep alive.
+		if _, loaded := stems.LoadOrStore(strings.Clone(tok), strings.Clone(s)); !loaded {
+			stemsN.Add(1)
+		}
+	}
+	return s
 }
+
+// stems memoizes Stem: the Porter stemmer costs about ten times a map lookup, and recall
+// stems the text of every candidate it checks for the query's phrases, indexing that of
+// every memory. A language's vocabulary is mostly a few tens of thousands of words; past
+// stemsMax (made-up tokens, ids, numbers) words are stemmed afresh each time.
+var (
+	stems  sync.Map // token → stem
+	stemsN atomic.Int64
+)
+
+const stemsMax = 1 << 17
 
 // Terms analyses text for the BM25 index and its queries: tokens, stop words removed,
 // Porter-stemmed. Index and query must both use it.
