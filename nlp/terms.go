@@ -6,7 +6,6 @@ package nlp
 import (
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -86,28 +85,33 @@ func Stem(tok string) string {
 	if len(tok) <= 2 {
 		return tok
 	}
-	if s, ok := stems.Load(tok); ok {
-		return s.(string)
+	stems.RLock()
+	s, ok := stems.m[tok]
+	stems.RUnlock()
+	if ok {
+		return s
 	}
-	s := porter.StemString(tok)
-	if stemsN.Load() < stemsMax {
+	s = porter.StemString(tok)
+	stems.Lock()
+	if len(stems.m) < stemsMax {
 		// Copies: tok may be a slice of a whole memory's text (see Tokens), which the memo
 		// must not keep alive.
-		if _, loaded := stems.LoadOrStore(strings.Clone(tok), strings.Clone(s)); !loaded {
-			stemsN.Add(1)
-		}
+		stems.m[strings.Clone(tok)] = strings.Clone(s)
 	}
+	stems.Unlock()
 	return s
 }
 
 // stems memoizes Stem: the Porter stemmer costs about ten times a map lookup, and recall
 // stems the text of every candidate it checks for the query's phrases, indexing that of
 // every memory. A language's vocabulary is mostly a few tens of thousands of words; past
-// stemsMax (made-up tokens, ids, numbers) words are stemmed afresh each time.
-var (
-	stems  sync.Map // token → stem
-	stemsN atomic.Int64
-)
+// stemsMax (made-up tokens, ids, numbers) words are stemmed afresh each time. (A sync.Map
+// cost more than it saved while new words kept arriving: each store after a promotion
+// copies its whole read-only map.)
+var stems = struct {
+	sync.RWMutex
+	m map[string]string // token → stem
+}{m: map[string]string{}}
 
 const stemsMax = 1 << 17
 
