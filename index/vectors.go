@@ -399,7 +399,7 @@ func (v *Vectors) SearchExact(q []float32, k int) []Hit {
 	}
 	sc := v.scratch()
 	defer v.pool.Put(sc)
-	scores := growF32(&sc.scores, n)
+	scores := grow(&sc.scores, n)
 
 	x := blas32.Vector{N: v.dims, Inc: 1, Data: q}
 	var rq *rescorer

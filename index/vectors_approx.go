@@ -80,13 +80,6 @@ func (v *Vectors) scratch() *scratch {
 	return sc
 }
 
-// growF32 returns (*b)[:n], reallocating with headroom when it is too small.
-func growF32(b *[]float32, n int) []float32 { return grow(b, n) }
-
-func growBytes(b *[]byte, n int) []byte     { return grow(b, n) }
-func growI32(b *[]int32, n int) []int32     { return grow(b, n) }
-func growF64(b *[]float64, n int) []float64 { return grow(b, n) }
-
 // grow returns (*b)[:n], reallocating with headroom when it is too small.
 func grow[T any](b *[]T, n int) []T {
 	if cap(*b) < n {
@@ -140,7 +133,7 @@ func (v *Vectors) SearchApprox(q []float32, k, rescore int) []Hit {
 	// The code scores; the query's own scale is common to all and left out. Chunk by chunk,
 	// so a chunk's dot products are turned into scores while still in cache; then each half
 	// of the scan picks out its rows that may be among the best (keepBest), on its own core.
-	scores := growF32(&sc.scores, n)
+	scores := grow(&sc.scores, n)
 	score := func(half, lo, hi int) {
 		for c := lo; c < hi; c += scanChunk {
 			e := min(c+scanChunk, hi)
@@ -330,7 +323,7 @@ func (v *Vectors) rescoreLocked(q *rescorer, rows []scored, sc *scratch) {
 	if m == 0 {
 		return
 	}
-	gather := growBytes(&sc.gather, 3*m*st)
+	gather := grow(&sc.gather, 3*m*st)
 	code, hi, lo := gather[:m*st], gather[m*st:2*m*st], gather[2*m*st:]
 	for i, c := range rows {
 		r := int(c.ord)
@@ -339,9 +332,9 @@ func (v *Vectors) rescoreLocked(q *rescorer, rows []scored, sc *scratch) {
 		copy(hi[i*st:(i+1)*st], h)
 		copy(lo[i*st:(i+1)*st], l)
 	}
-	dots := growI32(&sc.rdots, 3*m)
+	dots := grow(&sc.rdots, 3*m)
 	da, db, dc := dots[:m], dots[m:2*m], dots[2*m:]
-	totals := growF64(&sc.totals, m)
+	totals := grow(&sc.totals, m)
 	clear(totals)
 	for l := range q.levels {
 		qc, sum := q.levels[l], float64(q.sums[l])
