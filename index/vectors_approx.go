@@ -61,15 +61,14 @@ func quantize(code []int8, vec []float32) float32 {
 
 // scratch holds one search's buffers; pooled because searches run on every recall.
 type scratch struct {
-	scores  []float32
-	dots    []int32
-	qcode   []int8
-	cand    []scored
-	above   [2][]int32 // rows reaching the threshold, per half of the scan
-	gather  []byte     // sampled or rescored rows' codes, gathered
-	rdots   []int32
-	samples []float32
-	totals  []float64
+	scores []float32
+	dots   []int32
+	qcode  []int8
+	cand   []scored
+	above  [2][]int32 // rows reaching the threshold, per half of the scan
+	gather []byte     // the rescored rows' codes, gathered
+	rdots  []int32
+	totals []float64
 }
 
 func (v *Vectors) scratch() *scratch {
