@@ -42,9 +42,9 @@ import (
 // ends, so the memory counters it reads from the cache are exactly the database's (the
 // cache counts journaled turns at once, and no turn is journaled while it runs).
 //
-// Each line is "crc32 seq json\n", the JSON a turn's surfacings and state; the number
-// of the last record applied is kept in the state table in the transaction that applied it,
-// so a replay applies each record once. A line that does not check out is a write that
+// Each line is "crc32 seq body\n", the body a turn's surfacings and state (journal_codec.go);
+// the number of the last record applied is kept in the state table in the transaction that
+// applied it, so a replay applies each record once. A line that does not check out is a write that
 // failed half-way (never acknowledged) and is skipped. One process owns a journal (an
 // exclusive flock); a second process opening the same database, such as a command run
 // beside a server, records its surfacings directly in SQLite, as before the journal.
@@ -149,15 +149,15 @@ func readJournal(f *os.File) ([]*journalRecord, error) {
 	return slices.CompactFunc(out, func(a, b *journalRecord) bool { return a.Seq == b.Seq }), nil
 }
 
-// journalBody is a record's JSON: all but its sequence number, so it can be encoded before
+// journalBody is what a record's body holds: all but its sequence number, so it can be encoded before
 // the number is known.
 type journalBody struct {
 	Surfacings []*models.Surfacing       `json:"surfacings,omitempty"`
 	State      *models.ConversationState `json:"state,omitempty"`
 }
 
-// journalLine is a record's line: "crc32 seq json\n", the checksum (8 hex digits) covering
-// "seq json".
+// journalLine is a record's line: "crc32 seq body\n", the checksum (8 hex digits) covering
+// "seq body".
 func journalLine(seq uint64, body []byte) []byte {
 	line := make([]byte, 9, 9+21+len(body)+1)
 	line = strconv.AppendUint(line, seq, 10)
@@ -166,20 +166,6 @@ func journalLine(seq uint64, body []byte) []byte {
 	hex.Encode(line[:8], binaryCRC(line[9:]))
 	line[8] = ' '
 	return append(line, '\n')
-}
-
-// encodeJournalBody is a record's JSON. Without HTML escaping (json.Marshal's default, for
-// text bound for a page): the journal is read back only by encoding/json, which decodes both
-// forms alike, and escaping checks every byte of every string — a third of the encoding's
-// time on a turn's ten surfacings, and this runs on recall's path.
-func encodeJournalBody(ss []*models.Surfacing, state *models.ConversationState) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(journalBody{ss, state}); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil // Encode ends the value with a newline
 }
 
 func encodeJournalLine(rec *journalRecord) ([]byte, error) {
@@ -213,9 +199,25 @@ func decodeJournalLine(line []byte) *journalRecord {
 	if err != nil || seq == 0 {
 		return nil
 	}
-	var b journalBody
-	if err := json.Unmarshal(body, &b); err != nil {
-		return nil
+	var b *journalBody
+	switch {
+	case len(body) > 0 && body[0] == journalBinary:
+		raw := make([]byte, b64.DecodedLen(len(body)-1))
+		n, err := b64.Decode(raw, body[1:])
+		if err != nil {
+			return nil
+		}
+		if b, err = decodeJournalBinary(raw[:n]); err != nil {
+			return nil
+		}
+	default: // JSON, as journals were written before the binary form
+		b = &journalBody{}
+		if err := json.Unmarshal(body, b); err != nil {
+			return nil
+		}
+	}
+	if slices.Contains(b.Surfacings, nil) {
+		return nil // a turn's surfacings are all there: RecordSurfacings checked them
 	}
 	return &journalRecord{Seq: seq, Surfacings: b.Surfacings, State: b.State}
 }

@@ -390,7 +390,8 @@ func TestJournalLineRoundTrip(t *testing.T) {
 
 // FuzzJournalLine: whatever a journal file holds, decoding a line never panics, and a
 // record it accepts encodes to a line that decodes to the same record. The body is also
-// fuzzed behind a valid checksum, which random bytes would seldom carry.
+// fuzzed behind a valid checksum, which random bytes would seldom carry, both as JSON (the
+// older form) and as the binary form.
 func FuzzJournalLine(f *testing.F) {
 	good, err := encodeJournalLine(&journalRecord{Seq: 1, Surfacings: journalTurn(0, "m1")})
 	if err != nil {
@@ -399,8 +400,16 @@ func FuzzJournalLine(f *testing.F) {
 	f.Add(good, uint64(1), []byte(`{"surfacings":[{"id":"a","at":"2026-01-01T00:00:00Z"}]}`))
 	f.Add([]byte("00000000 1 {}\n"), uint64(0), []byte(`{"state":{"message_times":["x"]}}`))
 	f.Add([]byte{}, uint64(1<<63), []byte(`{"surfacings":[null]}`))
+	bin, err := encodeJournalBinary(journalTurn(0, "m1"), &models.ConversationState{Namespace: "ns", ConversationID: "c",
+		RecentSurfaced: [][]string{{"m1"}}, MessageTimes: []time.Time{time.Unix(1, 2)}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte{}, uint64(3), bin)
 	f.Fuzz(func(t *testing.T, raw []byte, seq uint64, body []byte) {
-		for _, line := range [][]byte{raw, journalLine(seq, body)} {
+		// The body as a line's JSON and, base64'd behind its marker, as its binary form.
+		binLine := journalLine(seq, append([]byte{journalBinary}, b64.EncodeToString(body)...))
+		for _, line := range [][]byte{raw, journalLine(seq, body), binLine} {
 			rec := decodeJournalLine(line)
 			if rec == nil {
 				continue
