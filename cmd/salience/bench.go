@@ -174,6 +174,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	var stageMu sync.Mutex
 	stageSum := map[string]float64{} // the pipeline's own stage timings, summed over the timed calls
+	callStages := make([]map[string]float64, *queries) // each timed call's, for the slowest calls' means
 	ask := func(i int) (time.Duration, int, error) {
 		t := time.Now()
 		resp, err := p.Recall(ctx, &recall.Request{
@@ -190,6 +191,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			for k, v := range resp.Stages {
 				stageSum[k] += v
 			}
+			callStages[i] = resp.Stages
 			stageMu.Unlock()
 		}
 		return d, len(resp.Results), nil
@@ -252,6 +254,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintf(stdout, "index budget %.0f MB: %d namespaces loaded, estimated %.0f MB (heap in use %.0f MB), %d loads, first use mean %.1f ms, max %.1f ms\n",
 			float64(x.Budget)/(1<<20), x.Loaded, float64(x.Bytes)/(1<<20), float64(ms.HeapInuse)/(1<<20), x.Loads, x.LoadMeanMS, x.LoadMaxMS)
 	}
+	byCall := slices.Clone(lat) // percentiles sorts lat
 	pct := percentiles(lat)
 	qps := float64(*queries) / wall.Seconds()
 	fmt.Fprintf(stdout, "recall (%s store, %s, %d memories, %d queries, concurrency %d): p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, %.0f qps, %.1f results/query\n",
@@ -262,6 +265,29 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintf(stdout, " %s %.2f ms", k, stageSum[k]/float64(*queries))
 	}
 	fmt.Fprintln(stdout)
+	// Where the tail's time goes: the stage means of the calls at or above p95, beside the
+	// time those calls took that no stage accounts for (waiting for a core between stages).
+	slow, slowSum, slowLat := 0, map[string]float64{}, 0.0
+	for i, d := range byCall {
+		took := float64(d.Microseconds()) / 1000 // as percentiles counts it
+		if took < pct(0.95) {
+			continue
+		}
+		slow++
+		slowLat += took
+		for k, v := range callStages[i] {
+			slowSum[k] += v
+		}
+	}
+	if slow > 0 {
+		fmt.Fprintf(stdout, "slowest 5%% (%d calls, mean %.2f ms) stage means:", slow, slowLat/float64(slow))
+		rest := slowLat
+		for _, k := range stages {
+			fmt.Fprintf(stdout, " %s %.2f ms", k, slowSum[k]/float64(slow))
+			rest -= slowSum[k]
+		}
+		fmt.Fprintf(stdout, ", outside stages %.2f ms\n", rest/float64(slow))
+	}
 	// The CPU time of the whole process over the timed calls, per call: the pipeline's own
 	// work on every core, and what runs beside it in the background (the store applying
 	// journaled surfacings and checkpointing, the garbage collector). Less sensitive than
