@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/salience-ai/salience/models"
 )
 
 // The benchmark corpus mimics analysed chat turns: 100,000 documents of 5–17 terms (mean 11)
@@ -129,5 +131,34 @@ func BenchmarkVectorsBuild100k(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	}
+}
+
+// BenchmarkGraphLoad1M: a store's rebuild of a million edges streamed in key order through a
+// Loader — 100,000 memories, each with ten edges to concepts and memories, as the sqlite
+// store hands them over.
+func BenchmarkGraphLoad1M(b *testing.B) {
+	const memories, per = 100_000, 10
+	r := rand.New(rand.NewPCG(3, 4))
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	edges := make([]models.Edge, 0, memories*per)
+	for m := range memories {
+		for k := range per {
+			to := fmt.Sprintf("concept:c%d", r.IntN(20_000))
+			if k%3 == 0 {
+				to = fmt.Sprintf("m%07d", r.IntN(memories))
+			}
+			edges = append(edges, models.Edge{Namespace: "ns", From: fmt.Sprintf("m%07d", m), To: to,
+				Type: models.EdgeMentions, Weight: 0.5, CoOccurrences: 1, LastCoOccurred: at})
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		g := NewGraph()
+		l := g.BeginLoad(0)
+		for i := range edges {
+			l.Add(&edges[i])
+		}
+		l.Finish()
 	}
 }

@@ -2,9 +2,11 @@ package index
 
 import (
 	"cmp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/salience-ai/salience/models"
@@ -136,8 +138,10 @@ func (g *Graph) typ(t models.EdgeType) uint16 {
 }
 
 // set writes e's properties into slot s (whose from, to and type are e's key already).
-func (g *Graph) set(s int32, e *models.Edge) {
-	r := &g.edges[s]
+func (g *Graph) set(s int32, e *models.Edge) { g.setRow(&g.edges[s], s, e, false) }
+
+// setRow is set for slot s held at r; fresh says s is a new slot, with nothing in extra.
+func (g *Graph) setRow(r *gedge, s int32, e *models.Edge, fresh bool) {
 	r.weight, r.co = e.Weight, int64(e.CoOccurrences)
 	var rest edgeRest
 	need := false
@@ -164,7 +168,7 @@ func (g *Graph) set(s int32, e *models.Edge) {
 	r.rest = need
 	if need {
 		g.extra[s] = &rest
-	} else {
+	} else if !fresh {
 		delete(g.extra, s)
 	}
 }
@@ -341,6 +345,12 @@ func (g *Graph) Load(edges []*models.Edge) {
 type Loader struct {
 	g    *Graph
 	bulk bool // the graph was empty: append now, order in Finish
+	// A bulk load's edges, in chunks of loadChunk that never grow: the slab is put together
+	// once, at its exact size, in Finish. Appended to one slab, a million memories' ten
+	// million edges were copied over and over as it grew, and once more to trim it: a sixth
+	// of the rebuild's time.
+	chunks [][]gedge
+	added  int32
 	// The last edge's From and its node: a store hands edges over in key order, so an
 	// edge's From is nearly always the last one's, and a map lookup a edge is saved.
 	lastFrom string
@@ -355,10 +365,13 @@ func (g *Graph) BeginLoad(n int) *Loader {
 		if len(g.ids) == 0 {
 			g.ids = make(map[string]int32, n/4)
 		}
-		g.edges = slices.Grow(g.edges, n)
+		l.added = int32(len(g.edges)) // 0: an empty graph holds no slots
 	}
 	return l
 }
+
+// loadChunk is how many edges a bulk load's chunk holds.
+const loadChunk = 1 << 16
 
 // Add adds one edge (copied), as Put would.
 func (l *Loader) Add(e *models.Edge) {
@@ -373,9 +386,14 @@ func (l *Loader) Add(e *models.Edge) {
 		l.lastFrom, l.lastNode = g.names[from], from
 	}
 	to := g.node(e.To)
-	s := int32(len(g.edges))
-	g.edges = append(g.edges, gedge{from: from, to: to, typ: g.typ(e.Type)})
-	g.set(s, e)
+	s := l.added
+	l.added++
+	if len(l.chunks) == 0 || len(l.chunks[len(l.chunks)-1]) == loadChunk {
+		l.chunks = append(l.chunks, make([]gedge, 0, loadChunk))
+	}
+	c := &l.chunks[len(l.chunks)-1]
+	*c = append(*c, gedge{from: from, to: to, typ: g.typ(e.Type)})
+	g.setRow(&(*c)[len(*c)-1], s, e, true)
 	g.n++
 	g.adj[from] = append(g.adj[from], s)
 	if to != from {
@@ -390,25 +408,41 @@ func (l *Loader) Finish() {
 	if !l.bulk {
 		return
 	}
-	// Appending grew the edge slab and the adjacency lists with room to spare (a quarter of
-	// a slab of millions of edges): a loaded graph keeps exact copies.
-	if cap(g.edges)-len(g.edges) > len(g.edges)/16 {
-		g.edges = slices.Clone(g.edges)
+	g.edges = append(make([]gedge, 0, int(l.added)), g.edges...)
+	for _, c := range l.chunks {
+		g.edges = append(g.edges, c...)
 	}
-	for o, list := range g.adj {
-		if cap(list)-len(list) > 2 {
-			g.adj[o] = slices.Clone(list)
-		}
-	}
+	l.chunks = nil
 	// The lists are ordered by key. compareSlots compares node and type names; during the
 	// load the same order comes from integer ranks of the names (each name is one node, so
 	// comparing ranks is comparing names), sorted once instead of at every comparison.
 	cmpSlots, cmpHeavy := g.rankedComparers()
+	// Each list on its own: trimmed (appending grew it with room to spare, and a loaded
+	// graph keeps exact copies) and sorted, the lists shared out over the cores (the
+	// caller's rebuild waits on this alone). Equal neighbours mean a key given twice.
+	var dup atomic.Bool
+	eachRange(len(g.adj), func(lo, hi int) {
+		for o := lo; o < hi; o++ {
+			list := g.adj[o]
+			if cap(list)-len(list) > 2 {
+				list = slices.Clone(list)
+				g.adj[o] = list
+			}
+			if !slices.IsSortedFunc(list, cmpSlots) {
+				slices.SortStableFunc(list, cmpSlots) // stable: equal keys stay in load order
+			}
+			for i := 1; i < len(list) && !dup.Load(); i++ {
+				if cmpSlots(list[i-1], list[i]) == 0 {
+					dup.Store(true)
+				}
+			}
+		}
+	})
 	// A key given twice is one edge: the first slot with the last properties (as Put).
 	dead := map[int32]bool{}
 	for _, list := range g.adj {
-		if !slices.IsSortedFunc(list, cmpSlots) {
-			slices.SortStableFunc(list, cmpSlots) // stable: equal keys stay in load order
+		if !dup.Load() {
+			break
 		}
 		kept := int32(-1)
 		for _, s := range list {
@@ -435,11 +469,27 @@ func (l *Loader) Finish() {
 			g.n--
 		}
 	}
-	for o, list := range g.adj {
-		h := slices.Clone(list)
-		slices.SortFunc(h, cmpHeavy)
-		g.heavy[o] = h
+	eachRange(len(g.adj), func(lo, hi int) {
+		for o := lo; o < hi; o++ {
+			h := slices.Clone(g.adj[o])
+			slices.SortFunc(h, cmpHeavy)
+			g.heavy[o] = h
+		}
+	})
+}
+
+// eachRange calls fn over [0, n) split into one range per core (one call when n is small).
+func eachRange(n int, fn func(lo, hi int)) {
+	parts := min(runtime.GOMAXPROCS(0), max(n/4096, 1))
+	if parts <= 1 {
+		fn(0, n)
+		return
 	}
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Go(func() { fn(p*n/parts, (p+1)*n/parts) })
+	}
+	wg.Wait()
 }
 
 // ranks returns each name's position in string order.

@@ -137,6 +137,51 @@ func TestGraphLoadMatchesPut(t *testing.T) {
 	}
 }
 
+// TestGraphLoadLargeMatchesPut: a load big enough to span several of the loader's chunks
+// and to sort its lists on several goroutines — shuffled, with duplicate keys — answers
+// Neighbors and Strongest exactly like a graph built with Put.
+func TestGraphLoadLargeMatchesPut(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	var edges []*models.Edge
+	for i := range loadChunk + loadChunk/2 {
+		from, to := fmt.Sprintf("m%d", rng.IntN(20_000)), fmt.Sprintf("c:%d", rng.IntN(3_000))
+		if i%3 == 0 {
+			to = fmt.Sprintf("m%d", rng.IntN(20_000))
+		}
+		edges = append(edges, edge(from, to, models.EdgeMentions, float64(rng.IntN(8))/8))
+	}
+	for i := range 200 { // the same keys again, with other weights: the last one given wins
+		e := *edges[rng.IntN(len(edges))]
+		e.Weight = float64(i%8) / 8
+		edges = append(edges, &e)
+	}
+	put, load := NewGraph(), NewGraph()
+	for _, e := range edges {
+		put.Put(e)
+	}
+	load.Load(edges)
+	if put.Len() != load.Len() || put.Nodes() != load.Nodes() || load.Len() >= len(edges) {
+		t.Fatalf("Len %d/%d (of %d given), Nodes %d/%d", put.Len(), load.Len(), len(edges), put.Nodes(), load.Nodes())
+	}
+	for i := 0; i < 20_000; i += 97 {
+		ids := []string{fmt.Sprintf("m%d", i), fmt.Sprintf("c:%d", i%3_000)}
+		for name, pair := range map[string][2][]*models.Edge{
+			"Neighbors": {put.Neighbors(ids), load.Neighbors(ids)},
+			"Strongest": {put.Strongest(ids, 5, nil), load.Strongest(ids, 5, nil)},
+		} {
+			a, b := pair[0], pair[1]
+			if len(a) != len(b) {
+				t.Fatalf("%s(%v): %d vs %d edges", name, ids, len(a), len(b))
+			}
+			for k := range a {
+				if *a[k] != *b[k] {
+					t.Fatalf("%s(%v)[%d]: Put gives %+v, Load %+v", name, ids, k, *a[k], *b[k])
+				}
+			}
+		}
+	}
+}
+
 // TestGraphStrongestFollowsWeights checks the heavy lists against a naive selection through
 // creations, weight changes, removals and a bulk load.
 func TestGraphStrongestFollowsWeights(t *testing.T) {
