@@ -49,18 +49,9 @@ import (
 // exclusive flock); a second process opening the same database, such as a command run
 // beside a server, records its surfacings directly in SQLite, as before the journal.
 
-// The applier waits for journalBatchTurns turns, or journalDelay after the first, before it
-// applies what is pending in one transaction. A commit has a price of its own whatever it
-// holds: the WAL frames of the pages every turn touches (the surfacings table's last leaf,
-// each index's, the state row), and SQLite's walk of the writer's page cache at the end of a
-// transaction that split a B-tree page. At 100,000 memories a one-turn commit wrote ~35 WAL
-// frames a turn and two-to-five-turn ones ~21, and process CPU per recall fell by ~0.3 ms.
-// Larger batches save little more and, once begun, hold a core through the next recall's
-// vector scan: at ten turns p99 rose from ~5 to ~6 ms.
-const (
-	journalDelay      = 10 * time.Millisecond
-	journalBatchTurns = 2
-)
+// journalDelay is how long the applier waits after a turn is journaled before applying: the
+// turns journaled meanwhile share the transaction.
+const journalDelay = time.Millisecond
 
 // journalQuietWait bounds how long the applier waits, before a batch, for the searches in
 // flight to end. A batch costs SQLite most of a millisecond a turn; begun between a
@@ -472,8 +463,8 @@ func (j *journal) existStmt(db *sql.DB, n int) *sql.Stmt {
 	return st
 }
 
-// applyLoop applies journaled turns in the background, in batches of journalBatchTurns or
-// what journalDelay after the first of a batch gathered.
+// applyLoop applies journaled turns in the background, journalDelay after the first of a
+// batch arrives.
 func (s *Store) applyLoop(ctx context.Context) {
 	j := s.jr
 	defer j.done.Done()
@@ -484,20 +475,11 @@ func (s *Store) applyLoop(ctx context.Context) {
 			return
 		case <-j.wake:
 		}
-		// Wait for a batch's worth of turns, or journalDelay at most.
-		delay := time.NewTimer(journalDelay)
-	gather:
-		for j.pendingN.Load() < journalBatchTurns {
-			select {
-			case <-ctx.Done():
-				delay.Stop()
-				return
-			case <-delay.C:
-				break gather
-			case <-j.wake:
-			}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(journalDelay):
 		}
-		delay.Stop()
 		for t0 := time.Now(); s.searching.Load() > 0 && time.Since(t0) < journalQuietWait; {
 			time.Sleep(50 * time.Microsecond)
 		}
