@@ -1,5 +1,7 @@
 package index
 
+import "math"
+
 // 4-bit codes: a row scaled so its largest component is ±7, rounded, offset by 8 into
 // 0…15 and packed two a byte. In each 32-byte block b of a row, byte i holds dimension
 // 64b+i in its low nibble and 64b+32+i in its high one (the layout the AVX2 kernel reads).
@@ -21,14 +23,7 @@ func quantize4(code []byte, vec []float32) float32 {
 	}
 	inv := 7 / m
 	for i, f := range vec {
-		x := f * inv
-		var c int8
-		if x >= 0 {
-			c = int8(x + 0.5)
-		} else {
-			c = int8(x - 0.5)
-		}
-		setNibble(code, i, byte(c+8))
+		setNibble(code, i, byte(roundHalfAway(f*inv)+8))
 	}
 	return m / 7
 }
@@ -42,40 +37,34 @@ func nibble(code []byte, d int) byte {
 	return code[b*32+i-32] >> 4
 }
 
-// maxAbs is the largest |f| of vec (vec is finite: Normalize rejects NaN and ±Inf). Plain
-// comparisons: the max builtin's NaN and signed-zero rules made it a third of a rebuild's
-// quantizing.
+// maxAbs is the largest |f| of vec (vec is finite: Normalize rejects NaN and ±Inf). On the
+// bits: a non-negative float's order is its bit pattern's as an unsigned integer, so |f| is
+// the bits without the sign and the largest is an integer max, which compiles to a
+// conditional move. Compared as floats, the branches on a vector's random signs and sizes
+// were mispredicted about half the time: a sixth of a rebuild's quantizing.
 func maxAbs(vec []float32) float32 {
-	var m0, m1 float32
+	const abs = 0x7fffffff
+	var m0, m1, m2, m3 uint32
 	i := 0
-	for ; i+2 <= len(vec); i += 2 {
-		a, b := vec[i], vec[i+1]
-		if a < 0 {
-			a = -a
-		}
-		if b < 0 {
-			b = -b
-		}
-		if a > m0 {
-			m0 = a
-		}
-		if b > m1 {
-			m1 = b
-		}
+	for ; i+4 <= len(vec); i += 4 {
+		m0 = max(m0, math.Float32bits(vec[i])&abs)
+		m1 = max(m1, math.Float32bits(vec[i+1])&abs)
+		m2 = max(m2, math.Float32bits(vec[i+2])&abs)
+		m3 = max(m3, math.Float32bits(vec[i+3])&abs)
 	}
-	if i < len(vec) {
-		a := vec[i]
-		if a < 0 {
-			a = -a
-		}
-		if a > m0 {
-			m0 = a
-		}
+	for ; i < len(vec); i++ {
+		m0 = max(m0, math.Float32bits(vec[i])&abs)
 	}
-	if m1 > m0 {
-		return m1
-	}
-	return m0
+	return math.Float32frombits(max(m0, m1, m2, m3))
+}
+
+// roundHalfAway rounds x half away from zero to an integer, in float32 and without a
+// branch: x plus ±0.5 by x's sign, truncated. (A rebuild quantizes every vector, and
+// math.Round's float64 round trip, or a branch on the sign, costs more than the rest of
+// the loop.)
+func roundHalfAway(x float32) int32 {
+	half := math.Float32frombits(0x3f000000 | math.Float32bits(x)&0x80000000)
+	return int32(x + half)
 }
 
 func setNibble(code []byte, d int, u byte) {

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -52,6 +53,29 @@ func TestDotsU4MatchesGo(t *testing.T) {
 	}
 }
 
+// TestRoundHalfAway: halves round away from zero, the rest to the nearest integer, and the
+// branch-free form agrees with the plain one on a million random values around the codes'
+// range.
+func TestRoundHalfAway(t *testing.T) {
+	for x, want := range map[float32]int32{0: 0, 0.49: 0, 0.5: 1, -0.5: -1, 1.5: 2, -1.5: -2, 2.5: 3, -2.49: -2,
+		126.6: 127, -127.4: -127, 7.5: 8, float32(math.Copysign(0, -1)): 0} {
+		if got := roundHalfAway(x); got != want {
+			t.Errorf("roundHalfAway(%v) = %d, want %d", x, got, want)
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 1_000_000 {
+		x := float32(r.NormFloat64() * 40)
+		want := int32(x - 0.5)
+		if x >= 0 {
+			want = int32(x + 0.5)
+		}
+		if got := roundHalfAway(x); got != want {
+			t.Fatalf("roundHalfAway(%v) = %d, want %d", x, got, want)
+		}
+	}
+}
+
 func TestMaxAbs(t *testing.T) {
 	for _, c := range []struct {
 		vec  []float32
@@ -59,6 +83,18 @@ func TestMaxAbs(t *testing.T) {
 	}{{nil, 0}, {[]float32{-3}, 3}, {[]float32{1, -2, 0.5}, 2}, {[]float32{0.1, 0.2, -0.3, 0.25}, 0.3}, {[]float32{-0, 0}, 0}} {
 		if got := maxAbs(c.vec); got != c.want {
 			t.Errorf("maxAbs(%v) = %v, want %v", c.vec, got, c.want)
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for n := range 300 { // every length's tail, against a plain float comparison
+		vec := make([]float32, n)
+		var want float32
+		for i := range vec {
+			vec[i] = float32(r.NormFloat64())
+			want = max(want, float32(math.Abs(float64(vec[i]))))
+		}
+		if got := maxAbs(vec); got != want {
+			t.Fatalf("maxAbs of %d values = %v, want %v", n, got, want)
 		}
 	}
 }

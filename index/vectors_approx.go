@@ -48,13 +48,7 @@ func quantize(code []int8, vec []float32) float32 {
 	}
 	inv := 127 / m
 	for i, f := range vec {
-		// Round half away from zero, in float32: a rebuild quantizes every vector, and
-		// math.Round's float64 round trip costs more than the rest of the loop.
-		if x := f * inv; x >= 0 {
-			code[i] = int8(x + 0.5)
-		} else {
-			code[i] = int8(x - 0.5)
-		}
+		code[i] = int8(roundHalfAway(f * inv))
 	}
 	return m / 127
 }
