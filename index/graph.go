@@ -46,9 +46,9 @@ type Graph struct {
 type gedge struct {
 	from, to        int32
 	typ             uint16
-	rest            bool // extra holds the slot's edgeRest
+	rest            bool  // extra holds the slot's edgeRest
+	co              int32 // in the padding after typ and rest: 40 bytes a slot, not 48
 	weight          float64
-	co              int64
 	lastCo, lastDec int64
 }
 
@@ -56,6 +56,7 @@ type gedge struct {
 type edgeRest struct {
 	ns, predicate, fact string
 	lastCo, lastDec     *time.Time // when not a plain UTC instant
+	co                  *int       // when the count does not fit an int32
 }
 
 // NewGraph returns an empty graph.
@@ -142,7 +143,7 @@ func (g *Graph) set(s int32, e *models.Edge) { g.setRow(&g.edges[s], s, e, false
 
 // setRow is set for slot s held at r; fresh says s is a new slot, with nothing in extra.
 func (g *Graph) setRow(r *gedge, s int32, e *models.Edge, fresh bool) {
-	r.weight, r.co = e.Weight, int64(e.CoOccurrences)
+	r.weight, r.co = e.Weight, int32(e.CoOccurrences)
 	var rest edgeRest
 	need := false
 	if g.ns == "" && g.n == 0 {
@@ -155,6 +156,10 @@ func (g *Graph) setRow(r *gedge, s int32, e *models.Edge, fresh bool) {
 	}
 	if e.Predicate != "" || e.Fact != "" {
 		rest.predicate, rest.fact, need = strings.Clone(e.Predicate), strings.Clone(e.Fact), true
+	}
+	if int(r.co) != e.CoOccurrences {
+		co := e.CoOccurrences
+		rest.co, r.co, need = &co, 0, true
 	}
 	var ok bool
 	if r.lastCo, ok = packTime(e.LastCoOccurred); !ok {
@@ -189,6 +194,9 @@ func (g *Graph) edge(s int32) models.Edge {
 		}
 		if x.lastDec != nil {
 			e.LastDecayed = *x.lastDec
+		}
+		if x.co != nil {
+			e.CoOccurrences = *x.co
 		}
 	}
 	return e

@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -178,6 +179,29 @@ func TestGraphLoadLargeMatchesPut(t *testing.T) {
 					t.Fatalf("%s(%v)[%d]: Put gives %+v, Load %+v", name, ids, k, *a[k], *b[k])
 				}
 			}
+		}
+	}
+}
+
+// TestGraphKeepsLargeCounts: a co-occurrence count beyond the compact slot's 32 bits reads
+// back whole, written by Put or by a load, and a later small count replaces it.
+func TestGraphKeepsLargeCounts(t *testing.T) {
+	for _, co := range []int{1 << 40, -(1 << 35), math.MaxInt32 + 1, math.MinInt32 - 1, math.MaxInt32} {
+		e := edge("m1", "c:cat", models.EdgeMentions, 0.5)
+		e.CoOccurrences = co
+		put, load := NewGraph(), NewGraph()
+		put.Put(e)
+		load.Load([]*models.Edge{e})
+		for name, g := range map[string]*Graph{"Put": put, "Load": load} {
+			got, ok := g.Get(e.Key())
+			if !ok || got.CoOccurrences != co {
+				t.Fatalf("%s: co-occurrences %d, want %d", name, got.CoOccurrences, co)
+			}
+		}
+		e.CoOccurrences = 3
+		put.Put(e)
+		if got, _ := put.Get(e.Key()); got.CoOccurrences != 3 {
+			t.Fatalf("after a small count: %d, want 3", got.CoOccurrences)
 		}
 	}
 }

@@ -185,7 +185,7 @@ const (
 	spaceFixedBytes   = 2048 // the space and its empty indexes' maps
 	memoryBytes       = 1235 // per memory or chunk: the cached row, its map entry, BM25 document (ordinal, length, postings)
 	termBytes         = 145  // per distinct BM25 term: dictionary entry and posting list
-	edgeBytes         = 72   // per graph edge (compact slab)
+	edgeBytes         = 64   // per graph edge (compact slab)
 	nodeBytes         = 175  // per graph node: id string, ordinal map entry, adjacency
 	conceptBytes      = 210  // per concept in the concept table
 	vectorExtraBytes  = 88   // per vector beyond its float32 row (or codes): id and row map entry
