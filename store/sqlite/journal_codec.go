@@ -223,8 +223,9 @@ func (r *journalReader) fail() {
 	r.b = nil
 }
 
-func (r *journalReader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
+// readVarint reads one varint with decode (binary.Uvarint or binary.Varint).
+func readVarint[T uint64 | int64](r *journalReader, decode func([]byte) (T, int)) T {
+	v, n := decode(r.b)
 	if n <= 0 {
 		r.fail()
 		return 0
@@ -233,15 +234,8 @@ func (r *journalReader) uvarint() uint64 {
 	return v
 }
 
-func (r *journalReader) varint() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
+func (r *journalReader) uvarint() uint64 { return readVarint(r, binary.Uvarint) }
+func (r *journalReader) varint() int64   { return readVarint(r, binary.Varint) }
 
 // int reads a varint that must fit an int.
 func (r *journalReader) int() int {
