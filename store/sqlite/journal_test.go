@@ -236,6 +236,44 @@ func TestJournalConflicts(t *testing.T) {
 	}
 }
 
+// TestJournalCeilings: a turn whose ids all sort above every id journaled or stored in
+// their namespace is not looked up in the database; one that does not is, and so is every
+// turn of a namespace before its largest stored id has been read — after a restart too, so
+// an id stored before it is still refused.
+func TestJournalCeilings(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "salience.db")
+	s := openAt(t, path)
+	journalMemory(t, s, "m1")
+	record := func(s *Store, i int, want string) {
+		t.Helper()
+		if err := s.RecordSurfacings(ctx, journalTurn(i, "m1"), nil); models.ErrorCode(err) != want {
+			t.Fatalf("turn s%d: %v, want %q", i, err, want)
+		}
+	}
+	record(s, 5, "")
+	if n := s.jr.asked.Load(); n != 1 {
+		t.Fatalf("the namespace's first turn: %d lookups, want 1 (its ceiling is not known yet)", n)
+	}
+	record(s, 7, "")
+	if n := s.jr.asked.Load(); n != 1 {
+		t.Fatalf("an id above the ceiling: %d lookups, want still 1", n)
+	}
+	record(s, 6, "") // below the ceiling s7, and new
+	record(s, 7, models.ECONFLICT)
+	if n := s.jr.asked.Load(); n != 3 {
+		t.Fatalf("ids at or below the ceiling: %d lookups, want 3", n)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2 := openAt(t, path)
+	record(s2, 7, models.ECONFLICT) // stored before the restart: the ceiling is read first
+	record(s2, 8, "")
+	if n := s2.jr.asked.Load(); n != 1 {
+		t.Fatalf("after the restart: %d lookups, want 1", n)
+	}
+}
+
 // TestJournalAppliesInBackground: without any read, the applier moves a turn into SQLite
 // soon after it is journaled, and the journal file is emptied.
 func TestJournalAppliesInBackground(t *testing.T) {
