@@ -103,7 +103,7 @@ type journal struct {
 	ceilings map[string]*ceiling
 	// asked counts the turns whose ids were looked up in the database (for tests).
 	asked atomic.Int64
-	done       sync.WaitGroup
+	done  sync.WaitGroup
 }
 
 // openJournal opens (creating) the journal at path and takes it for this process; nil with no
