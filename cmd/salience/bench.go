@@ -173,7 +173,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		qs[i] = syn.Query()
 	}
 	var stageMu sync.Mutex
-	stageSum := map[string]float64{} // the pipeline's own stage timings, summed over the timed calls
+	stageSum := map[string]float64{}                   // the pipeline's own stage timings, summed over the timed calls
 	callStages := make([]map[string]float64, *queries) // each timed call's, for the slowest calls' means
 	ask := func(i int) (time.Duration, int, error) {
 		t := time.Now()
