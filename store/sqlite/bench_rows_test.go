@@ -155,3 +155,58 @@ func BenchmarkFindSurfacings(b *testing.B) {
 func reportCPU(b *testing.B, cpu0 time.Duration) {
 	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
+
+// BenchmarkRecordTurns100k measures storing a recall turn — ten surfacings of random
+// memories among 100,000, in one of 100 conversations — as the applier does for a single
+// caller, one turn a transaction, with the folds of the counters (surfaced.go) that the
+// turns make due included: every foldRows surfacings, and what waits at the end.
+func BenchmarkRecordTurns100k(b *testing.B) {
+	s := openAt(b, buildDB(b, 100_000, 256))
+	if err := s.Rebuild(ctx); err != nil {
+		b.Fatal(err)
+	}
+	var ids []string
+	rows, err := s.rdb.QueryContext(ctx, `SELECT id FROM memories WHERE ns = 'ns' AND parent_id = ''`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			b.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Close(); err != nil || len(ids) < 100_000 {
+		b.Fatal(len(ids), err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	base := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	t := 0
+	cpu0 := cpuTime()
+	for b.Loop() {
+		at := base.Add(time.Duration(t) * time.Second)
+		ss := benchSurfacings(t, at)
+		for _, sf := range ss {
+			sf.MemoryID = ids[r.IntN(len(ids))]
+			sf.ConversationID = fmt.Sprintf("conv-%d", t%100)
+			sf.Terms = []string{"cat", "garden", "morning"}
+		}
+		if err := s.RecordSurfacings(ctx, ss, nil); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.apply(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if s.unfolded.Load() >= foldRows {
+			if err := s.settle(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		t++
+	}
+	if err := s.settle(ctx); err != nil {
+		b.Fatal(err)
+	}
+	reportCPU(b, cpu0)
+}

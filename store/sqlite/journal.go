@@ -560,28 +560,39 @@ func (j *journal) existStmt(db *sql.DB, n int) *sql.Stmt {
 }
 
 // applyLoop applies journaled turns in the background, journalDelay after the first of a
-// batch arrives.
+// batch arrives. It folds the stored surfacings into the counters (surfaced.go) once
+// foldRows of them wait, and when no turn has come for foldIdle.
 func (s *Store) applyLoop(ctx context.Context) {
 	j := s.jr
 	defer j.done.Done()
 	failing := false
 	for {
+		var idle <-chan time.Time
+		if s.unfolded.Load() > 0 {
+			idle = time.After(foldIdle)
+		}
+		var err error
 		select {
 		case <-ctx.Done():
 			return
+		case <-idle:
+			err = s.settle(context.WithoutCancel(ctx))
 		case <-j.wake:
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(journalDelay):
+			}
+			for t0 := time.Now(); s.searching.Load() > 0 && time.Since(t0) < journalQuietWait; {
+				time.Sleep(50 * time.Microsecond)
+			}
+			// The batch runs to its end once begun (uncancellable: the driver then spares
+			// each statement a watcher goroutine); the loop stops between batches.
+			err = s.apply(context.WithoutCancel(ctx))
+			if err == nil && s.unfolded.Load() >= foldRows {
+				err = s.settle(context.WithoutCancel(ctx))
+			}
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(journalDelay):
-		}
-		for t0 := time.Now(); s.searching.Load() > 0 && time.Since(t0) < journalQuietWait; {
-			time.Sleep(50 * time.Microsecond)
-		}
-		// The batch runs to its end once begun (uncancellable: the driver then spares
-		// each statement a watcher goroutine); the loop stops between batches.
-		err := s.settle(context.WithoutCancel(ctx))
 		switch {
 		case err != nil && ctx.Err() == nil:
 			if !failing {
@@ -620,9 +631,22 @@ func (s *Store) settleRead(ctx context.Context) error {
 	return nil
 }
 
-// settle applies every journaled turn to SQLite, so that a read sees them: a no-op when none
-// is pending.
+// settle applies every journaled turn to SQLite and folds the stored surfacings into the
+// memories' counters (surfaced.go), so that a read sees them: a no-op when nothing waits.
 func (s *Store) settle(ctx context.Context) error {
+	if (s.jr == nil || s.jr.pendingN.Load() == 0) && s.unfolded.Load() == 0 {
+		return nil
+	}
+	return s.write(ctx, "apply surfacings", func(tx *wtx) (func(), error) {
+		if err := tx.applyPending(ctx); err != nil {
+			return nil, err
+		}
+		return nil, tx.foldIfNeeded(ctx)
+	})
+}
+
+// apply is settle for the applier, which folds only now and then (applyLoop).
+func (s *Store) apply(ctx context.Context) error {
 	if s.jr == nil || s.jr.pendingN.Load() == 0 {
 		return nil
 	}
@@ -633,15 +657,17 @@ func (s *Store) settle(ctx context.Context) error {
 
 // settle makes the transaction agree with the journal: it applies the pending turns inside
 // the transaction and holds the journal until the transaction ends, so none is journaled
-// (and counted in the caches) meanwhile. Idempotent.
+// (and counted in the caches) meanwhile; and it folds the stored surfacings into the
+// counters. Idempotent.
 func (w *wtx) settle(ctx context.Context) error {
-	j := w.s.jr
-	if j == nil || w.holds || w.heldByCaller {
-		return nil
+	if j := w.s.jr; j != nil && !w.holds && !w.heldByCaller {
+		j.mu.Lock()
+		w.holds = true
+		if err := w.applyJournal(ctx, j.pending); err != nil {
+			return err
+		}
 	}
-	j.mu.Lock()
-	w.holds = true
-	return w.applyJournal(ctx, j.pending)
+	return w.foldIfNeeded(ctx)
 }
 
 // applyPending applies the turns pending when it is called inside the transaction, without
@@ -746,18 +772,28 @@ func (j *journal) dropApplied(seq uint64) {
 	}
 }
 
-// holdLocked applies the pending turns and returns holding the journal, so that no turn is
-// journaled (and counted in the caches) until release is called: indexes load under it. The
-// caller holds wmu. With no journal it does nothing.
+// holdJournalLocked applies the pending turns, folds the stored surfacings into the counters,
+// and returns holding the journal, so that no turn is journaled (and counted in the caches)
+// until release is called: indexes load under it. The caller holds wmu. With no journal it
+// only folds.
 func (s *Store) holdJournalLocked(ctx context.Context) (release func(), err error) {
 	j := s.jr
 	if j == nil {
-		return func() {}, nil
+		if s.unfolded.Load() == 0 {
+			return func() {}, nil
+		}
+		err := s.writeLocked(ctx, "fold surfacings", func(tx *wtx) (func(), error) {
+			return nil, tx.fold(ctx)
+		})
+		return func() {}, err
 	}
 	j.mu.Lock()
 	err = s.writeLocked(ctx, "apply surfacings", func(tx *wtx) (func(), error) {
 		tx.heldByCaller = true
-		return nil, tx.applyJournal(ctx, j.pending)
+		if err := tx.applyJournal(ctx, j.pending); err != nil {
+			return nil, err
+		}
+		return nil, tx.foldIfNeeded(ctx)
 	})
 	if err != nil {
 		j.mu.Unlock()

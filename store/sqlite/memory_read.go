@@ -87,7 +87,7 @@ func (s *Store) sqlMemories(ctx context.Context, ns string, ids []string) ([]*mo
 	byID := make(map[string]*models.Memory, len(ids))
 	for chunk := range slices.Chunk(slices.Compact(slices.Sorted(slices.Values(ids))), 500) {
 		args := append([]any{ns}, anys(chunk)...)
-		ms, err := queryMemories(ctx, s.rdb, memoryRows.sel+` WHERE ns = ? AND id IN (`+placeholders(len(chunk))+`)`, args...)
+		ms, err := queryMemories(ctx, s.rdb, memorySelect+` WHERE ns = ? AND id IN (`+placeholders(len(chunk))+`)`, args...)
 		if err != nil {
 			return nil, wrap(err, "get memories")
 		}
@@ -171,7 +171,7 @@ func (s *Store) FindMemories(ctx context.Context, f models.MemoryFilter) ([]*mod
 	if err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM memories WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, wrap(err, "count memories")
 	}
-	ms, err := queryMemories(ctx, s.rdb, memoryRows.sel+` WHERE `+cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
+	ms, err := queryMemories(ctx, s.rdb, memorySelect+` WHERE `+cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
 		append(args, limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, wrap(err, "find memories")
@@ -191,7 +191,7 @@ func (s *Store) LastInConversation(ctx context.Context, ns, conversationID strin
 	if err := s.settleRead(ctx); err != nil { // the counters of journaled turns
 		return nil, err
 	}
-	ms, err := queryMemories(ctx, s.rdb, memoryRows.sel+`
+	ms, err := queryMemories(ctx, s.rdb, memorySelect+`
 		WHERE ns = ? AND conversation_id = ? AND parent_id = '' ORDER BY created_at DESC, id DESC LIMIT 1`, ns, conversationID)
 	if err != nil {
 		return nil, wrap(err, "last in conversation")

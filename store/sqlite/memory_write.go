@@ -38,6 +38,11 @@ func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite
 					}
 					return nil, fmt.Errorf("insert memory %s: %w", u.m.ID, err)
 				}
+				if u.m.SurfaceCount != 0 || !u.m.LastSurfaced.IsZero() {
+					if err := putSurfaced(ctx, tx, u.m); err != nil {
+						return nil, fmt.Errorf("insert memory %s: %w", u.m.ID, err)
+					}
+				}
 			}
 		}
 		var merged []*models.Concept
@@ -156,6 +161,14 @@ func (s *Store) DeleteMemory(ctx context.Context, ns, id string) error {
 			return nil, err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE ns = ? AND id IN (`+in+`)`, append([]any{ns}, idArgs...)...); err != nil {
+			return nil, err
+		}
+		// Its surfacings stay, so they are folded first: none is counted later for a new
+		// memory given the same id.
+		if err := tx.fold(ctx); err != nil {
+			return nil, err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM surfaced WHERE ns = ? AND id IN (`+in+`)`, append([]any{ns}, idArgs...)...); err != nil {
 			return nil, err
 		}
 		return func() { s.applyDelete(ns, ids, keys) }, nil

@@ -470,7 +470,14 @@ func (s *Store) loadSpaces(ctx context.Context, ns string, spaces map[string]*sp
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return 0, wrap(err, "rebuild: count")
 	}
-	return s.loadMemories(ctx, ns, spaces, get)
+	n, err := s.loadMemories(ctx, ns, spaces, get)
+	if err != nil {
+		return 0, err
+	}
+	if err := s.loadSurfaced(ctx, ns, spaces); err != nil {
+		return 0, wrap(err, "rebuild: surfaced")
+	}
+	return n, nil
 }
 
 // graphLoad is what loadGraph read, by namespace.
@@ -678,7 +685,7 @@ func (s *Store) loadMemories(ctx context.Context, ns string, spaces map[string]*
 
 	err := func() error {
 		defer close(read)
-		rows, err := s.rdb.QueryContext(ctx, memoryRows.sel+where, args...)
+		rows, err := s.rdb.QueryContext(ctx, memoryLoadSelect+where, args...)
 		if err != nil {
 			return err
 		}

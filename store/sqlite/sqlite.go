@@ -84,8 +84,11 @@ type Store struct {
 	ckpt            checkpointStats
 	postponedInRow  int          // rewinds readers postponed since the last one done; checkpointer only
 	commits         atomic.Int64 // write transactions committed: the checkpointer's idle test
-	pageSize        int
-	closed          bool // guarded by wmu
+	// unfolded counts the surfacings this process stored since it last folded them into
+	// the counters (surfaced.go); it starts at 1, for what an earlier process left.
+	unfolded atomic.Int64
+	pageSize int
+	closed   bool // guarded by wmu
 
 	// prepared holds the writer connection's prepared statements by SQL text (see wtx);
 	// guarded by wmu.
@@ -173,6 +176,7 @@ func Open(path string, opts Options) (*Store, error) {
 	wdb.SetConnMaxIdleTime(0)
 	s := &Store{path: path, wdb: wdb, now: opts.Now, log: opts.Logger, spaces: map[string]*space{},
 		prepared: map[string]*sql.Stmt{}, lazy: lazyState{budget: max(opts.IndexBudget, 0)}}
+	s.unfolded.Store(1)
 	// The writer creates the file and switches it to WAL before any reader opens it.
 	if err := s.migrate(context.Background()); err != nil {
 		wdb.Close()

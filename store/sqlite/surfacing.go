@@ -76,9 +76,8 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 // to apply to the caches once tx commits.
 func (s *Store) recordTx(ctx context.Context, tx *wtx, ss []*models.Surfacing, state *models.ConversationState) (func(), error) {
 	if len(ss) > 0 {
-		// One statement for the rows and one per (namespace, time, count) for the
-		// counters: a turn's surfacings cost three statements, not two per result.
-		// SQLite binds at most 32,766 variables a statement: 500 rows at a time.
+		// One statement for the rows. SQLite binds at most 32,766 variables a statement:
+		// 500 rows at a time.
 		const rowsPerInsert = 500
 		for part := range slices.Chunk(ss, rowsPerInsert) {
 			args := make([]any, 0, len(part)*len(surfacingRows.cols))
@@ -92,34 +91,8 @@ func (s *Store) recordTx(ctx context.Context, tx *wtx, ss []*models.Surfacing, s
 				return nil, err
 			}
 		}
-		type bumpKey struct {
-			ns string
-			at int64
-			n  int
-		}
-		counts := map[[2]string]int{}
-		last := map[[2]string]int64{}
-		for _, sf := range ss {
-			k := [2]string{sf.Namespace, sf.MemoryID}
-			counts[k]++
-			if t, ok := last[k]; !ok || encTime(sf.At) > t { // At may be before 1970: no 0 floor
-				last[k] = encTime(sf.At)
-			}
-		}
-		groups := map[bumpKey][]string{}
-		for k, n := range counts {
-			bk := bumpKey{k[0], last[k], n}
-			groups[bk] = append(groups[bk], k[1])
-		}
-		for bk, all := range groups {
-			for ids := range slices.Chunk(all, rowsPerInsert) {
-				_, err := tx.ExecContext(ctx, `UPDATE memories SET surface_count = surface_count + ?, last_surfaced = MAX(last_surfaced, ?) WHERE ns = ? AND id IN (`+placeholders(len(ids))+`)`,
-					append([]any{bk.n, bk.at, bk.ns}, anys(ids)...)...)
-				if err != nil {
-					return nil, err
-				}
-			}
-		}
+		// The memories' counters are folded from these rows later (surfaced.go).
+		tx.surfaced += len(ss)
 	}
 	if state != nil {
 		_, err := tx.ExecContext(ctx, upsertConversation.sql, upsertConversation.bind(state)...)

@@ -586,9 +586,23 @@ func TestColumnsHoldTheirFields(t *testing.T) {
 		conversationRows.name: conversationRows.names(), edgeRows.name: edgeRows.names(), conceptRows.name: conceptRows.names(),
 		queueRows.name: queueRows.names(), jobRunRows.name: jobRunRows.names(),
 	}
+	if err := s.settle(ctx); err != nil { // folds the surfacing into the counters
+		t.Fatal(err)
+	}
+	var n int
+	var last int64
+	if err := s.rdb.QueryRowContext(ctx, `SELECT n, last FROM surfaced WHERE ns = ? AND id = ?`, m.Namespace, m.ID).Scan(&n, &last); err != nil {
+		t.Fatal(err)
+	}
+	if n != m.SurfaceCount || last != encTime(m.LastSurfaced) {
+		t.Errorf("surfaced holds %d, %d; want %d, %d", n, last, m.SurfaceCount, encTime(m.LastSurfaced))
+	}
 	for table, cols := range lists {
 		v := reflect.ValueOf(rows[table]).Elem()
 		for _, col := range cols {
+			if table == memoryRows.name && (col == "surface_count" || col == "last_surfaced") {
+				continue // kept in surfaced, above (surfaced.go)
+			}
 			want := stored(t, fieldFor(t, v, table, col))
 			var got any
 			if err := s.rdb.QueryRowContext(ctx, `SELECT `+col+` FROM `+table).Scan(&got); err != nil {

@@ -63,7 +63,6 @@ var memoryMeta = []string{"confidence", "usage_count", "last_used", "surface_cou
 	"recent_dismissals", "irrelevant_contexts", "schedule", "learned"}
 
 var (
-	selectMemory     = memoryRows.sel + ` WHERE ns = ? AND id = ?`
 	insertMemory     = memoryRows.insert("")
 	updateMemoryMeta = memoryRows.update(memoryMeta, memoryRows.key)
 	// memoryEmbedding is the embedding's position among the scanned columns: the rebuild

@@ -127,6 +127,9 @@ func (t *storeTx) PutMemory(m *models.Memory) error {
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return notFound("memory %s not found", m.ID)
 	}
+	if err := putSurfaced(t.ctx, t.tx, m); err != nil { // settle folded: m's are the whole counts
+		return wrap(err, "put memory")
+	}
 	c := &models.Memory{Namespace: m.Namespace, ID: m.ID}
 	setMeta(c, m)
 	t.mems[[2]string{m.Namespace, m.ID}] = c

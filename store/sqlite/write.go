@@ -50,6 +50,7 @@ func (s *Store) writeLocked(ctx context.Context, what string, fn func(tx *wtx) (
 	}
 	committed = true
 	s.commits.Add(1)
+	w.countFolded()
 	if apply != nil && s.ready.Load() {
 		apply()
 	}
@@ -73,6 +74,10 @@ type wtx struct {
 	// heldByCaller: the caller holds the journal (holdJournalLocked).
 	holds, heldByCaller bool
 	appliedSeq          uint64
+	// folded: the transaction folded the stored surfacings (surfaced.go); surfaced counts
+	// the surfacings it stored after that, or at all.
+	folded   bool
+	surfaced int
 }
 
 // maxPrepared bounds the statements kept prepared on the writer connection.
