@@ -247,6 +247,25 @@ func TestCronTicksSurviveAPanic(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	// A tick counts as it begins; stopping before its run is recorded would interrupt it
+	// (a run that ends while the scheduler stops is recorded as interrupted). Wait for the
+	// record; the next tick is a second away.
+	for time.Now().Before(deadline) {
+		runs, err := st.FindJobRuns(ctx, "boom", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := 0
+		for _, r := range runs {
+			if r.Finished {
+				done++
+			}
+		}
+		if done >= int(ticks.Load()) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	if err := s.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
