@@ -722,8 +722,7 @@ func (w *wtx) applyJournal(ctx context.Context, recs []*journalRecord) error {
 		return err
 	}
 	last := recs[len(recs)-1].Seq
-	if _, err := w.tx.ExecContext(ctx, `INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-		journalSeqKey, strconv.FormatUint(last, 10)); err != nil {
+	if err := w.putState(ctx, journalSeqKey, strconv.FormatUint(last, 10)); err != nil {
 		return err
 	}
 	if _, err := w.tx.ExecContext(ctx, `RELEASE journal`); err != nil {

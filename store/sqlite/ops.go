@@ -162,29 +162,3 @@ func (s *Store) FindJobRuns(ctx context.Context, job string, limit int) ([]*mode
 	}
 	return queryAll(ctx, s.rdb, "find job runs", q+` ORDER BY started_at DESC, id DESC LIMIT ?`, append(args, limit), scanJobRun)
 }
-
-// GetState returns the value of key, "" when missing.
-func (s *Store) GetState(ctx context.Context, key string) (string, error) {
-	if key == "" {
-		return "", models.Invalid("key", "key is required")
-	}
-	var v string
-	// Recall reads its namespace's model here every turn: a point lookup, run without the
-	// driver's per-statement cancellation watcher (a goroutine) by not cancelling it.
-	err := s.rdb.QueryRowContext(context.WithoutCancel(ctx), `SELECT value FROM state WHERE key = ?`, key).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
-	}
-	return v, wrap(err, "get state")
-}
-
-// SetState stores value under key.
-func (s *Store) SetState(ctx context.Context, key, value string) error {
-	if key == "" {
-		return models.Invalid("key", "key is required")
-	}
-	return s.write(ctx, "set state", func(tx *wtx) (func(), error) {
-		_, err := tx.ExecContext(ctx, `INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
-		return nil, err
-	})
-}

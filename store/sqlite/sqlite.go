@@ -87,6 +87,7 @@ type Store struct {
 	// unfolded counts the surfacings this process stored since it last folded them into
 	// the counters (surfaced.go); it starts at 1, for what an earlier process left.
 	unfolded atomic.Int64
+	states   stateCache // GetState's (state.go)
 	pageSize int
 	closed   bool // guarded by wmu
 

@@ -97,8 +97,7 @@ func (w *wtx) fold(ctx context.Context) error {
 			ON CONFLICT (ns, id) DO UPDATE SET n = n + excluded.n, last = max(last, excluded.last)`, through, top); err != nil {
 			return wrap(err, "fold surfacings")
 		}
-		if _, err := w.ExecContext(ctx, `INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-			surfacedThroughKey, strconv.FormatInt(top, 10)); err != nil {
+		if err := w.putState(ctx, surfacedThroughKey, strconv.FormatInt(top, 10)); err != nil {
 			return wrap(err, "fold surfacings")
 		}
 	}

@@ -366,6 +366,5 @@ func (t *storeTx) SetState(key, value string) error {
 	if key == "" {
 		return models.Invalid("key", "key is required")
 	}
-	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
-	return wrap(err, "set state")
+	return wrap(t.tx.putState(t.ctx, key, value), "set state")
 }

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"time"
 )
 
 // write runs fn in one write transaction and commits it. fn returns an apply function (may
@@ -51,6 +52,9 @@ func (s *Store) writeLocked(ctx context.Context, what string, fn func(tx *wtx) (
 	committed = true
 	s.commits.Add(1)
 	w.countFolded()
+	if w.states != nil {
+		s.states.wrote(w.states, time.Now())
+	}
 	if apply != nil && s.ready.Load() {
 		apply()
 	}
@@ -78,6 +82,7 @@ type wtx struct {
 	// the surfacings it stored after that, or at all.
 	folded   bool
 	surfaced int
+	states   map[string]string // the state keys written, for the cache (state.go)
 }
 
 // maxPrepared bounds the statements kept prepared on the writer connection.
