@@ -6,8 +6,13 @@
 // multiple of 32): in each 32-byte block b, byte i holds dimension 64b+i in its low nibble
 // and 64b+32+i in its high one, so the query is read in its natural order. VPMADDUBSW
 // multiplies the unsigned nibbles by the signed query bytes, adding pairs into int16 (at most
-// 2·15·127 in magnitude, twice that after the two halves are added); VPMADDWD by ones widens
-// to int32.
+// 2·15·127 = 3,810 in magnitude, 7,620 after the two halves are added); VPMADDWD by ones
+// widens to int32.
+//
+// Rows go four at a time: each 32-byte block of the query is loaded once for the four, a
+// row's int16 sums run over up to four blocks (30,480 at most: no overflow) before they
+// are widened, and the four rows' lanes are added up together (VPHADDD) into one 16-byte
+// store. The last rows % 4 go one at a time.
 TEXT ·dotsU4AVX2(SB), NOSPLIT, $0-40
 	MOVQ q+0(FP), SI
 	MOVQ codes+8(FP), DI
@@ -22,6 +27,101 @@ TEXT ·dotsU4AVX2(SB), NOSPLIT, $0-40
 	MOVL $0x00010001, AX
 	VMOVD AX, X6
 	VPBROADCASTD X6, Y6
+
+u4quad:
+	CMPQ CX, $4
+	JLT u4rest
+	VPXOR Y8, Y8, Y8
+	VPXOR Y9, Y9, Y9
+	VPXOR Y10, Y10, Y10
+	VPXOR Y11, Y11, Y11
+	XORQ BX, BX
+	MOVQ SI, R9
+	LEAQ (DI)(DX*1), R10
+	LEAQ (R10)(DX*1), R11
+	LEAQ (R11)(DX*1), R12
+
+u4group:
+	VPXOR Y12, Y12, Y12
+	VPXOR Y13, Y13, Y13
+	VPXOR Y14, Y14, Y14
+	VPXOR Y15, Y15, Y15
+	MOVQ $4, R13
+
+u4blk:
+	VMOVDQU (R9), Y4
+	VMOVDQU 32(R9), Y5
+
+	VMOVDQU (DI)(BX*1), Y0
+	VPSRLW $4, Y0, Y1
+	VPAND Y7, Y0, Y0
+	VPAND Y7, Y1, Y1
+	VPMADDUBSW Y4, Y0, Y0
+	VPMADDUBSW Y5, Y1, Y1
+	VPADDW Y1, Y0, Y0
+	VPADDW Y0, Y12, Y12
+
+	VMOVDQU (R10)(BX*1), Y2
+	VPSRLW $4, Y2, Y3
+	VPAND Y7, Y2, Y2
+	VPAND Y7, Y3, Y3
+	VPMADDUBSW Y4, Y2, Y2
+	VPMADDUBSW Y5, Y3, Y3
+	VPADDW Y3, Y2, Y2
+	VPADDW Y2, Y13, Y13
+
+	VMOVDQU (R11)(BX*1), Y0
+	VPSRLW $4, Y0, Y1
+	VPAND Y7, Y0, Y0
+	VPAND Y7, Y1, Y1
+	VPMADDUBSW Y4, Y0, Y0
+	VPMADDUBSW Y5, Y1, Y1
+	VPADDW Y1, Y0, Y0
+	VPADDW Y0, Y14, Y14
+
+	VMOVDQU (R12)(BX*1), Y2
+	VPSRLW $4, Y2, Y3
+	VPAND Y7, Y2, Y2
+	VPAND Y7, Y3, Y3
+	VPMADDUBSW Y4, Y2, Y2
+	VPMADDUBSW Y5, Y3, Y3
+	VPADDW Y3, Y2, Y2
+	VPADDW Y2, Y15, Y15
+
+	ADDQ $32, BX
+	ADDQ $64, R9
+	CMPQ BX, DX
+	JGE u4widen
+	DECQ R13
+	JNE u4blk
+
+u4widen:
+	VPMADDWD Y6, Y12, Y12
+	VPADDD Y12, Y8, Y8
+	VPMADDWD Y6, Y13, Y13
+	VPADDD Y13, Y9, Y9
+	VPMADDWD Y6, Y14, Y14
+	VPADDD Y14, Y10, Y10
+	VPMADDWD Y6, Y15, Y15
+	VPADDD Y15, Y11, Y11
+	CMPQ BX, DX
+	JLT u4group
+
+	// Per 128-bit half: [r0 r0 r1 r1], [r2 r2 r3 r3], then [r0 r1 r2 r3]; then the halves.
+	VPHADDD Y9, Y8, Y0
+	VPHADDD Y11, Y10, Y1
+	VPHADDD Y1, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD X1, X0, X0
+	VMOVDQU X0, (R8)
+	ADDQ $16, R8
+	LEAQ (DI)(DX*4), DI
+	SUBQ $4, CX
+	JMP u4quad
+
+u4rest:
+	TESTQ CX, CX
+	JEQ u4done
 
 u4row:
 	VPXOR Y0, Y0, Y0

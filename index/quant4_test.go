@@ -3,7 +3,9 @@ package index
 import (
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -30,8 +32,8 @@ func TestQuantize4Literals(t *testing.T) {
 
 func TestDotsU4MatchesGo(t *testing.T) {
 	r := rand.New(rand.NewPCG(12, 13))
-	for _, cbytes := range []int{32, 128, 768} {
-		for _, rows := range []int{0, 1, 5, 33} {
+	for _, cbytes := range []int{32, 64, 128, 160, 192, 768} {
+		for _, rows := range []int{0, 1, 2, 3, 4, 5, 7, 8, 33} {
 			q := make([]int8, 2*cbytes)
 			for i := range q {
 				q[i] = int8(r.IntN(255) - 127)
@@ -96,5 +98,28 @@ func TestMaxAbs(t *testing.T) {
 		if got := maxAbs(vec); got != want {
 			t.Fatalf("maxAbs of %d values = %v, want %v", n, got, want)
 		}
+	}
+}
+
+// BenchmarkDotsU4 runs the 4-bit kernel over 100,000 rows of 256 dimensions on one core:
+// the code scan of a 100k search, both halves.
+func BenchmarkDotsU4(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	rows, cbytes := 100_000, 128
+	if s := os.Getenv("DOTS_ROWS"); s != "" {
+		rows, _ = strconv.Atoi(s)
+	}
+	q := make([]int8, 2*cbytes)
+	for i := range q {
+		q[i] = int8(r.IntN(255) - 127)
+	}
+	codes := make([]byte, rows*cbytes)
+	for i := range codes {
+		codes[i] = byte(r.IntN(256))
+	}
+	out := make([]int32, rows)
+	b.SetBytes(int64(rows * cbytes))
+	for b.Loop() {
+		dotsU4(q, codes, cbytes, out)
 	}
 }
