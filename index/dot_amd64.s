@@ -158,3 +158,119 @@ u4col:
 u4done:
 	VZEROUPPER
 	RET
+
+// func dotsU4VNNI(q *int8, codes *byte, cbytes, rows int, out *int32)
+//
+// dotsU4AVX2 with AVX-512 VNNI on 256-bit registers: VPDPBUSD multiplies the unsigned
+// nibbles by the signed query bytes and adds each four products straight into the int32
+// sums, in place of VPMADDUBSW, VPADDW and the widening. Four rows at a time, the rest one
+// at a time.
+TEXT ·dotsU4VNNI(SB), NOSPLIT, $0-40
+	MOVQ q+0(FP), SI
+	MOVQ codes+8(FP), DI
+	MOVQ cbytes+16(FP), DX
+	MOVQ rows+24(FP), CX
+	MOVQ out+32(FP), R8
+	TESTQ CX, CX
+	JEQ vdone
+	MOVL $0x0F0F0F0F, AX
+	VMOVD AX, X7
+	VPBROADCASTD X7, Y7
+
+vquad:
+	CMPQ CX, $4
+	JLT vrest
+	VPXOR Y8, Y8, Y8
+	VPXOR Y9, Y9, Y9
+	VPXOR Y10, Y10, Y10
+	VPXOR Y11, Y11, Y11
+	XORQ BX, BX
+	MOVQ SI, R9
+	LEAQ (DI)(DX*1), R10
+	LEAQ (R10)(DX*1), R11
+	LEAQ (R11)(DX*1), R12
+
+vblk:
+	VMOVDQU (R9), Y4
+	VMOVDQU 32(R9), Y5
+
+	VMOVDQU (DI)(BX*1), Y0
+	VPSRLW $4, Y0, Y1
+	VPAND Y7, Y0, Y0
+	VPAND Y7, Y1, Y1
+	VPDPBUSD Y4, Y0, Y8
+	VPDPBUSD Y5, Y1, Y8
+
+	VMOVDQU (R10)(BX*1), Y2
+	VPSRLW $4, Y2, Y3
+	VPAND Y7, Y2, Y2
+	VPAND Y7, Y3, Y3
+	VPDPBUSD Y4, Y2, Y9
+	VPDPBUSD Y5, Y3, Y9
+
+	VMOVDQU (R11)(BX*1), Y0
+	VPSRLW $4, Y0, Y1
+	VPAND Y7, Y0, Y0
+	VPAND Y7, Y1, Y1
+	VPDPBUSD Y4, Y0, Y10
+	VPDPBUSD Y5, Y1, Y10
+
+	VMOVDQU (R12)(BX*1), Y2
+	VPSRLW $4, Y2, Y3
+	VPAND Y7, Y2, Y2
+	VPAND Y7, Y3, Y3
+	VPDPBUSD Y4, Y2, Y11
+	VPDPBUSD Y5, Y3, Y11
+
+	ADDQ $32, BX
+	ADDQ $64, R9
+	CMPQ BX, DX
+	JLT vblk
+
+	VPHADDD Y9, Y8, Y0
+	VPHADDD Y11, Y10, Y1
+	VPHADDD Y1, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD X1, X0, X0
+	VMOVDQU X0, (R8)
+	ADDQ $16, R8
+	LEAQ (DI)(DX*4), DI
+	SUBQ $4, CX
+	JMP vquad
+
+vrest:
+	TESTQ CX, CX
+	JEQ vdone
+
+vrow:
+	VPXOR Y0, Y0, Y0
+	XORQ BX, BX
+	MOVQ SI, R9
+
+vcol:
+	VMOVDQU (DI)(BX*1), Y1
+	VPSRLW $4, Y1, Y2
+	VPAND Y7, Y1, Y1
+	VPAND Y7, Y2, Y2
+	VPDPBUSD (R9), Y1, Y0
+	VPDPBUSD 32(R9), Y2, Y0
+	ADDQ $32, BX
+	ADDQ $64, R9
+	CMPQ BX, DX
+	JLT vcol
+
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD X1, X0, X0
+	VPSHUFD $0x4E, X0, X1
+	VPADDD X1, X0, X0
+	VPSHUFD $0xB1, X0, X1
+	VPADDD X1, X0, X0
+	VMOVD X0, (R8)
+	ADDQ $4, R8
+	ADDQ DX, DI
+	DECQ CX
+	JNE vrow
+
+vdone:
+	VZEROUPPER
+	RET

@@ -45,11 +45,14 @@ func TestDotsU4MatchesGo(t *testing.T) {
 			if rows > 0 {
 				codes[0], q[0], q[32] = 0xff, -127, -127 // the extremes
 			}
-			got, want := make([]int32, rows), make([]int32, rows)
-			dotsU4(q, codes, cbytes, got)
+			want := make([]int32, rows)
 			dotsU4Go(q, codes, cbytes, want)
-			if !slices.Equal(got, want) {
-				t.Fatalf("cbytes %d rows %d: got %v, want %v", cbytes, rows, got, want)
+			for name, kernel := range dotKernels() {
+				got := make([]int32, rows)
+				kernel(q, codes, cbytes, got)
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s, cbytes %d rows %d: got %v, want %v", name, cbytes, rows, got, want)
+				}
 			}
 		}
 	}

@@ -1,0 +1,21 @@
+package index
+
+// dotKernels returns every 4-bit kernel this machine can run, each against the same Go
+// reference: dotsU4 picks one, and the others must agree where they run.
+func dotKernels() map[string]func(q []int8, codes []byte, cbytes int, out []int32) {
+	ks := map[string]func(q []int8, codes []byte, cbytes int, out []int32){"dotsU4": dotsU4}
+	call := func(k func(q *int8, codes *byte, cbytes, rows int, out *int32)) func(q []int8, codes []byte, cbytes int, out []int32) {
+		return func(q []int8, codes []byte, cbytes int, out []int32) {
+			if len(out) > 0 {
+				k(&q[0], &codes[0], cbytes, len(out), &out[0])
+			}
+		}
+	}
+	if haveAVX2 {
+		ks["avx2"] = call(dotsU4AVX2)
+	}
+	if haveVNNI {
+		ks["vnni"] = call(dotsU4VNNI)
+	}
+	return ks
+}

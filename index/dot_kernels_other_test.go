@@ -1,0 +1,7 @@
+//go:build !amd64
+
+package index
+
+func dotKernels() map[string]func(q []int8, codes []byte, cbytes int, out []int32) {
+	return map[string]func(q []int8, codes []byte, cbytes int, out []int32){"dotsU4": dotsU4}
+}
