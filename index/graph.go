@@ -416,7 +416,9 @@ func (l *Loader) Finish() {
 	if !l.bulk {
 		return
 	}
-	g.edges = append(make([]gedge, 0, int(l.added)), g.edges...)
+	slab := make([]gedge, 0, int(l.added))
+	adviseHuge(slab)
+	g.edges = append(slab, g.edges...)
 	for _, c := range l.chunks {
 		g.edges = append(g.edges, c...)
 	}

@@ -252,11 +252,13 @@ func (v *Vectors) reserveLocked(rows int) {
 	}
 	if need := rows * v.stride; need > cap(v.codes) {
 		codes := make([]byte, len(v.codes), need)
+		adviseHuge(codes)
 		copy(codes, v.codes)
 		v.codes = codes
 	}
 	if need := rows * 2 * v.stride; need > cap(v.res) {
 		res := make([]byte, len(v.res), need)
+		adviseHuge(res)
 		copy(res, v.res)
 		v.res = res
 	}
