@@ -110,6 +110,29 @@ func (t *storeTx) cachedMemory(ns, id string) (*models.Memory, bool) {
 	return m, true
 }
 
+// countersStored reports whether surfaced already holds m's counters, so PutMemory need not
+// write them (engagement puts back the counters it read, nearly always). After settle has
+// folded, surfaced holds what the cache counts, and this transaction's own puts (t.mems).
+func (t *storeTx) countersStored(m *models.Memory) bool {
+	same := func(c *models.Memory) bool {
+		return c.SurfaceCount == m.SurfaceCount && c.LastSurfaced.Equal(m.LastSurfaced)
+	}
+	if w, ok := t.mems[[2]string{m.Namespace, m.ID}]; ok {
+		return same(w)
+	}
+	if !t.s.ready.Load() {
+		return false
+	}
+	sp, err := t.s.spaceHeld(t.ctx, m.Namespace, t.tx)
+	if err != nil || sp == nil {
+		return false
+	}
+	t.s.mu.RLock()
+	c, ok := sp.mems[m.ID]
+	t.s.mu.RUnlock()
+	return ok && same(c)
+}
+
 func (t *storeTx) PutMemory(m *models.Memory) error {
 	if t.done {
 		return errTxDone
@@ -127,8 +150,10 @@ func (t *storeTx) PutMemory(m *models.Memory) error {
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return notFound("memory %s not found", m.ID)
 	}
-	if err := putSurfaced(t.ctx, t.tx, m); err != nil { // settle folded: m's are the whole counts
-		return wrap(err, "put memory")
+	if !t.countersStored(m) {
+		if err := putSurfaced(t.ctx, t.tx, m); err != nil { // settle folded: m's are the whole counts
+			return wrap(err, "put memory")
+		}
 	}
 	c := &models.Memory{Namespace: m.Namespace, ID: m.ID}
 	setMeta(c, m)
