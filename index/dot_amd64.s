@@ -1,5 +1,81 @@
 #include "textflag.h"
 
+// Shared by both kernels. Registers: SI the query, DI the codes (row 0 of a quad), DX the
+// bytes a row, CX the rows left, R8 the output, R9 the query block, R10–R12 rows 1–3 of a
+// quad, BX the byte offset in a row, Y7 the nibble mask, Y4/Y5 a query block's two halves,
+// Y8–Y11 a quad's int32 sums.
+
+// ARGS loads the arguments; MASK sets Y7.
+#define ARGS \
+	MOVQ q+0(FP), SI; \
+	MOVQ codes+8(FP), DI; \
+	MOVQ cbytes+16(FP), DX; \
+	MOVQ rows+24(FP), CX; \
+	MOVQ out+32(FP), R8
+
+#define MASK \
+	MOVL $0x0F0F0F0F, AX; \
+	VMOVD AX, X7; \
+	VPBROADCASTD X7, Y7
+
+// QUAD_START zeroes a quad's sums and points at its rows.
+#define QUAD_START \
+	VPXOR Y8, Y8, Y8; \
+	VPXOR Y9, Y9, Y9; \
+	VPXOR Y10, Y10, Y10; \
+	VPXOR Y11, Y11, Y11; \
+	XORQ BX, BX; \
+	MOVQ SI, R9; \
+	LEAQ (DI)(DX*1), R10; \
+	LEAQ (R10)(DX*1), R11; \
+	LEAQ (R11)(DX*1), R12
+
+// NIBBLES loads the block of the row at base into lo and hi: its low and high nibbles.
+#define NIBBLES(base, lo, hi) \
+	VMOVDQU (base)(BX*1), lo; \
+	VPSRLW $4, lo, hi; \
+	VPAND Y7, lo, lo; \
+	VPAND Y7, hi, hi
+
+// AVX2_ROW adds the block of the row at base to its int16 sums acc.
+#define AVX2_ROW(base, acc) \
+	NIBBLES(base, Y0, Y1); \
+	VPMADDUBSW Y4, Y0, Y0; \
+	VPMADDUBSW Y5, Y1, Y1; \
+	VPADDW Y1, Y0, Y0; \
+	VPADDW Y0, acc, acc
+
+// VNNI_ROW adds the block of the row at base to its int32 sums acc.
+#define VNNI_ROW(base, acc) \
+	NIBBLES(base, Y0, Y1); \
+	VPDPBUSD Y4, Y0, acc; \
+	VPDPBUSD Y5, Y1, acc
+
+// QUAD_END adds up each row's lanes, stores the four sums and moves on four rows.
+#define QUAD_END \
+	VPHADDD Y9, Y8, Y0; \
+	VPHADDD Y11, Y10, Y1; \
+	VPHADDD Y1, Y0, Y0; \
+	VEXTRACTI128 $1, Y0, X1; \
+	VPADDD X1, X0, X0; \
+	VMOVDQU X0, (R8); \
+	ADDQ $16, R8; \
+	LEAQ (DI)(DX*4), DI; \
+	SUBQ $4, CX
+
+// ROW_END adds up the lanes of Y0, stores the sum and moves on one row.
+#define ROW_END \
+	VEXTRACTI128 $1, Y0, X1; \
+	VPADDD X1, X0, X0; \
+	VPSHUFD $0x4E, X0, X1; \
+	VPADDD X1, X0, X0; \
+	VPSHUFD $0xB1, X0, X1; \
+	VPADDD X1, X0, X0; \
+	VMOVD X0, (R8); \
+	ADDQ $4, R8; \
+	ADDQ DX, DI; \
+	DECQ CX
+
 // func dotsU4AVX2(q *int8, codes *byte, cbytes, rows int, out *int32)
 //
 // out[r] = Σ_j q[j]·u[r][j] for the 4-bit unsigned codes u of row r (cbytes bytes a row, a
@@ -14,16 +90,10 @@
 // are widened, and the four rows' lanes are added up together (VPHADDD) into one 16-byte
 // store. The last rows % 4 go one at a time.
 TEXT ·dotsU4AVX2(SB), NOSPLIT, $0-40
-	MOVQ q+0(FP), SI
-	MOVQ codes+8(FP), DI
-	MOVQ cbytes+16(FP), DX
-	MOVQ rows+24(FP), CX
-	MOVQ out+32(FP), R8
+	ARGS
 	TESTQ CX, CX
 	JEQ u4done
-	MOVL $0x0F0F0F0F, AX
-	VMOVD AX, X7
-	VPBROADCASTD X7, Y7
+	MASK
 	MOVL $0x00010001, AX
 	VMOVD AX, X6
 	VPBROADCASTD X6, Y6
@@ -31,15 +101,7 @@ TEXT ·dotsU4AVX2(SB), NOSPLIT, $0-40
 u4quad:
 	CMPQ CX, $4
 	JLT u4rest
-	VPXOR Y8, Y8, Y8
-	VPXOR Y9, Y9, Y9
-	VPXOR Y10, Y10, Y10
-	VPXOR Y11, Y11, Y11
-	XORQ BX, BX
-	MOVQ SI, R9
-	LEAQ (DI)(DX*1), R10
-	LEAQ (R10)(DX*1), R11
-	LEAQ (R11)(DX*1), R12
+	QUAD_START
 
 u4group:
 	VPXOR Y12, Y12, Y12
@@ -52,41 +114,10 @@ u4blk:
 	VMOVDQU (R9), Y4
 	VMOVDQU 32(R9), Y5
 
-	VMOVDQU (DI)(BX*1), Y0
-	VPSRLW $4, Y0, Y1
-	VPAND Y7, Y0, Y0
-	VPAND Y7, Y1, Y1
-	VPMADDUBSW Y4, Y0, Y0
-	VPMADDUBSW Y5, Y1, Y1
-	VPADDW Y1, Y0, Y0
-	VPADDW Y0, Y12, Y12
-
-	VMOVDQU (R10)(BX*1), Y2
-	VPSRLW $4, Y2, Y3
-	VPAND Y7, Y2, Y2
-	VPAND Y7, Y3, Y3
-	VPMADDUBSW Y4, Y2, Y2
-	VPMADDUBSW Y5, Y3, Y3
-	VPADDW Y3, Y2, Y2
-	VPADDW Y2, Y13, Y13
-
-	VMOVDQU (R11)(BX*1), Y0
-	VPSRLW $4, Y0, Y1
-	VPAND Y7, Y0, Y0
-	VPAND Y7, Y1, Y1
-	VPMADDUBSW Y4, Y0, Y0
-	VPMADDUBSW Y5, Y1, Y1
-	VPADDW Y1, Y0, Y0
-	VPADDW Y0, Y14, Y14
-
-	VMOVDQU (R12)(BX*1), Y2
-	VPSRLW $4, Y2, Y3
-	VPAND Y7, Y2, Y2
-	VPAND Y7, Y3, Y3
-	VPMADDUBSW Y4, Y2, Y2
-	VPMADDUBSW Y5, Y3, Y3
-	VPADDW Y3, Y2, Y2
-	VPADDW Y2, Y15, Y15
+	AVX2_ROW(DI, Y12)
+	AVX2_ROW(R10, Y13)
+	AVX2_ROW(R11, Y14)
+	AVX2_ROW(R12, Y15)
 
 	ADDQ $32, BX
 	ADDQ $64, R9
@@ -108,15 +139,7 @@ u4widen:
 	JLT u4group
 
 	// Per 128-bit half: [r0 r0 r1 r1], [r2 r2 r3 r3], then [r0 r1 r2 r3]; then the halves.
-	VPHADDD Y9, Y8, Y0
-	VPHADDD Y11, Y10, Y1
-	VPHADDD Y1, Y0, Y0
-	VEXTRACTI128 $1, Y0, X1
-	VPADDD X1, X0, X0
-	VMOVDQU X0, (R8)
-	ADDQ $16, R8
-	LEAQ (DI)(DX*4), DI
-	SUBQ $4, CX
+	QUAD_END
 	JMP u4quad
 
 u4rest:
@@ -129,10 +152,7 @@ u4row:
 	MOVQ SI, R9
 
 u4col:
-	VMOVDQU (DI)(BX*1), Y1
-	VPSRLW $4, Y1, Y2
-	VPAND Y7, Y1, Y1
-	VPAND Y7, Y2, Y2
+	NIBBLES(DI, Y1, Y2)
 	VPMADDUBSW (R9), Y1, Y1
 	VPMADDUBSW 32(R9), Y2, Y2
 	VPADDW Y2, Y1, Y1
@@ -143,16 +163,7 @@ u4col:
 	CMPQ BX, DX
 	JLT u4col
 
-	VEXTRACTI128 $1, Y0, X1
-	VPADDD X1, X0, X0
-	VPSHUFD $0x4E, X0, X1
-	VPADDD X1, X0, X0
-	VPSHUFD $0xB1, X0, X1
-	VPADDD X1, X0, X0
-	VMOVD X0, (R8)
-	ADDQ $4, R8
-	ADDQ DX, DI
-	DECQ CX
+	ROW_END
 	JNE u4row
 
 u4done:
@@ -166,76 +177,31 @@ u4done:
 // sums, in place of VPMADDUBSW, VPADDW and the widening. Four rows at a time, the rest one
 // at a time.
 TEXT ·dotsU4VNNI(SB), NOSPLIT, $0-40
-	MOVQ q+0(FP), SI
-	MOVQ codes+8(FP), DI
-	MOVQ cbytes+16(FP), DX
-	MOVQ rows+24(FP), CX
-	MOVQ out+32(FP), R8
+	ARGS
 	TESTQ CX, CX
 	JEQ vdone
-	MOVL $0x0F0F0F0F, AX
-	VMOVD AX, X7
-	VPBROADCASTD X7, Y7
+	MASK
 
 vquad:
 	CMPQ CX, $4
 	JLT vrest
-	VPXOR Y8, Y8, Y8
-	VPXOR Y9, Y9, Y9
-	VPXOR Y10, Y10, Y10
-	VPXOR Y11, Y11, Y11
-	XORQ BX, BX
-	MOVQ SI, R9
-	LEAQ (DI)(DX*1), R10
-	LEAQ (R10)(DX*1), R11
-	LEAQ (R11)(DX*1), R12
+	QUAD_START
 
 vblk:
 	VMOVDQU (R9), Y4
 	VMOVDQU 32(R9), Y5
 
-	VMOVDQU (DI)(BX*1), Y0
-	VPSRLW $4, Y0, Y1
-	VPAND Y7, Y0, Y0
-	VPAND Y7, Y1, Y1
-	VPDPBUSD Y4, Y0, Y8
-	VPDPBUSD Y5, Y1, Y8
-
-	VMOVDQU (R10)(BX*1), Y2
-	VPSRLW $4, Y2, Y3
-	VPAND Y7, Y2, Y2
-	VPAND Y7, Y3, Y3
-	VPDPBUSD Y4, Y2, Y9
-	VPDPBUSD Y5, Y3, Y9
-
-	VMOVDQU (R11)(BX*1), Y0
-	VPSRLW $4, Y0, Y1
-	VPAND Y7, Y0, Y0
-	VPAND Y7, Y1, Y1
-	VPDPBUSD Y4, Y0, Y10
-	VPDPBUSD Y5, Y1, Y10
-
-	VMOVDQU (R12)(BX*1), Y2
-	VPSRLW $4, Y2, Y3
-	VPAND Y7, Y2, Y2
-	VPAND Y7, Y3, Y3
-	VPDPBUSD Y4, Y2, Y11
-	VPDPBUSD Y5, Y3, Y11
+	VNNI_ROW(DI, Y8)
+	VNNI_ROW(R10, Y9)
+	VNNI_ROW(R11, Y10)
+	VNNI_ROW(R12, Y11)
 
 	ADDQ $32, BX
 	ADDQ $64, R9
 	CMPQ BX, DX
 	JLT vblk
 
-	VPHADDD Y9, Y8, Y0
-	VPHADDD Y11, Y10, Y1
-	VPHADDD Y1, Y0, Y0
-	VEXTRACTI128 $1, Y0, X1
-	VPADDD X1, X0, X0
-	VMOVDQU X0, (R8)
-	ADDQ $16, R8
-	LEAQ (DI)(DX*4), DI
-	SUBQ $4, CX
+	QUAD_END
 	JMP vquad
 
 vrest:
@@ -248,10 +214,7 @@ vrow:
 	MOVQ SI, R9
 
 vcol:
-	VMOVDQU (DI)(BX*1), Y1
-	VPSRLW $4, Y1, Y2
-	VPAND Y7, Y1, Y1
-	VPAND Y7, Y2, Y2
+	NIBBLES(DI, Y1, Y2)
 	VPDPBUSD (R9), Y1, Y0
 	VPDPBUSD 32(R9), Y2, Y0
 	ADDQ $32, BX
@@ -259,16 +222,7 @@ vcol:
 	CMPQ BX, DX
 	JLT vcol
 
-	VEXTRACTI128 $1, Y0, X1
-	VPADDD X1, X0, X0
-	VPSHUFD $0x4E, X0, X1
-	VPADDD X1, X0, X0
-	VPSHUFD $0xB1, X0, X1
-	VPADDD X1, X0, X0
-	VMOVD X0, (R8)
-	ADDQ $4, R8
-	ADDQ DX, DI
-	DECQ CX
+	ROW_END
 	JNE vrow
 
 vdone:
