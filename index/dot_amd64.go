@@ -1,6 +1,10 @@
 package index
 
-import "golang.org/x/sys/cpu"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 var (
 	haveAVX2 = cpu.X86.HasAVX2
@@ -35,4 +39,84 @@ func dotsU4(q []int8, codes []byte, cbytes int, out []int32) {
 		return
 	}
 	dotsU4AVX2(&q[0], &codes[0], cbytes, len(out), &out[0])
+}
+
+// dotsU2AVX2 is in dot_amd64.s.
+//
+//go:noescape
+func dotsU2AVX2(q *int8, codes *byte, cbytes, rows int, out *int32)
+
+// dotsU2VNNI is in dot_amd64.s.
+//
+//go:noescape
+func dotsU2VNNI(q *int8, codes *byte, cbytes, rows int, out *int32)
+
+// dotsU2 sets out[r] to the dot product of q with the 2-bit code row r (see dotsU2Go).
+func dotsU2(q []int8, codes []byte, cbytes int, out []int32) {
+	if len(out) == 0 {
+		return
+	}
+	if !haveAVX2 {
+		dotsU2Go(q, codes, cbytes, out)
+		return
+	}
+	_ = codes[len(out)*cbytes-1]
+	_ = q[4*cbytes-1]
+	if haveVNNI {
+		dotsU2VNNI(&q[0], &codes[0], cbytes, len(out), &out[0])
+		return
+	}
+	dotsU2AVX2(&q[0], &codes[0], cbytes, len(out), &out[0])
+}
+
+// scaleScoresAVX is in dot_amd64.s.
+//
+//go:noescape
+func scaleScoresAVX(dots *int32, n int, scales *float32, a, b float32, out *float32)
+
+// scaleScores sets out[r] = (a·dots[r] + b)·scales[r], rounded to float32 at each step, for
+// every r < len(out) (dots and scales at least as long).
+func scaleScores(dots []int32, scales []float32, a, b float32, out []float32) {
+	n := len(out)
+	if n == 0 {
+		return
+	}
+	_, _ = dots[n-1], scales[n-1]
+	done := 0
+	if haveAVX2 {
+		done = n &^ 7
+		if done > 0 {
+			scaleScoresAVX(&dots[0], done, &scales[0], a, b, &out[0])
+		}
+	}
+	scaleScoresGo(dots[done:n], scales[done:n], a, b, out[done:])
+}
+
+// prefetchRows is in dot_amd64.s.
+//
+//go:noescape
+func prefetchRows(base *byte, stride int, idx *byte, step, n int)
+
+// prefetchOrds prefetches the first cache line of plane's rows ords (stride bytes a row).
+func prefetchOrds(plane []byte, stride int, ords []int32) {
+	if len(ords) > 0 && len(plane) > 0 {
+		prefetchRows(&plane[0], stride, (*byte)(unsafe.Pointer(&ords[0])), 4, len(ords))
+	}
+}
+
+// prefetchScored is prefetchOrds for the rows of scored entries.
+func prefetchScored(plane []byte, stride int, rows []scored) {
+	if len(rows) > 0 && len(plane) > 0 {
+		prefetchRows(&plane[0], stride, (*byte)(unsafe.Pointer(&rows[0].ord)), int(unsafe.Sizeof(rows[0])), len(rows))
+	}
+}
+
+// prefetchLines is in dot_amd64.s.
+//
+//go:noescape
+func prefetchLines(p *byte, n int)
+
+// prefetchRow prefetches the cache lines of row r of plane (stride bytes a row).
+func prefetchRow(plane []byte, stride, r int) {
+	prefetchLines(&plane[r*stride], (stride+63)/64)
 }

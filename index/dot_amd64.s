@@ -228,3 +228,267 @@ vcol:
 vdone:
 	VZEROUPPER
 	RET
+
+// The 2-bit kernels. Registers as above, but a block of a row (32 bytes) holds 128
+// dimensions, so a query block is 128 bytes (R9 moves on 128 a block) and Y7 is the mask
+// 0x03 of each byte.
+
+#define MASK2 \
+	MOVL $0x03030303, AX; \
+	VMOVD AX, X7; \
+	VPBROADCASTD X7, Y7
+
+// CRUMB sets dst to the 2-bit values at bit shift of each byte of src.
+#define CRUMB(shift, src, dst) \
+	VPSRLW $shift, src, dst; \
+	VPAND Y7, dst, dst
+
+// AVX2_ROW2 adds the block of the row at base to its int16 sums acc: the four 2-bit values
+// of each byte times the query block's four 32-byte quarters, read from memory at R9.
+#define AVX2_ROW2(base, acc) \
+	VMOVDQU (base)(BX*1), Y0; \
+	VPAND Y7, Y0, Y1; \
+	VPMADDUBSW (R9), Y1, Y1; \
+	CRUMB(2, Y0, Y2); \
+	VPMADDUBSW 32(R9), Y2, Y2; \
+	VPADDW Y2, Y1, Y1; \
+	CRUMB(4, Y0, Y2); \
+	VPMADDUBSW 64(R9), Y2, Y2; \
+	VPADDW Y2, Y1, Y1; \
+	CRUMB(6, Y0, Y0); \
+	VPMADDUBSW 96(R9), Y0, Y0; \
+	VPADDW Y0, Y1, Y1; \
+	VPADDW Y1, acc, acc
+
+// VNNI_ROW2 adds the block of the row at base to its int32 sums acc, the query block's
+// quarters in Y4, Y5, Y12 and Y13.
+#define VNNI_ROW2(base, acc) \
+	VMOVDQU (base)(BX*1), Y0; \
+	VPAND Y7, Y0, Y1; \
+	VPDPBUSD Y4, Y1, acc; \
+	CRUMB(2, Y0, Y1); \
+	VPDPBUSD Y5, Y1, acc; \
+	CRUMB(4, Y0, Y1); \
+	VPDPBUSD Y12, Y1, acc; \
+	CRUMB(6, Y0, Y0); \
+	VPDPBUSD Y13, Y0, acc
+
+// func dotsU2AVX2(q *int8, codes *byte, cbytes, rows int, out *int32)
+//
+// out[r] = Σ_j q[j]·u[r][j] for the 2-bit unsigned codes u of row r (cbytes bytes a row, a
+// multiple of 32): in each 32-byte block b, byte i holds dimensions 128b+i, 128b+32+i,
+// 128b+64+i and 128b+96+i in its bits 0–1, 2–3, 4–5 and 6–7, so the query is read in its
+// natural order. VPMADDUBSW adds pairs of products into int16 (at most 2·3·127 = 762 in
+// magnitude, 3,048 for a block's four quarters); a row's int16 sums run over up to eight
+// blocks (24,384: no overflow) before VPMADDWD by ones widens them. Four rows at a time,
+// as dotsU4AVX2; the last rows % 4 one at a time.
+TEXT ·dotsU2AVX2(SB), NOSPLIT, $0-40
+	ARGS
+	TESTQ CX, CX
+	JEQ u2done
+	MASK2
+	MOVL $0x00010001, AX
+	VMOVD AX, X6
+	VPBROADCASTD X6, Y6
+
+u2quad:
+	CMPQ CX, $4
+	JLT u2rest
+	QUAD_START
+
+u2group:
+	VPXOR Y12, Y12, Y12
+	VPXOR Y13, Y13, Y13
+	VPXOR Y14, Y14, Y14
+	VPXOR Y15, Y15, Y15
+	MOVQ $8, R13
+
+u2blk:
+	AVX2_ROW2(DI, Y12)
+	AVX2_ROW2(R10, Y13)
+	AVX2_ROW2(R11, Y14)
+	AVX2_ROW2(R12, Y15)
+
+	ADDQ $32, BX
+	ADDQ $128, R9
+	CMPQ BX, DX
+	JGE u2widen
+	DECQ R13
+	JNE u2blk
+
+u2widen:
+	VPMADDWD Y6, Y12, Y12
+	VPADDD Y12, Y8, Y8
+	VPMADDWD Y6, Y13, Y13
+	VPADDD Y13, Y9, Y9
+	VPMADDWD Y6, Y14, Y14
+	VPADDD Y14, Y10, Y10
+	VPMADDWD Y6, Y15, Y15
+	VPADDD Y15, Y11, Y11
+	CMPQ BX, DX
+	JLT u2group
+
+	QUAD_END
+	JMP u2quad
+
+u2rest:
+	TESTQ CX, CX
+	JEQ u2done
+
+u2row:
+	VPXOR Y3, Y3, Y3
+	XORQ BX, BX
+	MOVQ SI, R9
+
+u2col:
+	VPXOR Y12, Y12, Y12
+	AVX2_ROW2(DI, Y12)
+	VPMADDWD Y6, Y12, Y12
+	VPADDD Y12, Y3, Y3
+	ADDQ $32, BX
+	ADDQ $128, R9
+	CMPQ BX, DX
+	JLT u2col
+
+	VMOVDQA Y3, Y0
+	ROW_END
+	JNE u2row
+
+u2done:
+	VZEROUPPER
+	RET
+
+// func dotsU2VNNI(q *int8, codes *byte, cbytes, rows int, out *int32)
+//
+// dotsU2AVX2 with AVX-512 VNNI on 256-bit registers: VPDPBUSD adds each four products
+// straight into the int32 sums. Each query block is loaded once for four rows.
+TEXT ·dotsU2VNNI(SB), NOSPLIT, $0-40
+	ARGS
+	TESTQ CX, CX
+	JEQ v2done
+	MASK2
+
+v2quad:
+	CMPQ CX, $4
+	JLT v2rest
+	QUAD_START
+
+v2blk:
+	VMOVDQU (R9), Y4
+	VMOVDQU 32(R9), Y5
+	VMOVDQU 64(R9), Y12
+	VMOVDQU 96(R9), Y13
+
+	VNNI_ROW2(DI, Y8)
+	VNNI_ROW2(R10, Y9)
+	VNNI_ROW2(R11, Y10)
+	VNNI_ROW2(R12, Y11)
+
+	ADDQ $32, BX
+	ADDQ $128, R9
+	CMPQ BX, DX
+	JLT v2blk
+
+	QUAD_END
+	JMP v2quad
+
+v2rest:
+	TESTQ CX, CX
+	JEQ v2done
+
+v2row:
+	VPXOR Y3, Y3, Y3
+	XORQ BX, BX
+	MOVQ SI, R9
+
+v2col:
+	VMOVDQU (R9), Y4
+	VMOVDQU 32(R9), Y5
+	VMOVDQU 64(R9), Y12
+	VMOVDQU 96(R9), Y13
+	VNNI_ROW2(DI, Y3)
+	ADDQ $32, BX
+	ADDQ $128, R9
+	CMPQ BX, DX
+	JLT v2col
+
+	VMOVDQA Y3, Y0
+	ROW_END
+	JNE v2row
+
+v2done:
+	VZEROUPPER
+	RET
+
+// func scaleScoresAVX(dots *int32, n int, scales *float32, a, b float32, out *float32)
+//
+// out[r] = (a·float32(dots[r]) + b)·scales[r] for the first n − n%8 rows, eight at a time,
+// each step rounded to float32 as Go rounds it (no fused multiply-add).
+TEXT ·scaleScoresAVX(SB), NOSPLIT, $0-40
+	MOVQ dots+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ scales+16(FP), DX
+	VBROADCASTSS a+24(FP), Y1
+	VBROADCASTSS b+28(FP), Y2
+	MOVQ out+32(FP), DI
+
+sc8:
+	CMPQ CX, $8
+	JLT scdone
+	VCVTDQ2PS (SI), Y0
+	VMULPS Y1, Y0, Y0
+	VADDPS Y2, Y0, Y0
+	VMULPS (DX), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP sc8
+
+scdone:
+	VZEROUPPER
+	RET
+
+// func prefetchRows(base *byte, stride int, idx *byte, step, n int)
+//
+// Prefetches the first cache line of each of n rows base + ord·stride, the ords int32s at
+// idx, idx+step, …: a gather of random rows then finds them in cache instead of waiting out
+// one miss a row.
+TEXT ·prefetchRows(SB), NOSPLIT, $0-40
+	MOVQ base+0(FP), SI
+	MOVQ stride+8(FP), DX
+	MOVQ idx+16(FP), DI
+	MOVQ step+24(FP), BX
+	MOVQ n+32(FP), CX
+	TESTQ CX, CX
+	JEQ pfdone
+
+pfloop:
+	MOVLQSX (DI), AX
+	IMULQ DX, AX
+	PREFETCHT0 (SI)(AX*1)
+	ADDQ BX, DI
+	DECQ CX
+	JNE pfloop
+
+pfdone:
+	RET
+
+// func prefetchLines(p *byte, n int)
+//
+// Prefetches the n cache lines from p on.
+TEXT ·prefetchLines(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	TESTQ CX, CX
+	JEQ pldone
+
+plloop:
+	PREFETCHT0 (SI)
+	ADDQ $64, SI
+	DECQ CX
+	JNE plloop
+
+pldone:
+	RET

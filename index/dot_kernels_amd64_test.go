@@ -19,3 +19,22 @@ func dotKernels() map[string]func(q []int8, codes []byte, cbytes int, out []int3
 	}
 	return ks
 }
+
+// dot2Kernels is dotKernels for the 2-bit kernels.
+func dot2Kernels() map[string]func(q []int8, codes []byte, cbytes int, out []int32) {
+	ks := map[string]func(q []int8, codes []byte, cbytes int, out []int32){"dotsU2": dotsU2}
+	call := func(k func(q *int8, codes *byte, cbytes, rows int, out *int32)) func(q []int8, codes []byte, cbytes int, out []int32) {
+		return func(q []int8, codes []byte, cbytes int, out []int32) {
+			if len(out) > 0 {
+				k(&q[0], &codes[0], cbytes, len(out), &out[0])
+			}
+		}
+	}
+	if haveAVX2 {
+		ks["avx2"] = call(dotsU2AVX2)
+	}
+	if haveVNNI {
+		ks["vnni"] = call(dotsU2VNNI)
+	}
+	return ks
+}

@@ -4,3 +4,20 @@ package index
 
 // dotsU4 sets out[r] to the dot product of q with the 4-bit code row r (see dotsU4Go).
 func dotsU4(q []int8, codes []byte, cbytes int, out []int32) { dotsU4Go(q, codes, cbytes, out) }
+
+// dotsU2 sets out[r] to the dot product of q with the 2-bit code row r (see dotsU2Go).
+func dotsU2(q []int8, codes []byte, cbytes int, out []int32) { dotsU2Go(q, codes, cbytes, out) }
+
+// scaleScores sets out[r] = (a·dots[r] + b)·scales[r] (see scaleScoresGo).
+func scaleScores(dots []int32, scales []float32, a, b float32, out []float32) {
+	scaleScoresGo(dots, scales, a, b, out)
+}
+
+// prefetchOrds does nothing here (see dot_amd64.go).
+func prefetchOrds(plane []byte, stride int, ords []int32) {}
+
+// prefetchScored does nothing here (see dot_amd64.go).
+func prefetchScored(plane []byte, stride int, rows []scored) {}
+
+// prefetchRow does nothing here (see dot_amd64.go).
+func prefetchRow(plane []byte, stride, r int) {}

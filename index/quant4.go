@@ -3,27 +3,27 @@ package index
 import "math"
 
 // 4-bit codes: a row scaled so its largest component is ±7, rounded, offset by 8 into
-// 0…15 and packed two a byte. In each 32-byte block b of a row, byte i holds dimension
+// 0…15 (quantizeU). The 4-bit planes the kernel dotsU4 reads (a row's residual planes, see
+// Vectors) pack two values a byte: in each 32-byte block b of a row, byte i holds dimension
 // 64b+i in its low nibble and 64b+32+i in its high one (the layout the AVX2 kernel reads).
 
 // u4Bytes is the bytes of one 4-bit code of dims dimensions: 32 per 64 dimensions.
 func u4Bytes(dims int) int { return (dims + 63) / 64 * 32 }
 
-// quantize4 writes vec's 4-bit code into code (len u4Bytes(len(vec)); padding dimensions get
-// nibble 0, which the zero query components there cancel) and returns its scale: vec ≈
-// scale·(u − 8).
-func quantize4(code []byte, vec []float32) float32 {
-	clear(code)
+// quantizeU writes vec's 4-bit code into u (len(vec) values, one a dimension) and returns its
+// scale: vec ≈ scale·(u − 8), u = round(7·vec/max|vec|) + 8 ∈ 1…15. A zero vector has scale 0
+// and every value 8. Coded rows keep u in two 2-bit planes (quant2.go).
+func quantizeU(u []byte, vec []float32) float32 {
 	m := maxAbs(vec)
 	if m == 0 {
 		for i := range vec {
-			setNibble(code, i, 8)
+			u[i] = 8
 		}
 		return 0
 	}
 	inv := 7 / m
 	for i, f := range vec {
-		setNibble(code, i, byte(roundHalfAway(f*inv)+8))
+		u[i] = byte(roundHalfAway(f*inv) + 8)
 	}
 	return m / 7
 }
@@ -65,15 +65,6 @@ func maxAbs(vec []float32) float32 {
 func roundHalfAway(x float32) int32 {
 	half := math.Float32frombits(0x3f000000 | math.Float32bits(x)&0x80000000)
 	return int32(x + half)
-}
-
-func setNibble(code []byte, d int, u byte) {
-	b, i := d/64, d%64
-	if i < 32 {
-		code[b*32+i] |= u
-	} else {
-		code[b*32+i-32] |= u << 4
-	}
 }
 
 // dotsU4Go is dotsU4 without SIMD: out[r] = Σ_j q[j]·u[r][j], q of 2·cbytes components.

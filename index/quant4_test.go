@@ -9,24 +9,27 @@ import (
 	"testing"
 )
 
-func TestQuantize4Literals(t *testing.T) {
-	vec := make([]float32, 70) // two blocks; dims 64…69 in the second
+func TestQuantizeULiterals(t *testing.T) {
+	vec := make([]float32, 70)
 	vec[0], vec[1], vec[32], vec[33], vec[65] = 1, -0.5, 0.25, -1, 0.75
-	code := make([]byte, u4Bytes(len(vec)))
-	if len(code) != 64 {
-		t.Fatalf("u4Bytes(70) = %d, want 64", len(code))
-	}
-	scale := quantize4(code, vec)
+	u := make([]byte, len(vec))
+	scale := quantizeU(u, vec)
 	if scale != float32(1)/7 {
 		t.Fatalf("scale = %v, want 1/7", scale)
 	}
-	// 1 → 7 → 15; −0.5 → −3.5 → −4 → 4; 0.25 → 1.75 → 2 → 10; −1 → −7 → 1; 0 → 8; 0.75 → 5.25 → 5 → 13;
-	// in the second block the high nibbles (dimensions 96…127) are padding, 0.
-	want := map[int]byte{0: 15 | 10<<4, 1: 4 | 1<<4, 2: 8 | 8<<4, 32: 8, 33: 13, 37: 8} // 32…: high nibbles are padding
-	for i, w := range want {
-		if code[i] != w {
-			t.Errorf("code[%d] = %#x, want %#x", i, code[i], w)
+	// 1 → 7 → 15; −0.5 → −3.5 → −4 → 4; 0.25 → 1.75 → 2 → 10; −1 → −7 → 1; 0 → 8; 0.75 → 5.25 → 5 → 13.
+	want := map[int]byte{0: 15, 1: 4, 32: 10, 33: 1, 65: 13}
+	for d, x := range u {
+		w, ok := want[d]
+		if !ok {
+			w = 8
 		}
+		if x != w {
+			t.Errorf("u[%d] = %d, want %d", d, x, w)
+		}
+	}
+	if s := quantizeU(u[:3], []float32{0, 0, 0}); s != 0 || !slices.Equal(u[:3], []byte{8, 8, 8}) {
+		t.Fatalf("zero vector: scale %v, u %v", s, u[:3])
 	}
 }
 

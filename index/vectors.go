@@ -28,19 +28,24 @@ const unitTolerance = 1e-5
 // (gonum blas32.Gemv) followed by a top-k selection; removal swaps the last row into the hole.
 //
 // Once it has held ApproxMinRows rows it is coded (see vectors_approx.go): each row is kept
-// as a 4-bit code, which Search scans (an eighth of the float32 bytes), plus an int8 code of
-// what the 4-bit code misses, with which it rescores the best few hundred rows; the float32
-// rows are dropped, so a coded row takes dims + dims/2 + 8 bytes instead of 4·dims. Smaller
+// as a 4-bit code in two 2-bit planes, whose high plane Search scans first (a sixteenth of
+// the float32 bytes), plus an int8 code of what the 4-bit code misses, with which it
+// rescores the best few hundred rows; the float32 rows are dropped, so a coded row takes
+// about dims + dims/2 + 8 bytes instead of 4·dims. Smaller
 // indexes — most namespaces — keep float32 rows and search exactly.
 type Vectors struct {
-	mu     sync.RWMutex
-	dims   int
-	data   []float32 // len(ids) rows of dims, until coded (then nil)
-	stride int       // bytes in one code: u4Bytes(dims)
-	coded  bool      // codes and scales are kept: set on reaching ApproxMinRows, never unset
-	exact  bool      // never coded (NewExactVectors)
-	codes  []byte    // len(ids) 4-bit codes of stride bytes, when coded
-	scales []float32 // by row: a code's unit, so row ≈ scale·(code − 8), when coded
+	mu      sync.RWMutex
+	dims    int
+	data    []float32 // len(ids) rows of dims, until coded (then nil)
+	stride  int       // bytes in one 4-bit plane: u4Bytes(dims)
+	stride2 int       // bytes in one 2-bit plane: u2Bytes(dims)
+	coded   bool      // codes and scales are kept: set on reaching ApproxMinRows, never unset
+	exact   bool      // never coded (NewExactVectors)
+	// hi2 and lo2 hold, when coded, each row's 4-bit code u = 4·h + l (quant4.go's rounding)
+	// as its two 2-bit planes (quant2.go), stride2 bytes a row each: the first search stage
+	// scans hi2 alone.
+	hi2, lo2 []byte
+	scales   []float32 // by row: a code's unit, so row ≈ scale·(u − 8), when coded
 	// res holds, when coded, each row's residual — what its 4-bit code misses — as an int8
 	// code c split into two 4-bit planes of stride bytes, c = 16·(hi − 8) + lo, so the same
 	// AVX2 kernel reads them; 2·stride bytes a row.
@@ -49,6 +54,7 @@ type Vectors struct {
 	// encTmp and encC are encodeRow's scratch, under mu (set when coded).
 	encTmp []float32
 	encC   []int8
+	encU   []byte
 	ids    []string // by row
 	rows   map[string]int
 	pool   sync.Pool // *scratch
@@ -56,7 +62,7 @@ type Vectors struct {
 
 // NewVectors returns an empty index of dims-dimensional vectors.
 func NewVectors(dims int) *Vectors {
-	return &Vectors{dims: dims, stride: u4Bytes(dims), rows: map[string]int{}}
+	return &Vectors{dims: dims, stride: u4Bytes(dims), stride2: u2Bytes(dims), rows: map[string]int{}}
 }
 
 // NewExactVectors returns an empty index that is never coded: it keeps float32 rows and
@@ -111,7 +117,7 @@ func (v *Vectors) Add(id string, vec []float32) error {
 	defer v.mu.Unlock()
 	if r, ok := v.rows[id]; ok {
 		if v.coded {
-			v.encodeRow(r, vec, v.encTmp, v.encC)
+			v.encodeRow(r, vec)
 		} else {
 			copy(v.data[r*v.dims:(r+1)*v.dims], vec)
 		}
@@ -126,11 +132,12 @@ func (v *Vectors) Add(id string, vec []float32) error {
 			// the whole matrix about five times over while a big index loads.
 			v.reserveLocked(2 * len(v.ids))
 		}
-		v.codes = append(v.codes, make([]byte, v.stride)...)
+		v.hi2 = append(v.hi2, make([]byte, v.stride2)...)
+		v.lo2 = append(v.lo2, make([]byte, v.stride2)...)
 		v.scales = append(v.scales, 0)
 		v.res = append(v.res, make([]byte, 2*v.stride)...)
 		v.s8 = append(v.s8, 0)
-		v.encodeRow(r, vec, v.encTmp, v.encC)
+		v.encodeRow(r, vec)
 		return nil
 	}
 	if len(v.data)+v.dims > cap(v.data) {
@@ -164,39 +171,38 @@ func (v *Vectors) Grow(n int) {
 // data has, and drops the float32 rows.
 func (v *Vectors) encodeLocked() {
 	n, room := len(v.ids), max(cap(v.data)/max(v.dims, 1), len(v.ids))
-	v.codes = make([]byte, n*v.stride, room*v.stride)
+	v.hi2 = make([]byte, n*v.stride2, room*v.stride2)
+	v.lo2 = make([]byte, n*v.stride2, room*v.stride2)
 	v.scales = make([]float32, n, room)
 	v.res = make([]byte, n*2*v.stride, room*2*v.stride)
 	v.s8 = make([]float32, n, room)
-	v.encTmp, v.encC = make([]float32, v.dims), make([]int8, v.dims)
+	v.encTmp, v.encC, v.encU = make([]float32, v.dims), make([]int8, v.dims), make([]byte, v.dims)
 	for r := range n {
-		v.encodeRow(r, v.data[r*v.dims:(r+1)*v.dims], v.encTmp, v.encC)
+		v.encodeRow(r, v.data[r*v.dims:(r+1)*v.dims])
 	}
 	v.data = nil
 	v.coded = true
 }
 
-// encodeRow writes row r's codes for the unit vector vec: the 4-bit code, and the int8 code
-// of the residual vec − scale·(code − 8) in its two planes, each with its scale. tmp and c
-// (len dims) are scratch. The residual is at most half a 4-bit step a component, so its int8 code
-// is about 14 times finer than an int8 code of vec itself.
-func (v *Vectors) encodeRow(r int, vec, tmp []float32, c []int8) {
-	code := v.codes[r*v.stride : (r+1)*v.stride]
-	sc := quantize4(code, vec)
-	n := len(vec)
-	for b := 0; b*64 < n; b++ { // the residual, block by block (quant4.go's layout)
-		for i, x := range code[b*32 : b*32+32] {
-			if d := b*64 + i; d < n {
-				tmp[d] = vec[d] - sc*float32(int(x&15)-8)
-			}
-			if d := b*64 + 32 + i; d < n {
-				tmp[d] = vec[d] - sc*float32(int(x>>4)-8)
-			}
-		}
+// encodeRow writes row r's codes for the unit vector vec: the 4-bit code in its two 2-bit
+// planes, and the int8 code of the residual vec − scale·(u − 8) in its two 4-bit planes,
+// each with its scale. The residual is at most half a 4-bit step a component, so its int8
+// code is about 14 times finer than an int8 code of vec itself.
+func (v *Vectors) encodeRow(r int, vec []float32) {
+	u, tmp, c := v.encU, v.encTmp, v.encC
+	sc := quantizeU(u, vec)
+	hi, lo := v.hi2[r*v.stride2:(r+1)*v.stride2], v.lo2[r*v.stride2:(r+1)*v.stride2]
+	clear(hi)
+	clear(lo)
+	for d, x := range u {
+		set2(hi, d, x>>2)
+		set2(lo, d, x&3)
+		tmp[d] = vec[d] - sc*float32(int(x)-8)
 	}
 	v.scales[r] = sc
+	n := len(vec)
 	v.s8[r] = quantize(c, tmp[:n])
-	hi, lo := v.resPlanes(r)
+	rhi, rlo := v.resPlanes(r)
 	at := func(d int) int8 { // padding dimensions code 0
 		if d < n {
 			return c[d]
@@ -207,8 +213,8 @@ func (v *Vectors) encodeRow(r int, vec, tmp []float32, c []int8) {
 		for i := range 32 {
 			x, y := at(b*64+i), at(b*64+32+i)
 			// x>>4 is ⌊x/16⌋ ∈ −8…7, x&15 the rest: x = 16·(x>>4) + x&15.
-			hi[b*32+i] = byte(x>>4+8) | byte(y>>4+8)<<4
-			lo[b*32+i] = byte(x&15) | byte(y&15)<<4
+			rhi[b*32+i] = byte(x>>4+8) | byte(y>>4+8)<<4
+			rlo[b*32+i] = byte(x&15) | byte(y&15)<<4
 		}
 	}
 }
@@ -219,18 +225,20 @@ func (v *Vectors) resPlanes(r int) (hi, lo []byte) {
 	return row[:v.stride], row[v.stride:]
 }
 
-// dotLocked is the query's dot product with coded row r, through the row's 4-bit code and
-// its residual's planes: six runs of the 4-bit kernel, each query level (see rescorer)
-// against each plane, combined in float64.
+// dotLocked is the query's dot product with coded row r, through the row's 4-bit code's
+// planes and its residual's: eight kernel runs, each query level (see rescorer) against each
+// plane, combined in float64.
 func (v *Vectors) dotLocked(q *rescorer, r int) float32 {
-	code := v.codes[r*v.stride : (r+1)*v.stride]
+	h2, l2 := v.hi2[r*v.stride2:(r+1)*v.stride2], v.lo2[r*v.stride2:(r+1)*v.stride2]
 	hi, lo := v.resPlanes(r)
 	var out [1]int32
 	var total float64
 	for l := range q.levels {
 		qc, sum := q.levels[l], float64(q.sums[l])
-		dotsU4(qc, code, v.stride, out[:])
-		a := float64(out[0]) - 8*sum // Σ q·(u − 8)
+		dotsU2(qc, h2, v.stride2, out[:])
+		a := 4 * float64(out[0])
+		dotsU2(qc, l2, v.stride2, out[:])
+		a += float64(out[0]) - 8*sum // Σ q·(u − 8)
 		dotsU4(qc, hi, v.stride, out[:])
 		b := 16 * (float64(out[0]) - 8*sum)
 		dotsU4(qc, lo, v.stride, out[:])
@@ -250,11 +258,13 @@ func (v *Vectors) reserveLocked(rows int) {
 		}
 		return
 	}
-	if need := rows * v.stride; need > cap(v.codes) {
-		codes := make([]byte, len(v.codes), need)
-		adviseHuge(codes)
-		copy(codes, v.codes)
-		v.codes = codes
+	for _, p := range []*[]byte{&v.hi2, &v.lo2} {
+		if need := rows * v.stride2; need > cap(*p) {
+			plane := make([]byte, len(*p), need)
+			adviseHuge(plane)
+			copy(plane, *p)
+			*p = plane
+		}
 	}
 	if need := rows * 2 * v.stride; need > cap(v.res) {
 		res := make([]byte, len(v.res), need)
@@ -282,16 +292,24 @@ func (v *Vectors) rowLocked(dst []float32, r int) {
 	for i := range rlut {
 		rlut[i] = s8 * float32(16*(i>>4-8)+i&15)
 	}
-	code := v.codes[r*v.stride : (r+1)*v.stride]
+	h2, l2 := v.hi2[r*v.stride2:(r+1)*v.stride2], v.lo2[r*v.stride2:(r+1)*v.stride2]
+	for k, x := range h2 { // the 4-bit code, 128 dimensions a 32-byte block
+		y, base := l2[k], k/32*128+k%32
+		for sh := range 4 {
+			if d := base + 32*sh; d < v.dims {
+				dst[d] = lut[(x>>(2*sh)&3)<<2|y>>(2*sh)&3]
+			}
+		}
+	}
 	hi, lo := v.resPlanes(r)
-	for b := 0; b*64 < v.dims; b++ {
+	for b := 0; b*64 < v.dims; b++ { // plus the residual, 64 dimensions a block
 		for i := range 32 {
-			x, h, l := code[b*32+i], hi[b*32+i], lo[b*32+i]
+			h, l := hi[b*32+i], lo[b*32+i]
 			if d := b*64 + i; d < v.dims {
-				dst[d] = lut[x&15] + rlut[(h&15)<<4|l&15]
+				dst[d] += rlut[(h&15)<<4|l&15]
 			}
 			if d := b*64 + 32 + i; d < v.dims {
-				dst[d] = lut[x>>4] + rlut[h&0xf0|l>>4]
+				dst[d] += rlut[h&0xf0|l>>4]
 			}
 		}
 	}
@@ -349,7 +367,8 @@ func (v *Vectors) Remove(id string) {
 	last := len(v.ids) - 1
 	if r != last {
 		if v.coded {
-			copy(v.codes[r*v.stride:(r+1)*v.stride], v.codes[last*v.stride:])
+			copy(v.hi2[r*v.stride2:(r+1)*v.stride2], v.hi2[last*v.stride2:])
+			copy(v.lo2[r*v.stride2:(r+1)*v.stride2], v.lo2[last*v.stride2:])
 			v.scales[r] = v.scales[last]
 			copy(v.res[r*2*v.stride:(r+1)*2*v.stride], v.res[last*2*v.stride:])
 			v.s8[r] = v.s8[last]
@@ -363,7 +382,7 @@ func (v *Vectors) Remove(id string) {
 	v.ids[last] = ""
 	v.ids = v.ids[:last]
 	if v.coded {
-		v.codes = v.codes[:last*v.stride]
+		v.hi2, v.lo2 = v.hi2[:last*v.stride2], v.lo2[:last*v.stride2]
 		v.scales = v.scales[:last]
 		v.res = v.res[:last*2*v.stride]
 		v.s8 = v.s8[:last]

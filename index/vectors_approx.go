@@ -6,16 +6,26 @@ import (
 	"sync"
 )
 
-// Approximate search: every row also has a 4-bit code (quant4.go), the row scaled so its
-// largest component is ±7 and rounded, with that scale kept beside it, and an int8 code (±127,
-// likewise) of the residual the 4-bit code leaves. A search quantizes the query to int8, scans
-// the 4-bit codes — an eighth of the float32 matrix's bytes, which is what bounds a full scan
-// — ranking rows by scale·(query·code), then ranks the best Rescore(k) of those by the float32
-// query's dot product with both codes. The float32 rows are not kept once an index is coded:
-// the two codes take 1.5 bytes a dimension instead of 4. (An int8 code of the row itself, a
-// 14 times coarser step, lost near ties: recall@20 0.979 on the synth corpus.) The residual's
-// int8 code is kept as two 4-bit planes and the query as two int8 levels, so rescoring a row
-// is six runs of the scan's AVX2 kernel over it. Measured (salience bench ann, k 20, 512
+// Approximate search: every row also has a 4-bit code u (quant4.go), the row scaled so its
+// largest component is ±7 and rounded, with that scale kept beside it, held as two 2-bit
+// planes u = 4·h + l (quant2.go); and an int8 code (±127, likewise) of the residual the
+// 4-bit code leaves. A search quantizes the query to int8 and goes in three stages:
+//
+//  1. it scans the high planes — a sixteenth of the float32 matrix's bytes, which is what
+//     bounds a full scan at a million rows — ranking rows by scale·(q·(4h + 1.5 − 8)), the
+//     4-bit score with each low value at its mean;
+//  2. the best FirstStage rows of those get their low planes added: scale·(q·(u − 8)), the
+//     full 4-bit score;
+//  3. the best Rescore(k) of those are ranked by the float32 query's dot product with both
+//     codes.
+//
+// The float32 rows are not kept once an index is coded: the two codes take 1.5 bytes a
+// dimension instead of 4. (An int8 code of the row itself, a 14 times coarser step, lost near
+// ties: recall@20 0.979 on the synth corpus.) The residual's int8 code is kept as two 4-bit
+// planes and the query as two int8 levels, so rescoring a row is runs of the scans' kernels.
+// The first stage's share: of the exact top 20 on the LoCoMo-shaped corpus, the best 8,000
+// rows by the high planes held 99.9 % at a million rows and the best 4,000 as many at
+// 200,000; FirstStage keeps max(16·rescore, n/64). Measured (salience bench ann, k 20, 512
 // rescored): recall@20 against an exact float32 scan 0.99+ on the LoCoMo-shaped corpus at
 // 100,000 and 1,000,000 vectors and on clustered 1,536-dimension vectors.
 
@@ -28,11 +38,25 @@ const ApproxMinRows = 20_000
 // in cache between the kernel and the scaling.
 const scanChunk = 1024
 
+// prefetchAhead is how many rows ahead a gather prefetches: enough misses in flight to
+// overlap, few enough that the lines are still in cache when copied.
+const prefetchAhead = 16
+
 // rescoreMin and rescoreFactor size the exact rescoring: Rescore(k) rows.
 const (
 	rescoreMin    = 512
 	rescoreFactor = 8
 )
+
+// The first stage keeps max(firstFactor·rescore, n/firstShare) rows (see FirstStage).
+const (
+	firstFactor = 4
+	firstShare  = 64
+)
+
+// FirstStage is how many of n rows the high-plane scan passes on to the full 4-bit score when
+// rescore rows are to be rescored: max(16·rescore, n/64), at most n.
+func FirstStage(rescore, n int) int { return min(n, max(firstFactor*rescore, n/firstShare)) }
 
 // Rescore is how many code-scan candidates a search for k rescores exactly: 8·k, at least
 // 512 (a 1 KB row each at 256 dimensions: 1/200 of the matrix at 100,000 rows).
@@ -55,14 +79,16 @@ func quantize(code []int8, vec []float32) float32 {
 
 // scratch holds one search's buffers; pooled because searches run on every recall.
 type scratch struct {
-	scores []float32
-	dots   []int32
-	qcode  []int8
-	cand   []scored
-	above  [2][]int32 // rows reaching the threshold, per half of the scan
-	gather []byte     // the rescored rows' codes, gathered
-	rdots  []int32
-	totals []float64
+	scores  []float32
+	dots    []int32
+	qcode   []int8
+	cand    []scored
+	above   [2][]int32 // rows reaching the threshold, per half of the scan
+	gather  []byte     // rows' planes, gathered
+	sample  []float32  // the first stage's sampled scores
+	sscales []float32  // and their rows' scales
+	rdots   []int32
+	totals  []float64
 }
 
 func (v *Vectors) scratch() *scratch {
@@ -81,10 +107,12 @@ func grow[T any](b *[]T, n int) []T {
 	return (*b)[:n]
 }
 
-// SearchApprox is Search by 4-bit codes: the rescore rows (at least k) with the best code
-// scores are ranked by exact cosine and the best k returned; code-score ties go to the
-// smaller id. With rescore ≥ Len, or on an index that never held ApproxMinRows rows (it has
-// no codes), it equals SearchExact.
+// SearchApprox is Search by the codes, in the three stages above: the rows whose high-plane
+// score reaches the sampled threshold (every row when the sample cannot tell, or fewer than
+// rescore rows reach it), of those the rescore rows (at least k) with the best 4-bit scores,
+// ranked by their dot product with both codes, and the best k returned; 4-bit score ties go
+// to the smaller id. With rescore ≥ Len, or on an index that never held ApproxMinRows rows
+// (it has no codes), it equals SearchExact.
 func (v *Vectors) SearchApprox(q []float32, k, rescore int) []Hit {
 	if k <= 0 || len(q) != v.dims {
 		return nil
@@ -109,33 +137,33 @@ func (v *Vectors) SearchApprox(q []float32, k, rescore int) []Hit {
 	sc := v.scratch()
 	defer v.pool.Put(sc)
 
-	// The query as int8 in its natural order, padded to the codes' dimensions.
-	if cap(sc.qcode) < 2*v.stride {
-		sc.qcode = make([]int8, 2*v.stride)
-	}
-	qc := sc.qcode[:2*v.stride]
+	// The query as int8 in its natural order, padded to the planes' dimensions.
+	s2 := v.stride2
+	qc := grow(&sc.qcode, 4*s2) // ≥ 2·stride, the 4-bit planes' padding
 	quantize(qc, q)
 	var qsum int32
 	for _, c := range qc {
 		qsum += int32(c)
 	}
-	if cap(sc.dots) < n {
-		sc.dots = make([]int32, n+n/4)
-	}
-	dots := sc.dots[:n]
-	// The code scores; the query's own scale is common to all and left out. Chunk by chunk,
-	// so a chunk's dot products are turned into scores while still in cache; then each half
-	// of the scan picks out its rows that may be among the best (keepBest), on its own core.
+	fsum := float32(qsum)
+	dots := grow(&sc.dots, n)
 	scores := grow(&sc.scores, n)
+	// Stage 1: the high planes' scores (the query's own scale is common to all and left
+	// out), chunk by chunk so a chunk's dot products become scores while in cache, and the
+	// rows reaching the sampled threshold picked out as they are scored; each half of the
+	// rows on its own core.
+	t, filter := v.firstThreshold(qc, fsum, FirstStage(rescore, n), sc)
 	score := func(half, lo, hi int) {
+		above := sc.above[half][:0]
 		for c := lo; c < hi; c += scanChunk {
 			e := min(c+scanChunk, hi)
-			dotsU4(qc, v.codes[c*v.stride:e*v.stride], v.stride, dots[c:e])
-			for r := c; r < e; r++ {
-				scores[r] = float32(dots[r]-8*qsum) * v.scales[r] // Σ q·(u − 8)
+			dotsU2(qc, v.hi2[c*s2:e*s2], s2, dots[c:e])
+			scaleScores(dots[c:e], v.scales[c:e], 4, -6.5*fsum, scores[c:e]) // Σ q·(4h + 1.5 − 8)
+			if filter {
+				above = appendReaching(above, scores, c, e, t)
 			}
 		}
-		sc.above[half] = keepBest(sc.above[half][:0], scores, lo, hi, rescore)
+		sc.above[half] = above
 	}
 	if n >= parallelRows && runtime.GOMAXPROCS(0) > 1 {
 		mid := n / 2
@@ -147,17 +175,42 @@ func (v *Vectors) SearchApprox(q []float32, k, rescore int) []Hit {
 		score(0, 0, n)
 		sc.above[1] = sc.above[1][:0]
 	}
-
-	// The best rescore rows by code score, selected from those the halves kept.
+	// Stage 2: the rows passed on get their low planes, which complete the 4-bit score; the
+	// best rescore go on.
 	cand := sc.cand[:0]
-	for _, a := range sc.above {
-		for _, r := range a {
-			cand = append(cand, scored{r, float64(scores[r])})
+	var low []int32
+	if filter && len(sc.above[0])+len(sc.above[1]) >= rescore {
+		for _, a := range sc.above {
+			for _, r := range a {
+				cand = append(cand, scored{ord: r})
+			}
 		}
+		gather := grow(&sc.gather, len(cand)*s2)
+		prefetchScored(v.lo2, s2, cand[:min(len(cand), prefetchAhead)])
+		for i, c := range cand {
+			if i+prefetchAhead < len(cand) {
+				prefetchScored(v.lo2, s2, cand[i+prefetchAhead:i+prefetchAhead+1])
+			}
+			r := int(c.ord)
+			copy(gather[i*s2:(i+1)*s2], v.lo2[r*s2:(r+1)*s2])
+		}
+		low = grow(&sc.rdots, len(cand))
+		dotsU2(qc, gather, s2, low)
+	} else { // no sample, or one unlike the whole: every row goes on
+		for r := range n {
+			cand = append(cand, scored{ord: int32(r)})
+		}
+		low = grow(&sc.rdots, n)
+		dotsU2(qc, v.lo2[:n*s2], s2, low)
 	}
 	sc.cand = cand
+	for i, c := range cand {
+		r := c.ord
+		cand[i].score = float64(float32(4*dots[r]+low[i]-8*qsum) * v.scales[r]) // Σ q·(u − 8)
+	}
 	cand = selectBest(cand, rescore, v.ids)
 
+	// Stage 3.
 	h := topK{k: k, ids: v.ids}
 	rq := v.newRescorer(q)
 	v.rescoreLocked(rq, cand, sc)
@@ -167,86 +220,91 @@ func (v *Vectors) SearchApprox(q []float32, k, rescore int) []Hit {
 	return h.sorted()
 }
 
-// keepBest appends to dst the rows of scores[lo:hi] that may be among its k best, and
-// returns it: all of them when that is cheapest to tell, else the rows reaching a threshold
-// that about selectMargin·k of them reach, estimated from a systematic sample of their
-// scores — when at least k rows reach it. Each of the range's k best then scores at least
-// its k-th best, which is ≥ the threshold. Offering these instead of every row keeps what a
-// top-k heap keeps: the k best of all rows are among the k best of the range they sit in.
-// (Offering every row cost a heap operation for each row that beat the current worst kept —
-// thousands for the 512 best of 100,000, more than the code scan itself.)
-func keepBest(dst []int32, scores []float32, lo, hi, k int) []int32 {
-	n := hi - lo
-	step, j, ok := samplePlan(n, k)
-	if ok {
-		var sample [2 * selectSamples]float32 // step = ⌊n/selectSamples⌋ ≥ 2: under 2·selectSamples
-		m := 0
-		for r := lo; r < hi; r += step {
-			sample[m] = scores[r]
-			m++
-		}
-		t := jthBest(sample[:m], j)
-		// Every row is written and the count moves only for those reaching t: no branch
-		// to mispredict on the scores, which arrive in no order.
-		// A block at a time into a buffer that stays in cache, whatever the rows' count.
-		start := len(dst)
-		var buf [scanChunk]int32
-		for b := lo; b < hi; b += scanChunk {
-			e, c := min(b+scanChunk, hi), 0
-			for r := b; r < e; r++ {
-				buf[c] = int32(r)
-				inc := 0
-				if scores[r] >= t {
-					inc = 1
-				}
-				c += inc
-			}
-			dst = append(dst, buf[:c]...)
-		}
-		if len(dst)-start >= k {
-			return dst
-		}
-		dst = dst[:start] // a sample unlike the whole: every row
+// firstThreshold returns the first stage's threshold for passing on about keep of the index's
+// rows: the (selectSlack + keep's share of the sample)-th best high-plane score of a
+// systematic sample of about selectSamples rows, scored as the scan scores them. filter is
+// false when every row should go on (too few rows to sample, or keep too large a share).
+func (v *Vectors) firstThreshold(qc []int8, fsum float32, keep int, sc *scratch) (t float32, filter bool) {
+	n, s2 := len(v.ids), v.stride2
+	step := n / selectSamples
+	if step < 2 {
+		return 0, false
 	}
-	for r := lo; r < hi; r++ {
-		dst = append(dst, int32(r))
+	m := (n + step - 1) / step // rows 0, step, 2·step, …
+	j := selectSlack + keep*m/n
+	if j >= m/4 {
+		return 0, false
+	}
+	gather := grow(&sc.gather, m*s2)
+	sscales := grow(&sc.sscales, m)
+	for i := range m {
+		r := i * step
+		if i+prefetchAhead < m {
+			prefetchRow(v.hi2, s2, r+prefetchAhead*step)
+		}
+		copy(gather[i*s2:(i+1)*s2], v.hi2[r*s2:(r+1)*s2])
+		sscales[i] = v.scales[r]
+	}
+	sdots := grow(&sc.rdots, m)
+	dotsU2(qc, gather, s2, sdots)
+	sample := grow(&sc.sample, m)
+	scaleScores(sdots, sscales, 4, -6.5*fsum, sample)
+	return jthBest(sample, j), true
+}
+
+// appendReaching appends to dst the rows of scores[lo:hi] that reach t, and returns it. Every
+// row is written and the count moves only for those reaching t: no branch to mispredict on
+// the scores, which arrive in no order.
+func appendReaching(dst []int32, scores []float32, lo, hi int, t float32) []int32 {
+	var buf [scanChunk]int32
+	for b := lo; b < hi; b += scanChunk {
+		e, c := min(b+scanChunk, hi), 0
+		for r := b; r < e; r++ {
+			buf[c] = int32(r)
+			inc := 0
+			if scores[r] >= t {
+				inc = 1
+			}
+			c += inc
+		}
+		dst = append(dst, buf[:c]...)
 	}
 	return dst
 }
 
-// samplePlan is the sample's step over n rows and the rank j, among the sampled scores, of
-// the threshold: selectSlack plus selectMargin times k's share of the rows. ok is false
-// when the sample cannot tell (few rows, or k a large share of them).
-func samplePlan(n, k int) (step, j int, ok bool) {
-	step = n / selectSamples
-	j = selectSlack + selectMargin*k*selectSamples/max(n, 1)
-	return step, j, step >= 2 && j < selectSamples/4
-}
-
-// jthBest returns the j-th best (1-based, j ≤ len(scores)) of scores, keeping the j best
-// seen so far in ascending order: j is tens, the scores thousands, so this beats a sort.
-func jthBest(scores []float32, j int) float32 {
-	top := make([]float32, 0, j)
-	for _, s := range scores {
-		if len(top) < j {
-			i := len(top)
-			top = append(top, s)
-			for ; i > 0 && top[i-1] > s; i-- {
-				top[i] = top[i-1]
+// jthBest returns the j-th best (1-based, 1 ≤ j ≤ len(s)) of s, reordering s: a quickselect
+// on the values.
+func jthBest(s []float32, j int) float32 {
+	k := j - 1 // the place of the j-th best in descending order
+	lo, hi := 0, len(s)
+	for hi-lo > 1 {
+		// Median of three as the pivot; Hoare-style partition into > pivot, = pivot, < pivot.
+		a, b, c := s[lo], s[lo+(hi-lo)/2], s[hi-1]
+		p := max(min(a, b), min(max(a, b), c))
+		lt, i, gt := lo, lo, hi // s[lo:lt] > p, s[lt:i] = p, s[gt:hi] < p
+		for i < gt {
+			switch {
+			case s[i] > p:
+				s[lt], s[i] = s[i], s[lt]
+				lt++
+				i++
+			case s[i] < p:
+				gt--
+				s[gt], s[i] = s[i], s[gt]
+			default:
+				i++
 			}
-			top[i] = s
-			continue
 		}
-		if s <= top[0] {
-			continue
+		switch {
+		case k < lt:
+			hi = lt
+		case k < gt:
+			return p
+		default:
+			lo = gt
 		}
-		i := 1
-		for ; i < j && top[i] < s; i++ {
-			top[i-1] = top[i]
-		}
-		top[i-1] = s
 	}
-	return top[0]
+	return s[lo]
 }
 
 // selectBest reorders c so that its first k entries are its k best (by score, then the
@@ -309,33 +367,48 @@ func selectBest(c []scored, k int, ids []string) []scored {
 
 // rescoreLocked sets each row's score to the query's dot product with it through its code
 // and residual planes, as dotLocked computes it (the same integer dot products, combined in
-// the same order), but with the rows gathered so each of the six kernel runs covers all of
-// them at once instead of one 128-byte row a call.
+// the same order), but with the rows gathered so each of the eight kernel runs covers all of
+// them at once instead of one row a call.
 func (v *Vectors) rescoreLocked(q *rescorer, rows []scored, sc *scratch) {
-	m, st := len(rows), v.stride
+	m, st, s2 := len(rows), v.stride, v.stride2
 	if m == 0 {
 		return
 	}
-	gather := grow(&sc.gather, 3*m*st)
-	code, hi, lo := gather[:m*st], gather[m*st:2*m*st], gather[2*m*st:]
+	gather := grow(&sc.gather, 2*m*s2+2*m*st)
+	h2, l2, rest := gather[:m*s2], gather[m*s2:2*m*s2], gather[2*m*s2:]
+	hi, lo := rest[:m*st], rest[m*st:]
+	fetch := func(r int) {
+		prefetchRow(v.hi2, s2, r)
+		prefetchRow(v.lo2, s2, r)
+		prefetchRow(v.res, 2*st, r)
+	}
+	for _, c := range rows[:min(m, prefetchAhead)] {
+		fetch(int(c.ord))
+	}
 	for i, c := range rows {
+		if i+prefetchAhead < m {
+			fetch(int(rows[i+prefetchAhead].ord))
+		}
 		r := int(c.ord)
-		copy(code[i*st:(i+1)*st], v.codes[r*st:(r+1)*st])
+		copy(h2[i*s2:(i+1)*s2], v.hi2[r*s2:(r+1)*s2])
+		copy(l2[i*s2:(i+1)*s2], v.lo2[r*s2:(r+1)*s2])
 		h, l := v.resPlanes(r)
 		copy(hi[i*st:(i+1)*st], h)
 		copy(lo[i*st:(i+1)*st], l)
 	}
-	dots := grow(&sc.rdots, 3*m)
-	da, db, dc := dots[:m], dots[m:2*m], dots[2*m:]
+	dots := grow(&sc.rdots, 4*m)
+	da, dl, db, dc := dots[:m], dots[m:2*m], dots[2*m:3*m], dots[3*m:]
 	totals := grow(&sc.totals, m)
 	clear(totals)
 	for l := range q.levels {
 		qc, sum := q.levels[l], float64(q.sums[l])
-		dotsU4(qc, code, st, da)
+		dotsU2(qc, h2, s2, da)
+		dotsU2(qc, l2, s2, dl)
 		dotsU4(qc, hi, st, db)
 		dotsU4(qc, lo, st, dc)
 		for i, c := range rows {
-			a := float64(da[i]) - 8*sum // Σ q·(u − 8)
+			a := 4 * float64(da[i])
+			a += float64(dl[i]) - 8*sum // Σ q·(u − 8)
 			b := 16 * (float64(db[i]) - 8*sum)
 			b += float64(dc[i]) // Σ q·c
 			totals[i] += q.scales[l] * (float64(v.scales[c.ord])*a + float64(v.s8[c.ord])*b)
@@ -349,7 +422,8 @@ func (v *Vectors) rescoreLocked(q *rescorer, rows []scored, sc *scratch) {
 // rescorer is a query as rescoring reads it: two int8 levels, q ≈ scales[0]·levels[0] +
 // scales[1]·levels[1], the second coding what the first misses (an error of about 1/32,000
 // of the largest component, far below the row codes'), so a row's dot products are runs of
-// the 4-bit kernel. Levels are padded with zeros to the codes' dimensions.
+// the kernels. Levels are padded with zeros to the 2-bit planes' dimensions (which cover the
+// 4-bit planes').
 type rescorer struct {
 	levels [2][]int8
 	sums   [2]int32 // Σ of each level: the codes' offset of 8 is taken off once
@@ -360,7 +434,7 @@ func (v *Vectors) newRescorer(q []float32) *rescorer {
 	rq := &rescorer{}
 	rest := slices.Clone(q)
 	for l := range rq.levels {
-		c := make([]int8, 2*v.stride)
+		c := make([]int8, 4*v.stride2)
 		s := quantize(c, rest)
 		for i := range rest {
 			rest[i] -= s * float32(c[i])
@@ -373,11 +447,10 @@ func (v *Vectors) newRescorer(q []float32) *rescorer {
 	return rq
 }
 
-// Sampling for the code scan's threshold: about selectSamples scores, of which the
-// selectMargin·(k/n)-th best (plus selectSlack) becomes the threshold.
+// Sampling for the first stage's threshold: about selectSamples scores, of which the
+// (selectSlack + keep's share)-th best becomes the threshold.
 const (
 	selectSamples = 2048
-	selectMargin  = 2
 	selectSlack   = 8
 )
 

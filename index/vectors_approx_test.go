@@ -113,26 +113,61 @@ func TestSearchApproxMatchesReference(t *testing.T) {
 	}
 }
 
-// referenceApprox is SearchApprox the plain way.
+// referenceApprox is SearchApprox the plain way: every row's high-plane and low-plane dot
+// products, the threshold from the same systematic sample sorted, the rows reaching it (or
+// every row) offered to a heap by 4-bit score, the best rescored one by one.
 func referenceApprox(v *Vectors, q []float32, k, rescore int) []Hit {
 	q, _ = Normalize(q)
 	v.mu.RLock()
 	defer v.mu.RUnlock()
 	n := len(v.ids)
-	qc := make([]int8, 2*v.stride)
+	s2 := v.stride2
+	qc := make([]int8, 4*s2)
 	quantize(qc, q)
 	var qsum int32
 	for _, c := range qc {
 		qsum += int32(c)
 	}
-	dots := make([]int32, n)
-	dotsU4(qc, v.codes[:n*v.stride], v.stride, dots)
+	hd, ld := make([]int32, n), make([]int32, n)
+	dotsU2(qc, v.hi2[:n*s2], s2, hd)
+	dotsU2(qc, v.lo2[:n*s2], s2, ld)
 	scores := make([]float32, n)
 	for r := range n {
-		scores[r] = float32(dots[r]-8*qsum) * v.scales[r]
+		scores[r] = float32(float32(4*float32(hd[r]))-6.5*float32(qsum)) * v.scales[r]
 	}
-	cand := topK{k: min(max(rescore, k), n), ids: v.ids}
-	offerAll(&cand, scores)
+	rescore = min(max(rescore, k), n)
+	pass := make([]bool, n)
+	for r := range pass {
+		pass[r] = true
+	}
+	if step := n / selectSamples; step >= 2 {
+		var sample []float32
+		for r := 0; r < n; r += step {
+			sample = append(sample, scores[r])
+		}
+		m := len(sample)
+		if j := selectSlack + FirstStage(rescore, n)*m/n; j < m/4 {
+			slices.SortFunc(sample, cmpDesc)
+			reach := 0
+			for r := range n {
+				pass[r] = scores[r] >= sample[j-1]
+				if pass[r] {
+					reach++
+				}
+			}
+			if reach < rescore {
+				for r := range pass {
+					pass[r] = true
+				}
+			}
+		}
+	}
+	cand := topK{k: rescore, ids: v.ids}
+	for r := range n {
+		if pass[r] {
+			cand.offer(int32(r), float64(float32(4*hd[r]+ld[r]-8*qsum)*v.scales[r]))
+		}
+	}
 	h := topK{k: k, ids: v.ids}
 	rq := v.newRescorer(q)
 	for _, c := range cand.heap {
@@ -263,25 +298,32 @@ func checkCodes(t *testing.T, v *Vectors, ref map[string][]float32) {
 	t.Helper()
 	v.mu.RLock()
 	defer v.mu.RUnlock()
-	if !v.coded || len(v.codes) != len(v.ids)*v.stride || len(v.scales) != len(v.ids) ||
+	if !v.coded || len(v.hi2) != len(v.ids)*v.stride2 || len(v.lo2) != len(v.ids)*v.stride2 || len(v.scales) != len(v.ids) ||
 		len(v.res) != len(v.ids)*2*v.stride || len(v.s8) != len(v.ids) || v.data != nil {
-		t.Fatalf("coded %v, %d code bytes, %d scales, %d residual bytes, %d residual scales and %d floats for %d rows of stride %d",
-			v.coded, len(v.codes), len(v.scales), len(v.res), len(v.s8), len(v.data), len(v.ids), v.stride)
+		t.Fatalf("coded %v, %d+%d plane bytes, %d scales, %d residual bytes, %d residual scales and %d floats for %d rows of strides %d, %d",
+			v.coded, len(v.hi2), len(v.lo2), len(v.scales), len(v.res), len(v.s8), len(v.data), len(v.ids), v.stride2, v.stride)
 	}
-	want := make([]byte, v.stride)
+	want := make([]byte, v.dims)
 	want8 := make([]int8, v.dims)
 	for r, id := range v.ids {
 		vec, err := Normalize(ref[id])
 		if err != nil || len(vec) != v.dims {
 			t.Fatalf("row %d (%s): no reference vector", r, id)
 		}
-		scale := quantize4(want, vec)
-		if !slices.Equal(v.codes[r*v.stride:(r+1)*v.stride], want) || v.scales[r] != scale {
-			t.Fatalf("row %d (%s): 4-bit code or scale differs from the row's quantization", r, id)
+		scale := quantizeU(want, vec)
+		if v.scales[r] != scale {
+			t.Fatalf("row %d (%s): scale %v, want %v", r, id, v.scales[r], scale)
+		}
+		h2, l2 := v.hi2[r*v.stride2:(r+1)*v.stride2], v.lo2[r*v.stride2:(r+1)*v.stride2]
+		for d := range v.stride2 * 4 {
+			u := 4*get2(h2, d) + get2(l2, d)
+			if d >= v.dims && u != 0 || d < v.dims && u != want[d] {
+				t.Fatalf("row %d (%s) dim %d: planes give %d, want %d (padding 0)", r, id, d, u, want[min(d, v.dims-1)])
+			}
 		}
 		res := make([]float32, v.dims)
 		for d := range res {
-			res[d] = vec[d] - scale*float32(int(nibble(want, d))-8)
+			res[d] = vec[d] - scale*float32(int(want[d])-8)
 		}
 		s8 := quantize(want8, res)
 		hi, lo := v.resPlanes(r)
@@ -311,7 +353,7 @@ func TestVectorsCodesFromThreshold(t *testing.T) {
 	}
 	v.Remove("v000000")
 	add("v000000")
-	if v.coded || v.codes != nil {
+	if v.coded || v.hi2 != nil {
 		t.Fatalf("codes kept below ApproxMinRows (%d rows)", v.Len())
 	}
 	q := randUnit(r, 8)
@@ -346,56 +388,56 @@ func BenchmarkVectorsSearch100k256(b *testing.B) {
 	})
 }
 
-// TestKeepBestEqualsOfferAll: the sampled threshold keeps exactly the rows a heap offered
-// every row keeps — on random scores, on many ties, on scores whose best rows all sit
-// between the sampled ones, and on scores whose best rows are exactly the sampled ones (the
-// sample's threshold is then reached by too few rows for k 5,000, and every row is offered).
-func TestKeepBestEqualsOfferAll(t *testing.T) {
+// TestJthBest: the j-th best of a quickselect is the j-th of a descending sort, on distinct
+// values, many ties, sorted and reversed input; appendReaching keeps exactly the rows at or
+// above the threshold, in row order.
+func TestJthBest(t *testing.T) {
 	r := rand.New(rand.NewPCG(12, 13))
-	const n = 50_000
-	ids := make([]string, n)
-	for i := range ids {
-		ids[i] = fmt.Sprintf("v%06d", (i*7919)%n) // ids not in row order: ties go by id
-	}
-	random := make([]float32, n)
-	ties := make([]float32, n)
-	hidden := make([]float32, n)
-	sampled := make([]float32, n)
-	step := n / selectSamples
-	for i := range n {
-		random[i] = r.Float32()
-		ties[i] = float32(r.IntN(50))
-		if i%step != 0 && i%3 == 1 {
-			hidden[i] = 1 + r.Float32()
+	for _, n := range []int{1, 2, 3, 17, 2048, 2100} {
+		random, ties, up := make([]float32, n), make([]float32, n), make([]float32, n)
+		for i := range n {
+			random[i], ties[i], up[i] = r.Float32(), float32(r.IntN(7)), float32(i)
 		}
-		sampled[i] = r.Float32()
-		if i%step == 0 {
-			sampled[i] = 2
-		}
-	}
-	for name, scores := range map[string][]float32{"random": random, "ties": ties, "hidden": hidden, "sampled": sampled} {
-		for _, k := range []int{1, 20, 512, 5000, 20_000} {
-			want := topK{k: k, ids: ids}
-			offerAll(&want, scores)
-			// As SearchApprox does: each half keeps its rows that may be among the
-			// best, and those are offered.
-			got := topK{k: k, ids: ids}
-			for _, half := range [][2]int{{0, n / 2}, {n / 2, n}, {0, n}} {
-				if half == [2]int{0, n} { // one range, as a search on one core
-					got = topK{k: k, ids: ids}
+		down := slices.Clone(up)
+		slices.Reverse(down)
+		for name, s := range map[string][]float32{"random": random, "ties": ties, "up": up, "down": down} {
+			sorted := slices.Clone(s)
+			slices.SortFunc(sorted, func(a, b float32) int { return cmpDesc(a, b) })
+			for _, j := range []int{1, 2, n / 2, n - 1, n} {
+				if j < 1 || j > n {
+					continue
 				}
-				for _, r := range keepBest(nil, scores, half[0], half[1], k) {
-					offerOne(&got, r, scores[r])
-				}
-				if half == [2]int{n / 2, n} && !slices.Equal(got.sorted(), want.sorted()) {
-					t.Fatalf("%s, k %d: two halves kept other rows than offering every row", name, k)
+				if got := jthBest(slices.Clone(s), j); got != sorted[j-1] {
+					t.Fatalf("%s n %d: jthBest(%d) = %v, want %v", name, n, j, got, sorted[j-1])
 				}
 			}
-			if !slices.Equal(got.sorted(), want.sorted()) {
-				t.Fatalf("%s, k %d: one range kept other rows than offering every row", name, k)
-			}
 		}
 	}
+	scores := make([]float32, 3*scanChunk+5)
+	for i := range scores {
+		scores[i] = r.Float32()
+	}
+	lo, hi, th := 7, len(scores)-3, float32(0.9)
+	got := appendReaching([]int32{-1}, scores, lo, hi, th)
+	want := []int32{-1}
+	for i := lo; i < hi; i++ {
+		if scores[i] >= th {
+			want = append(want, int32(i))
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("appendReaching kept %d rows, want %d", len(got), len(want))
+	}
+}
+
+func cmpDesc(a, b float32) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
 }
 
 // TestSelectBest: the first k entries selectBest returns are the k best of a full sort (by
