@@ -1,6 +1,7 @@
 package index
 
 import (
+	"slices"
 	"unsafe"
 
 	"golang.org/x/sys/cpu"
@@ -119,4 +120,29 @@ func prefetchLines(p *byte, n int)
 // prefetchRow prefetches the cache lines of row r of plane (stride bytes a row).
 func prefetchRow(plane []byte, stride, r int) {
 	prefetchLines(&plane[r*stride], (stride+63)/64)
+}
+
+// reachingAVX is in dot_amd64.s.
+//
+//go:noescape
+func reachingAVX(dots *int32, n int, scales *float32, a, b, t float32, dst *int32, base int) int
+
+// appendReaching appends to dst base + r for each r < len(dots), in order, whose score
+// (a·dots[r] + b)·scales[r] (rounded as scaleScores rounds it) is at least t, and returns it.
+func appendReaching(dst []int32, dots []int32, scales []float32, a, b, t float32, base int) []int32 {
+	n := len(dots)
+	if n == 0 {
+		return dst
+	}
+	_ = scales[n-1]
+	done := 0
+	if haveAVX2 {
+		done = n &^ 7
+		if done > 0 {
+			dst = slices.Grow(dst, done)
+			got := reachingAVX(&dots[0], done, &scales[0], a, b, t, unsafe.SliceData(dst[len(dst):cap(dst)]), base)
+			dst = dst[:len(dst)+got]
+		}
+	}
+	return appendReachingGo(dst, dots[done:], scales[done:n], a, b, t, base+done)
 }

@@ -492,3 +492,53 @@ plloop:
 
 pldone:
 	RET
+
+// func reachingAVX(dots *int32, n int, scales *float32, a, b, t float32, dst *int32, base int) int
+//
+// Writes to dst, in order, base + r for each of the first n − n%8 rows whose score
+// (a·float32(dots[r]) + b)·scales[r], rounded as scaleScoresAVX rounds it, is at least t, and
+// returns how many it wrote. Eight scores at a time; a group with none reaching t (nearly
+// all) costs one compare and one test.
+TEXT ·reachingAVX(SB), NOSPLIT, $0-64
+	MOVQ dots+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ scales+16(FP), DX
+	VBROADCASTSS a+24(FP), Y1
+	VBROADCASTSS b+28(FP), Y2
+	VBROADCASTSS t+32(FP), Y3
+	MOVQ dst+40(FP), DI
+	MOVQ base+48(FP), R8
+	XORQ R9, R9
+
+re8:
+	CMPQ CX, $8
+	JLT redone
+	VCVTDQ2PS (SI), Y0
+	VMULPS Y1, Y0, Y0
+	VADDPS Y2, Y0, Y0
+	VMULPS (DX), Y0, Y0
+	VCMPPS $0x0D, Y3, Y0, Y4 // score ≥ t
+	VMOVMSKPS Y4, AX
+	TESTL AX, AX
+	JEQ renext
+
+rebit:
+	BSFL AX, BX
+	ADDQ R8, BX
+	MOVL BX, (DI)(R9*4)
+	INCQ R9
+	LEAL -1(AX), BX
+	ANDL BX, AX
+	JNE rebit
+
+renext:
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $8, R8
+	SUBQ $8, CX
+	JMP re8
+
+redone:
+	MOVQ R9, ret+56(FP)
+	VZEROUPPER
+	RET

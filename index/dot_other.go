@@ -21,3 +21,9 @@ func prefetchScored(plane []byte, stride int, rows []scored) {}
 
 // prefetchRow does nothing here (see dot_amd64.go).
 func prefetchRow(plane []byte, stride, r int) {}
+
+// appendReaching appends to dst base + r for each r whose score reaches t (see
+// appendReachingGo).
+func appendReaching(dst []int32, dots []int32, scales []float32, a, b, t float32, base int) []int32 {
+	return appendReachingGo(dst, dots, scales, a, b, t, base)
+}

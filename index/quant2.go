@@ -44,3 +44,14 @@ func scaleScoresGo(dots []int32, scales []float32, a, b float32, out []float32) 
 		out[r] = float32(float32(a*float32(dots[r]))+b) * scales[r]
 	}
 }
+
+// appendReachingGo is appendReaching without SIMD: each row's score as scaleScoresGo computes
+// it, compared with t.
+func appendReachingGo(dst []int32, dots []int32, scales []float32, a, b, t float32, base int) []int32 {
+	for r, d := range dots {
+		if float32(float32(a*float32(d))+b)*scales[r] >= t {
+			dst = append(dst, int32(base+r))
+		}
+	}
+	return dst
+}

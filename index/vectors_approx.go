@@ -147,20 +147,18 @@ func (v *Vectors) SearchApprox(q []float32, k, rescore int) []Hit {
 	}
 	fsum := float32(qsum)
 	dots := grow(&sc.dots, n)
-	scores := grow(&sc.scores, n)
-	// Stage 1: the high planes' scores (the query's own scale is common to all and left
-	// out), chunk by chunk so a chunk's dot products become scores while in cache, and the
-	// rows reaching the sampled threshold picked out as they are scored; each half of the
-	// rows on its own core.
+	// Stage 1: the high planes' dot products, chunk by chunk so a chunk's rows reaching the
+	// sampled threshold are picked out while its dot products are in cache; each half of
+	// the rows on its own core. A row's score is scale·Σ q·(4h + 1.5 − 8) (the query's own
+	// scale is common to all and left out).
 	t, filter := v.firstThreshold(qc, fsum, FirstStage(rescore, n), sc)
 	score := func(half, lo, hi int) {
 		above := sc.above[half][:0]
 		for c := lo; c < hi; c += scanChunk {
 			e := min(c+scanChunk, hi)
 			dotsU2(qc, v.hi2[c*s2:e*s2], s2, dots[c:e])
-			scaleScores(dots[c:e], v.scales[c:e], 4, -6.5*fsum, scores[c:e]) // Σ q·(4h + 1.5 − 8)
 			if filter {
-				above = appendReaching(above, scores, c, e, t)
+				above = appendReaching(above, dots[c:e], v.scales[c:e], 4, -6.5*fsum, t, c)
 			}
 		}
 		sc.above[half] = above
@@ -250,26 +248,6 @@ func (v *Vectors) firstThreshold(qc []int8, fsum float32, keep int, sc *scratch)
 	sample := grow(&sc.sample, m)
 	scaleScores(sdots, sscales, 4, -6.5*fsum, sample)
 	return jthBest(sample, j), true
-}
-
-// appendReaching appends to dst the rows of scores[lo:hi] that reach t, and returns it. Every
-// row is written and the count moves only for those reaching t: no branch to mispredict on
-// the scores, which arrive in no order.
-func appendReaching(dst []int32, scores []float32, lo, hi int, t float32) []int32 {
-	var buf [scanChunk]int32
-	for b := lo; b < hi; b += scanChunk {
-		e, c := min(b+scanChunk, hi), 0
-		for r := b; r < e; r++ {
-			buf[c] = int32(r)
-			inc := 0
-			if scores[r] >= t {
-				inc = 1
-			}
-			c += inc
-		}
-		dst = append(dst, buf[:c]...)
-	}
-	return dst
 }
 
 // jthBest returns the j-th best (1-based, 1 ≤ j ≤ len(s)) of s, reordering s: a quickselect

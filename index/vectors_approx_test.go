@@ -389,8 +389,7 @@ func BenchmarkVectorsSearch100k256(b *testing.B) {
 }
 
 // TestJthBest: the j-th best of a quickselect is the j-th of a descending sort, on distinct
-// values, many ties, sorted and reversed input; appendReaching keeps exactly the rows at or
-// above the threshold, in row order.
+// values, many ties, sorted and reversed input.
 func TestJthBest(t *testing.T) {
 	r := rand.New(rand.NewPCG(12, 13))
 	for _, n := range []int{1, 2, 3, 17, 2048, 2100} {
@@ -413,20 +412,38 @@ func TestJthBest(t *testing.T) {
 			}
 		}
 	}
-	scores := make([]float32, 3*scanChunk+5)
-	for i := range scores {
-		scores[i] = r.Float32()
-	}
-	lo, hi, th := 7, len(scores)-3, float32(0.9)
-	got := appendReaching([]int32{-1}, scores, lo, hi, th)
-	want := []int32{-1}
-	for i := lo; i < hi; i++ {
-		if scores[i] >= th {
-			want = append(want, int32(i))
+}
+
+// TestAppendReaching: the rows kept are exactly those whose score, as scaleScores computes
+// it, reaches the threshold, in row order after what dst held, over every tail length; ties
+// with the threshold are kept.
+func TestAppendReaching(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 15))
+	for _, n := range []int{0, 1, 7, 8, 9, 31, 1024, 1029} {
+		dots, scales := make([]int32, n), make([]float32, n)
+		for i := range n {
+			dots[i], scales[i] = int32(r.IntN(20_001)-10_000), float32(r.Float64())/7
 		}
-	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("appendReaching kept %d rows, want %d", len(got), len(want))
+		scores := make([]float32, n)
+		a, b := float32(4), float32(-6.5*31)
+		scaleScores(dots, scales, a, b, scores)
+		th := float32(100)
+		if n > 3 {
+			th = scores[3] // a tie, kept
+		}
+		base := 5000
+		want := []int32{-1}
+		for i, s := range scores {
+			if s >= th {
+				want = append(want, int32(base+i))
+			}
+		}
+		if got := appendReaching([]int32{-1}, dots, scales, a, b, th, base); !slices.Equal(got, want) {
+			t.Fatalf("n %d: kept %v, want %v", n, got, want)
+		}
+		if got := appendReachingGo([]int32{-1}, dots, scales, a, b, th, base); !slices.Equal(got, want) {
+			t.Fatalf("n %d: the Go path kept %v, want %v", n, got, want)
+		}
 	}
 }
 
