@@ -93,25 +93,6 @@ func scaleScores(dots []int32, scales []float32, a, b float32, out []float32) {
 	scaleScoresGo(dots[done:n], scales[done:n], a, b, out[done:])
 }
 
-// prefetchRows is in dot_amd64.s.
-//
-//go:noescape
-func prefetchRows(base *byte, stride int, idx *byte, step, n int)
-
-// prefetchOrds prefetches the first cache line of plane's rows ords (stride bytes a row).
-func prefetchOrds(plane []byte, stride int, ords []int32) {
-	if len(ords) > 0 && len(plane) > 0 {
-		prefetchRows(&plane[0], stride, (*byte)(unsafe.Pointer(&ords[0])), 4, len(ords))
-	}
-}
-
-// prefetchScored is prefetchOrds for the rows of scored entries.
-func prefetchScored(plane []byte, stride int, rows []scored) {
-	if len(rows) > 0 && len(plane) > 0 {
-		prefetchRows(&plane[0], stride, (*byte)(unsafe.Pointer(&rows[0].ord)), int(unsafe.Sizeof(rows[0])), len(rows))
-	}
-}
-
 // prefetchLines is in dot_amd64.s.
 //
 //go:noescape

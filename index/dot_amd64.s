@@ -51,6 +51,17 @@
 	VPDPBUSD Y4, Y0, acc; \
 	VPDPBUSD Y5, Y1, acc
 
+// WIDEN_QUAD widens a quad's int16 sums (Y12–Y15; Y6 holds int16 ones) into its int32 sums.
+#define WIDEN_QUAD \
+	VPMADDWD Y6, Y12, Y12; \
+	VPADDD Y12, Y8, Y8; \
+	VPMADDWD Y6, Y13, Y13; \
+	VPADDD Y13, Y9, Y9; \
+	VPMADDWD Y6, Y14, Y14; \
+	VPADDD Y14, Y10, Y10; \
+	VPMADDWD Y6, Y15, Y15; \
+	VPADDD Y15, Y11, Y11
+
 // QUAD_END adds up each row's lanes, stores the four sums and moves on four rows.
 #define QUAD_END \
 	VPHADDD Y9, Y8, Y0; \
@@ -127,14 +138,7 @@ u4blk:
 	JNE u4blk
 
 u4widen:
-	VPMADDWD Y6, Y12, Y12
-	VPADDD Y12, Y8, Y8
-	VPMADDWD Y6, Y13, Y13
-	VPADDD Y13, Y9, Y9
-	VPMADDWD Y6, Y14, Y14
-	VPADDD Y14, Y10, Y10
-	VPMADDWD Y6, Y15, Y15
-	VPADDD Y15, Y11, Y11
+	WIDEN_QUAD
 	CMPQ BX, DX
 	JLT u4group
 
@@ -317,14 +321,7 @@ u2blk:
 	JNE u2blk
 
 u2widen:
-	VPMADDWD Y6, Y12, Y12
-	VPADDD Y12, Y8, Y8
-	VPMADDWD Y6, Y13, Y13
-	VPADDD Y13, Y9, Y9
-	VPMADDWD Y6, Y14, Y14
-	VPADDD Y14, Y10, Y10
-	VPMADDWD Y6, Y15, Y15
-	VPADDD Y15, Y11, Y11
+	WIDEN_QUAD
 	CMPQ BX, DX
 	JLT u2group
 
@@ -448,31 +445,6 @@ sc8:
 
 scdone:
 	VZEROUPPER
-	RET
-
-// func prefetchRows(base *byte, stride int, idx *byte, step, n int)
-//
-// Prefetches the first cache line of each of n rows base + ord·stride, the ords int32s at
-// idx, idx+step, …: a gather of random rows then finds them in cache instead of waiting out
-// one miss a row.
-TEXT ·prefetchRows(SB), NOSPLIT, $0-40
-	MOVQ base+0(FP), SI
-	MOVQ stride+8(FP), DX
-	MOVQ idx+16(FP), DI
-	MOVQ step+24(FP), BX
-	MOVQ n+32(FP), CX
-	TESTQ CX, CX
-	JEQ pfdone
-
-pfloop:
-	MOVLQSX (DI), AX
-	IMULQ DX, AX
-	PREFETCHT0 (SI)(AX*1)
-	ADDQ BX, DI
-	DECQ CX
-	JNE pfloop
-
-pfdone:
 	RET
 
 // func prefetchLines(p *byte, n int)

@@ -13,12 +13,6 @@ func scaleScores(dots []int32, scales []float32, a, b float32, out []float32) {
 	scaleScoresGo(dots, scales, a, b, out)
 }
 
-// prefetchOrds does nothing here (see dot_amd64.go).
-func prefetchOrds(plane []byte, stride int, ords []int32) {}
-
-// prefetchScored does nothing here (see dot_amd64.go).
-func prefetchScored(plane []byte, stride int, rows []scored) {}
-
 // prefetchRow does nothing here (see dot_amd64.go).
 func prefetchRow(plane []byte, stride, r int) {}
 

@@ -3,9 +3,7 @@ package index
 import (
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
-	"strconv"
 	"testing"
 )
 
@@ -98,27 +96,8 @@ func TestDotsU2MatchesGo(t *testing.T) {
 }
 
 // BenchmarkDotsU2 runs the 2-bit kernel over 100,000 rows of 256 dimensions on one core: the
-// first stage of a 100k search, both halves.
-func BenchmarkDotsU2(b *testing.B) {
-	r := rand.New(rand.NewPCG(1, 2))
-	rows, cbytes := 100_000, 64
-	if s := os.Getenv("DOTS_ROWS"); s != "" {
-		rows, _ = strconv.Atoi(s)
-	}
-	q := make([]int8, 4*cbytes)
-	for i := range q {
-		q[i] = int8(r.IntN(255) - 127)
-	}
-	codes := make([]byte, rows*cbytes)
-	for i := range codes {
-		codes[i] = byte(r.IntN(256))
-	}
-	out := make([]int32, rows)
-	b.SetBytes(int64(rows * cbytes))
-	for b.Loop() {
-		dotsU2(q, codes, cbytes, out)
-	}
-}
+// first stage of a 100k search, both halves (DOTS_ROWS sets the rows).
+func BenchmarkDotsU2(b *testing.B) { benchKernel(b, dotsU2, 64, 4) }
 
 // TestScaleScores: the SIMD path and the Go one give the same floats, bit for bit, over every
 // tail length, and the Go one is the formula.

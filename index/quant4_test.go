@@ -108,14 +108,17 @@ func TestMaxAbs(t *testing.T) {
 }
 
 // BenchmarkDotsU4 runs the 4-bit kernel over 100,000 rows of 256 dimensions on one core:
-// the code scan of a 100k search, both halves.
-func BenchmarkDotsU4(b *testing.B) {
+// the code scan of a 100k search, both halves (DOTS_ROWS sets the rows).
+func BenchmarkDotsU4(b *testing.B) { benchKernel(b, dotsU4, 128, 2) }
+
+// benchKernel runs kernel over random rows of cbytes bytes, the query perByte·cbytes values.
+func benchKernel(b *testing.B, kernel func(q []int8, codes []byte, cbytes int, out []int32), cbytes, perByte int) {
 	r := rand.New(rand.NewPCG(1, 2))
-	rows, cbytes := 100_000, 128
+	rows := 100_000
 	if s := os.Getenv("DOTS_ROWS"); s != "" {
 		rows, _ = strconv.Atoi(s)
 	}
-	q := make([]int8, 2*cbytes)
+	q := make([]int8, perByte*cbytes)
 	for i := range q {
 		q[i] = int8(r.IntN(255) - 127)
 	}
@@ -126,6 +129,6 @@ func BenchmarkDotsU4(b *testing.B) {
 	out := make([]int32, rows)
 	b.SetBytes(int64(rows * cbytes))
 	for b.Loop() {
-		dotsU4(q, codes, cbytes, out)
+		kernel(q, codes, cbytes, out)
 	}
 }

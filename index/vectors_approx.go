@@ -184,10 +184,12 @@ func (v *Vectors) SearchApprox(q []float32, k, rescore int) []Hit {
 			}
 		}
 		gather := grow(&sc.gather, len(cand)*s2)
-		prefetchScored(v.lo2, s2, cand[:min(len(cand), prefetchAhead)])
+		for _, c := range cand[:min(len(cand), prefetchAhead)] {
+			prefetchRow(v.lo2, s2, int(c.ord))
+		}
 		for i, c := range cand {
 			if i+prefetchAhead < len(cand) {
-				prefetchScored(v.lo2, s2, cand[i+prefetchAhead:i+prefetchAhead+1])
+				prefetchRow(v.lo2, s2, int(cand[i+prefetchAhead].ord))
 			}
 			r := int(c.ord)
 			copy(gather[i*s2:(i+1)*s2], v.lo2[r*s2:(r+1)*s2])
