@@ -29,6 +29,12 @@ func TestSet2Layout(t *testing.T) {
 			t.Errorf("get2(%d) = %d, want %d", d, got, x)
 		}
 	}
+	if got, want := CodedRowBytes(256), 256+128; got != want { // 1.5 bytes a dimension
+		t.Errorf("CodedRowBytes(256) = %d, want %d", got, want)
+	}
+	if got, want := CodedRowBytes(130), 2*64+2*96; got != want {
+		t.Errorf("CodedRowBytes(130) = %d, want %d", got, want)
+	}
 	// A 4-bit value split into planes and put back.
 	hi, lo := make([]byte, 32), make([]byte, 32)
 	for d := range 128 {

@@ -206,7 +206,7 @@ func estimateBytes(sp *space) int64 {
 		d, n := int64(sp.vecs.Dims()), int64(sp.vecs.Len())
 		b += n * vectorExtraBytes
 		if n >= vectorCodeMinRows { // coded from ApproxMinRows rows on: 4-bit and int8 codes
-			b += n * ((d+63)/64*32 + d + vectorCodeExtra) // index.u4Bytes
+			b += n * int64(index.CodedRowBytes(int(d))+vectorCodeExtra)
 		} else {
 			b += n * 4 * d
 		}
