@@ -1,35 +1,36 @@
 package index
 
-// kernelCall adapts an assembly kernel to the slice signature of dotsU4 and dotsU2.
-func kernelCall(k func(q *int8, codes *byte, cbytes, rows int, out *int32)) func(q []int8, codes []byte, cbytes int, out []int32) {
-	return func(q []int8, codes []byte, cbytes int, out []int32) {
-		if len(out) > 0 {
-			k(&q[0], &codes[0], cbytes, len(out), &out[0])
+type kernel = func(q []int8, codes []byte, cbytes int, out []int32)
+
+type asmKernel = func(q *int8, codes *byte, cbytes, rows int, out *int32)
+
+// kernelSet returns the kernel dispatch (under name) and each assembly kernel this machine
+// can run, adapted to the slice signature: the dispatch picks one, and the others must agree
+// with the Go reference where they run.
+func kernelSet(name string, dispatch kernel, avx2, vnni asmKernel) map[string]kernel {
+	call := func(k asmKernel) kernel {
+		return func(q []int8, codes []byte, cbytes int, out []int32) {
+			if len(out) > 0 {
+				k(&q[0], &codes[0], cbytes, len(out), &out[0])
+			}
 		}
 	}
-}
-
-// dotKernels returns every 4-bit kernel this machine can run, each against the same Go
-// reference: dotsU4 picks one, and the others must agree where they run.
-func dotKernels() map[string]func(q []int8, codes []byte, cbytes int, out []int32) {
-	ks := map[string]func(q []int8, codes []byte, cbytes int, out []int32){"dotsU4": dotsU4}
+	ks := map[string]kernel{name: dispatch}
 	if haveAVX2 {
-		ks["avx2"] = kernelCall(dotsU4AVX2)
+		ks["avx2"] = call(avx2)
 	}
 	if haveVNNI {
-		ks["vnni"] = kernelCall(dotsU4VNNI)
+		ks["vnni"] = call(vnni)
 	}
 	return ks
 }
 
-// dot2Kernels is dotKernels for the 2-bit kernels.
-func dot2Kernels() map[string]func(q []int8, codes []byte, cbytes int, out []int32) {
-	ks := map[string]func(q []int8, codes []byte, cbytes int, out []int32){"dotsU2": dotsU2}
-	if haveAVX2 {
-		ks["avx2"] = kernelCall(dotsU2AVX2)
-	}
-	if haveVNNI {
-		ks["vnni"] = kernelCall(dotsU2VNNI)
-	}
-	return ks
+// dotKernels returns every 4-bit kernel this machine can run.
+func dotKernels() map[string]kernel {
+	return kernelSet("dotsU4", dotsU4, dotsU4AVX2, dotsU4VNNI)
+}
+
+// dot2Kernels returns every 2-bit kernel this machine can run.
+func dot2Kernels() map[string]kernel {
+	return kernelSet("dotsU2", dotsU2, dotsU2AVX2, dotsU2VNNI)
 }
