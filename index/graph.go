@@ -246,7 +246,10 @@ func compareHeavy(a, b *models.Edge) int {
 	return compareEdges(a, b)
 }
 
-func compareEdges(a, b *models.Edge) int {
+func compareEdges(a, b *models.Edge) int { return compareKeys(a.Key(), b.Key()) }
+
+// compareKeys orders edge keys: by From, then To, then Type.
+func compareKeys(a, b models.EdgeKey) int {
 	if c := cmp.Compare(a.From, b.From); c != 0 {
 		return c
 	}
@@ -363,12 +366,18 @@ type Loader struct {
 	// edge's From is nearly always the last one's, and a map lookup a edge is saved.
 	lastFrom string
 	lastNode int32
+	// sorted says every edge so far came after the one before in key order, as a store's
+	// primary-key scan hands them over. Then every node's list, a subsequence of the edges,
+	// is in key order with no key twice, and Finish neither checks nor sorts it.
+	sorted   bool
+	lastTo   string
+	lastType models.EdgeType
 }
 
 // BeginLoad starts a load of about n edges (a hint).
 func (g *Graph) BeginLoad(n int) *Loader {
 	g.mu.Lock()
-	l := &Loader{g: g, bulk: g.n == 0 && len(g.names) == 0}
+	l := &Loader{g: g, bulk: g.n == 0 && len(g.names) == 0, sorted: true}
 	if l.bulk {
 		if len(g.ids) == 0 {
 			g.ids = make(map[string]int32, n/4)
@@ -389,10 +398,14 @@ func (l *Loader) Add(e *models.Edge) {
 		return
 	}
 	from := l.lastNode
-	if e.From != l.lastFrom || l.lastFrom == "" {
+	if e.From != l.lastFrom || l.added == 0 {
+		l.sorted = l.sorted && (l.added == 0 || l.lastFrom < e.From)
 		from = g.node(e.From)
 		l.lastFrom, l.lastNode = g.names[from], from
+	} else if l.sorted {
+		l.sorted = l.lastTo < e.To || l.lastTo == e.To && l.lastType < e.Type
 	}
+	l.lastTo, l.lastType = e.To, e.Type // strings: the caller reusing e leaves them as they are
 	to := g.node(e.To)
 	s := l.added
 	l.added++
@@ -416,20 +429,26 @@ func (l *Loader) Finish() {
 	if !l.bulk {
 		return
 	}
-	slab := make([]gedge, 0, int(l.added))
+	// The slab at its exact size, the chunks copied in on every core: at ten million edges
+	// it is 400 MB, and first touching its pages is most of the copy's cost.
+	base := len(g.edges)
+	slab := make([]gedge, int(l.added))
 	adviseHuge(slab)
-	g.edges = append(slab, g.edges...)
-	for _, c := range l.chunks {
-		g.edges = append(g.edges, c...)
+	copy(slab, g.edges)
+	eachRangeOf(len(l.chunks), 1, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			copy(slab[base+i*loadChunk:], l.chunks[i])
+		}
+	})
+	g.edges, l.chunks = slab, nil
+	// Each list on its own, the lists shared out over the cores (the caller's rebuild waits
+	// on this alone): trimmed (appending grew it with room to spare, and a loaded graph
+	// keeps exact copies) and, unless the edges came in key order, sorted by key. Equal
+	// neighbours mean a key given twice.
+	var cmpSlots func(a, b int32) int
+	if !l.sorted {
+		cmpSlots = g.rankedComparer()
 	}
-	l.chunks = nil
-	// The lists are ordered by key. compareSlots compares node and type names; during the
-	// load the same order comes from integer ranks of the names (each name is one node, so
-	// comparing ranks is comparing names), sorted once instead of at every comparison.
-	cmpSlots, cmpHeavy := g.rankedComparers()
-	// Each list on its own: trimmed (appending grew it with room to spare, and a loaded
-	// graph keeps exact copies) and sorted, the lists shared out over the cores (the
-	// caller's rebuild waits on this alone). Equal neighbours mean a key given twice.
 	var dup atomic.Bool
 	eachRange(len(g.adj), func(lo, hi int) {
 		for o := lo; o < hi; o++ {
@@ -437,6 +456,9 @@ func (l *Loader) Finish() {
 			if cap(list)-len(list) > 2 {
 				list = slices.Clone(list)
 				g.adj[o] = list
+			}
+			if l.sorted {
+				continue
 			}
 			if !slices.IsSortedFunc(list, cmpSlots) {
 				slices.SortStableFunc(list, cmpSlots) // stable: equal keys stay in load order
@@ -480,17 +502,50 @@ func (l *Loader) Finish() {
 		}
 	}
 	eachRange(len(g.adj), func(lo, hi int) {
+		var scratch []weighed
 		for o := lo; o < hi; o++ {
-			h := slices.Clone(g.adj[o])
-			slices.SortFunc(h, cmpHeavy)
-			g.heavy[o] = h
+			g.heavy[o], scratch = g.heaviestFirst(g.adj[o], scratch)
 		}
 	})
 }
 
+// weighed is a list entry's weight and its place in the list.
+type weighed struct {
+	w float64
+	i int32
+}
+
+// heaviestFirst returns list, which is in key order, as a heavy list: heaviest first, then
+// by key (compareHeavySlots). A list's order is its key order, so the sort compares weights
+// and places copied next to each other into scratch, which it returns for reuse, instead of
+// reading every edge's record and names at each comparison.
+func (g *Graph) heaviestFirst(list []int32, scratch []weighed) ([]int32, []weighed) {
+	h := slices.Clone(list)
+	if len(list) < 2 {
+		return h, scratch
+	}
+	scratch = scratch[:0]
+	for i, s := range list {
+		scratch = append(scratch, weighed{g.edges[s].weight, int32(i)})
+	}
+	slices.SortFunc(scratch, func(a, b weighed) int {
+		if a.w != b.w {
+			return cmp.Compare(b.w, a.w)
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	for j, x := range scratch {
+		h[j] = list[x.i]
+	}
+	return h, scratch
+}
+
 // eachRange calls fn over [0, n) split into one range per core (one call when n is small).
-func eachRange(n int, fn func(lo, hi int)) {
-	parts := min(runtime.GOMAXPROCS(0), max(n/4096, 1))
+func eachRange(n int, fn func(lo, hi int)) { eachRangeOf(n, 4096, fn) }
+
+// eachRangeOf is eachRange for items of which grain are worth a goroutine.
+func eachRangeOf(n, grain int, fn func(lo, hi int)) {
+	parts := min(runtime.GOMAXPROCS(0), max(n/grain, 1))
 	if parts <= 1 {
 		fn(0, n)
 		return
@@ -516,12 +571,12 @@ func ranks[S ~string](names []S) []int32 {
 	return r
 }
 
-// rankedComparers returns compareSlots and compareHeavySlots computed on the ranks of the
-// node and type names in string order: the same results, without reading the strings.
-// g.mu is held; the ranks hold until a node or type is added.
-func (g *Graph) rankedComparers() (slots, heavy func(a, b int32) int) {
+// rankedComparer returns compareSlots computed on the ranks of the node and type names in
+// string order: the same results, without reading the strings. g.mu is held; the ranks hold
+// until a node or type is added.
+func (g *Graph) rankedComparer() func(a, b int32) int {
 	nr, tr := ranks(g.names), ranks(g.types)
-	slots = func(a, b int32) int {
+	return func(a, b int32) int {
 		ea, eb := &g.edges[a], &g.edges[b]
 		if ea.from != eb.from {
 			return cmp.Compare(nr[ea.from], nr[eb.from])
@@ -531,13 +586,6 @@ func (g *Graph) rankedComparers() (slots, heavy func(a, b int32) int) {
 		}
 		return cmp.Compare(tr[ea.typ], tr[eb.typ])
 	}
-	heavy = func(a, b int32) int {
-		if wa, wb := g.edges[a].weight, g.edges[b].weight; wa != wb {
-			return cmp.Compare(wb, wa)
-		}
-		return slots(a, b)
-	}
-	return slots, heavy
 }
 
 // Get returns a copy of the edge with key k.

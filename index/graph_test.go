@@ -350,6 +350,8 @@ func TestGraphCompactRoundTrip(t *testing.T) {
 // TestGraphLoadMatchesPutRandom: a bulk load of random edges — out of key order, repeated
 // keys, equal weights, names whose first-seen order is not their string order — gives every
 // node the same neighbours and the same strongest edges, in the same order, as Put one by one.
+// So does a load of the same graph's edges in key order, as a store's scan hands them over,
+// which Finish takes as they come.
 func TestGraphLoadMatchesPutRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	var nodes []string
@@ -362,27 +364,50 @@ func TestGraphLoadMatchesPutRandom(t *testing.T) {
 		es = append(es, &models.Edge{From: nodes[rng.IntN(60)], To: nodes[rng.IntN(60)], Type: types[rng.IntN(3)],
 			Weight: float64(rng.IntN(4)) / 4})
 	}
-	put, load := NewGraph(), NewGraph()
-	for _, e := range es {
-		c := *e
-		put.Put(&c)
+	putAll := func(es []*models.Edge) *Graph {
+		g := NewGraph()
+		for _, e := range es {
+			c := *e
+			g.Put(&c)
+		}
+		return g
 	}
-	load.Load(es)
-	if put.Len() != load.Len() {
-		t.Fatalf("Len: Put %d, Load %d", put.Len(), load.Len())
-	}
-	for _, id := range nodes {
-		for _, pair := range [][2][]*models.Edge{
-			{put.Neighbors([]string{id}), load.Neighbors([]string{id})},
-			{put.Strongest([]string{id}, 7, nil), load.Strongest([]string{id}, 7, nil)},
-		} {
-			a, b := pair[0], pair[1]
-			if len(a) != len(b) {
-				t.Fatalf("%s: Put gives %d edges, Load %d", id, len(a), len(b))
-			}
-			for i := range a {
-				if *a[i] != *b[i] {
-					t.Fatalf("%s [%d]: Put gives %+v, Load %+v", id, i, *a[i], *b[i])
+	inOrder := putAll(es).Neighbors(nodes) // every edge once
+	slices.SortFunc(inOrder, compareEdges)
+	again := *inOrder[100] // a key given twice in a row, the second time heavier
+	again.Weight += 2
+	twice := slices.Concat(inOrder[:101], []*models.Edge{&again}, inOrder[101:])
+	for _, tc := range []struct {
+		name   string
+		edges  []*models.Edge
+		sorted bool
+	}{{"shuffled", es, false}, {"key order", inOrder, true}, {"key order, a key twice", twice, false}} {
+		put, load := putAll(tc.edges), NewGraph()
+		l := load.BeginLoad(len(tc.edges))
+		for _, e := range tc.edges {
+			l.Add(e)
+		}
+		if l.sorted != tc.sorted {
+			t.Fatalf("%s: loader takes the edges as sorted: %v", tc.name, l.sorted)
+		}
+		l.Finish()
+		if put.Len() != load.Len() {
+			t.Fatalf("%s: Len: Put %d, Load %d", tc.name, put.Len(), load.Len())
+		}
+		for _, id := range nodes {
+			for _, pair := range [][2][]*models.Edge{
+				{put.Neighbors([]string{id}), load.Neighbors([]string{id})},
+				{put.Strongest([]string{id}, 7, nil), load.Strongest([]string{id}, 7, nil)},
+				{put.Strongest([]string{id}, 1000, nil), load.Strongest([]string{id}, 1000, nil)},
+			} {
+				a, b := pair[0], pair[1]
+				if len(a) != len(b) {
+					t.Fatalf("%s: %s: Put gives %d edges, Load %d", tc.name, id, len(a), len(b))
+				}
+				for i := range a {
+					if *a[i] != *b[i] {
+						t.Fatalf("%s: %s [%d]: Put gives %+v, Load %+v", tc.name, id, i, *a[i], *b[i])
+					}
 				}
 			}
 		}
