@@ -174,3 +174,58 @@ func BenchmarkGraphLoad1M(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGraphStrongest: what a recall asks of a 100,000-memory graph (ten edges a memory:
+// mentions of Zipf-distributed concepts, and a temporal edge to the next memory), with
+// different nodes each call, as recalls do: the 64 strongest edges of five concepts (the
+// first wave), and the 8 strongest temporal or co-retrieved edges of 64 memories (lending).
+func BenchmarkGraphStrongest(b *testing.B) {
+	const memories, per = 100_000, 10
+	r := rand.New(rand.NewPCG(5, 6))
+	zipf := rand.NewZipf(rand.New(rand.NewPCG(7, 8)), 1.1, 10, 20_000-1)
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var edges []models.Edge
+	mem := func(i int) string { return fmt.Sprintf("m%07d", i) }
+	for m := range memories {
+		for k := range per {
+			to, typ := fmt.Sprintf("c:%d", zipf.Uint64()), models.EdgeMentions
+			if k == 0 {
+				to, typ = mem((m+1)%memories), models.EdgeTemporal
+			}
+			edges = append(edges, models.Edge{Namespace: "ns", From: mem(m), To: to, Type: typ,
+				Weight: float64(1+r.IntN(8)) / 8, CoOccurrences: 1, LastCoOccurred: at})
+		}
+	}
+	g := NewGraph()
+	l := g.BeginLoad(len(edges))
+	for i := range edges {
+		l.Add(&edges[i])
+	}
+	l.Finish()
+	lend := map[models.EdgeType]bool{models.EdgeTemporal: true, models.EdgeCoRetrieved: true}
+	calls := func(n int, id func() string) [][]string {
+		out := make([][]string, 1024)
+		for c := range out {
+			for range n {
+				out[c] = append(out[c], id())
+			}
+		}
+		return out
+	}
+	concepts := calls(5, func() string { return fmt.Sprintf("c:%d", zipf.Uint64()) })
+	matches := calls(64, func() string { return mem(r.IntN(memories)) })
+	b.Run("concepts", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			g.Strongest(concepts[i%len(concepts)], 64, nil)
+			i++
+		}
+	})
+	b.Run("lend", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			g.Strongest(matches[i%len(matches)], 8, lend)
+			i++
+		}
+	})
+}

@@ -103,6 +103,9 @@ func prefetchRow(plane []byte, stride, r int) {
 	prefetchLines(&plane[r*stride], (stride+63)/64)
 }
 
+// prefetch prefetches the cache line at p.
+func prefetch(p unsafe.Pointer) { prefetchLines((*byte)(p), 1) }
+
 // reachingAVX is in dot_amd64.s.
 //
 //go:noescape

@@ -2,6 +2,8 @@
 
 package index
 
+import "unsafe"
+
 // dotsU4 sets out[r] to the dot product of q with the 4-bit code row r (see dotsU4Go).
 func dotsU4(q []int8, codes []byte, cbytes int, out []int32) { dotsU4Go(q, codes, cbytes, out) }
 
@@ -15,6 +17,9 @@ func scaleScores(dots []int32, scales []float32, a, b float32, out []float32) {
 
 // prefetchRow does nothing here (see dot_amd64.go).
 func prefetchRow(plane []byte, stride, r int) {}
+
+// prefetch does nothing here (see dot_amd64.go).
+func prefetch(p unsafe.Pointer) {}
 
 // appendReaching appends to dst base + r for each r whose score reaches t (see
 // appendReachingGo).

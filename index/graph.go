@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/salience-ai/salience/models"
 )
@@ -180,12 +181,17 @@ func (g *Graph) setRow(r *gedge, s int32, e *models.Edge, fresh bool) {
 
 // edge returns slot s as a models.Edge.
 func (g *Graph) edge(s int32) models.Edge {
+	var e models.Edge
+	g.edgeInto(&e, s)
+	return e
+}
+
+// edgeInto writes slot s into e, which is zero: in place, not copied out of a returned value.
+func (g *Graph) edgeInto(e *models.Edge, s int32) {
 	r := &g.edges[s]
-	e := models.Edge{
-		Namespace: g.ns, From: g.names[r.from], To: g.names[r.to], Type: g.types[r.typ],
-		Weight: r.weight, CoOccurrences: int(r.co),
-		LastCoOccurred: unpackTime(r.lastCo), LastDecayed: unpackTime(r.lastDec),
-	}
+	e.Namespace, e.From, e.To, e.Type = g.ns, g.names[r.from], g.names[r.to], g.types[r.typ]
+	e.Weight, e.CoOccurrences = r.weight, int(r.co)
+	e.LastCoOccurred, e.LastDecayed = unpackTime(r.lastCo), unpackTime(r.lastDec)
 	if r.rest {
 		x := g.extra[s]
 		e.Namespace, e.Predicate, e.Fact = x.ns, x.predicate, x.fact
@@ -199,7 +205,6 @@ func (g *Graph) edge(s int32) models.Edge {
 			e.CoOccurrences = *x.co
 		}
 	}
-	return e
 }
 
 // compareSlots orders edges by key: From, To, Type.
@@ -650,12 +655,28 @@ func (g *Graph) RemoveNode(id string) []models.EdgeKey {
 	return keys
 }
 
-// lists returns the lists (adj or heavy) of ids' nodes, nil for an unknown id.
+// lists returns the lists (adj or heavy) of ids' nodes, nil for an unknown id. The nodes lie
+// at random, so it reads in passes, prefetching what the next pass reads: the ordinals, then
+// the lists' headers, then the start of each list.
 func (g *Graph) lists(of [][]int32, ids []string) [][]int32 {
-	out := make([][]int32, len(ids))
+	ords := make([]int32, len(ids))
 	for i, id := range ids {
-		if o, ok := g.ids[id]; ok {
-			out[i] = of[o]
+		o, ok := g.ids[id]
+		if !ok {
+			o = -1
+		} else {
+			prefetch(unsafe.Pointer(&of[o]))
+		}
+		ords[i] = o
+	}
+	out := make([][]int32, len(ids))
+	for i, o := range ords {
+		if o >= 0 {
+			l := of[o]
+			if len(l) > 0 {
+				prefetch(unsafe.Pointer(&l[0]))
+			}
+			out[i] = l
 		}
 	}
 	return out
@@ -688,7 +709,8 @@ func (g *Graph) Neighbors(ids []string) []*models.Edge {
 				}
 				seen[s] = struct{}{}
 			}
-			block = append(block, g.edge(s))
+			block = block[:len(block)+1] // within n: zero, never written
+			g.edgeInto(&block[len(block)-1], s)
 		}
 	}
 	out := make([]*models.Edge, len(block))
@@ -726,7 +748,15 @@ func (g *Graph) Strongest(ids []string, perNode int, types map[models.EdgeType]b
 	if len(ids) > 1 {
 		seen = make(map[int32]bool, hint)
 	}
-	for _, l := range g.lists(g.heavy, ids) {
+	// The lists' records lie at random in the slab: ask for the ones the scan will read
+	// before reading any, so their cache misses overlap instead of coming one by one.
+	lists := g.lists(g.heavy, ids)
+	for _, l := range lists {
+		for _, s := range l[:min(len(l), perNode+perNode/2)] {
+			prefetch(unsafe.Pointer(&g.edges[s]))
+		}
+	}
+	for _, l := range lists {
 		n := 0
 		for _, s := range l {
 			if n >= perNode {
@@ -748,10 +778,15 @@ func (g *Graph) Strongest(ids []string, perNode int, types map[models.EdgeType]b
 	if len(picked) == 0 {
 		return nil
 	}
+	for _, s := range picked { // and the names' headers of the picked edges' ends
+		r := &g.edges[s]
+		prefetch(unsafe.Pointer(&g.names[r.from]))
+		prefetch(unsafe.Pointer(&g.names[r.to]))
+	}
 	block := make([]models.Edge, len(picked))
 	out := make([]*models.Edge, len(picked))
 	for i, s := range picked {
-		block[i] = g.edge(s)
+		g.edgeInto(&block[i], s)
 		out[i] = &block[i]
 	}
 	return out
