@@ -21,28 +21,46 @@ import (
 func Tokens(text string) []string {
 	out := make([]string, 0, len(text)/5+1)
 	for i := 0; i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) { // separators, invalid UTF-8 included
-			i += size
+		if c := text[i]; c < utf8.RuneSelf {
+			if asciiWord[c] == 0 {
+				i++
+				continue
+			}
+		} else if r, size := utf8.DecodeRuneInString(text[i:]); !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			i += size // separators, invalid UTF-8 included
 			continue
 		}
 		start, simple := i, true
+	word:
 		for i < len(text) {
-			r, size := utf8.DecodeRuneInString(text[i:])
-			if r == utf8.RuneError && size <= 1 {
-				break
-			}
-			if unicode.IsLetter(r) || unicode.IsDigit(r) {
-				simple = simple && unicode.ToLower(r) == r
-				i += size
-				continue
+			r, size := rune(text[i]), 1
+			if r < utf8.RuneSelf { // ASCII, most text: a table, not the Unicode tables
+				switch asciiWord[r] {
+				case asciiLower:
+					i++
+					continue
+				case asciiUpper:
+					simple = false
+					i++
+					continue
+				}
+			} else {
+				r, size = utf8.DecodeRuneInString(text[i:])
+				if r == utf8.RuneError && size <= 1 {
+					break
+				}
+				if unicode.IsLetter(r) || unicode.IsDigit(r) {
+					simple = simple && unicode.ToLower(r) == r
+					i += size
+					continue
+				}
 			}
 			// An apostrophe inside a word: keep it only if a letter follows.
 			if (r == '\'' || r == '’') && i+size < len(text) {
 				if nr, _ := utf8.DecodeRuneInString(text[i+size:]); unicode.IsLetter(nr) {
 					simple = false
 					i += size
-					continue
+					continue word
 				}
 			}
 			break
@@ -58,9 +76,32 @@ func Tokens(text string) []string {
 	return out
 }
 
+// asciiWord classes the ASCII bytes for Tokens: what unicode.IsLetter, IsDigit and ToLower
+// say of them.
+var asciiWord = func() (t [utf8.RuneSelf]uint8) {
+	for c := range utf8.RuneSelf {
+		switch {
+		case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+			t[c] = asciiLower
+		case c >= 'A' && c <= 'Z':
+			t[c] = asciiUpper
+		}
+	}
+	return t
+}()
+
+// The classes of asciiWord; 0 is a separator.
+const (
+	asciiLower = 1 + iota // a lower-case letter or a digit: a word as it is
+	asciiUpper            // an upper-case letter: a word to fold
+)
+
 // foldToken lower-cases a token with inner apostrophes, drops a trailing possessive and
 // then the other apostrophes.
 func foldToken(tok string) string {
+	if !strings.ContainsAny(tok, "'’") { // a capitalised word: strings.ToLower maps as below
+		return strings.ToLower(tok)
+	}
 	var b strings.Builder
 	b.Grow(len(tok))
 	for _, r := range tok {
