@@ -532,6 +532,7 @@ func (s *Store) loadGraph(ctx context.Context, ns string) (graphLoad, error) {
 		}
 	}
 	var cur []models.Edge
+	sc := newPackedEdgeScanner()
 	for rows.Next() {
 		if cur == nil {
 			select {
@@ -541,7 +542,7 @@ func (s *Store) loadGraph(ctx context.Context, ns string) (graphLoad, error) {
 			}
 		}
 		cur = append(cur, models.Edge{})
-		if err := scanPackedEdgeInto(rows, &cur[len(cur)-1]); err != nil {
+		if err := sc.scan(rows, &cur[len(cur)-1]); err != nil {
 			rows.Close()
 			finish()
 			return g, wrap(err, "rebuild: edges")
