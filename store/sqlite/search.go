@@ -691,16 +691,20 @@ func (s *Store) loadMemories(ctx context.Context, ns string, spaces map[string]*
 			return err
 		}
 		defer rows.Close()
+		// Rows are scanned into one memoryRow, whose destinations are made once (a slice
+		// of them a row was a million allocations), and copied into the batch.
 		var raw sql.RawBytes
+		var scanned memoryRow
+		dest := memoryRows.dests(&scanned)
+		dest[memoryEmbedding] = &raw // copied once, below, not by database/sql
 		cur := &batch{rows: make([]memoryRow, 0, batchRows)}
 		for rows.Next() {
-			cur.rows = append(cur.rows, memoryRow{})
-			r := &cur.rows[len(cur.rows)-1]
-			dest := memoryRows.dests(r)
-			dest[memoryEmbedding] = &raw // copied once, below, not by database/sql
+			scanned = memoryRow{} // nothing decoded into a field reuses the last row's
 			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
+			cur.rows = append(cur.rows, scanned)
+			r := &cur.rows[len(cur.rows)-1]
 			if len(raw) > 0 {
 				if cur.bytes == nil {
 					cur.bytes = make([]byte, 0, batchRows*len(raw))
