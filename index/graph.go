@@ -786,8 +786,20 @@ func (g *Graph) Strongest(ids []string, perNode int, types map[models.EdgeType]b
 	block := make([]models.Edge, len(picked))
 	out := make([]*models.Edge, len(picked))
 	for i, s := range picked {
-		g.edgeInto(&block[i], s)
-		out[i] = &block[i]
+		e := &block[i]
+		g.edgeInto(e, s)
+		out[i] = e
+		// The caller reads the ends' ids next (to look them up, to hash them), and their
+		// bytes lie at random too.
+		prefetchString(e.From)
+		prefetchString(e.To)
 	}
 	return out
+}
+
+// prefetchString prefetches the first cache line of s's bytes.
+func prefetchString(s string) {
+	if s != "" {
+		prefetch(unsafe.Pointer(unsafe.StringData(s)))
+	}
 }
