@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -17,6 +18,28 @@ import (
 // over two goroutines. Below it the goroutine hand-off costs more than it saves (measured:
 // ~5.5 ms vs 7.7 ms at 100,000 × 384, DESIGN §9.1; a goroutine costs a few µs).
 const parallelRows = 4096
+
+// scanning counts the vector scans running in the process. A scan splits over two
+// goroutines only when it runs alone: beside another, the cores are busy with that one, and
+// the split's hand-off and wait are all it would add.
+var scanning atomic.Int32
+
+// splitScan runs scan over rows [0, n): in two halves on two goroutines when n is at least
+// parallelRows, there is more than one core and no other scan is running; else in one.
+// scan's half is 0 for the rows from 0, 1 for the other.
+func splitScan(n int, scan func(half, lo, hi int)) {
+	alone := scanning.Add(1) == 1
+	defer scanning.Add(-1)
+	if alone && n >= parallelRows && runtime.GOMAXPROCS(0) > 1 {
+		mid := n / 2
+		var wg sync.WaitGroup
+		wg.Go(func() { scan(1, mid, n) })
+		scan(0, 0, mid)
+		wg.Wait()
+		return
+	}
+	scan(0, 0, n)
+}
 
 // unitTolerance is how far a vector's norm may be from 1 and still count as normalized.
 // Embedders return unit vectors up to float32 rounding; leaving those bit-for-bit as given
@@ -437,15 +460,7 @@ func (v *Vectors) SearchExact(q []float32, k int) []Hit {
 		a := blas32.General{Rows: hi - lo, Cols: v.dims, Stride: v.dims, Data: v.data[lo*v.dims : hi*v.dims]}
 		blas32.Gemv(blas.NoTrans, 1, a, x, 0, blas32.Vector{N: hi - lo, Inc: 1, Data: scores[lo:hi]})
 	}
-	if n >= parallelRows && runtime.GOMAXPROCS(0) > 1 {
-		mid := n / 2
-		var wg sync.WaitGroup
-		wg.Go(func() { gemv(0, mid) })
-		gemv(mid, n)
-		wg.Wait()
-	} else {
-		gemv(0, n)
-	}
+	splitScan(n, func(_, lo, hi int) { gemv(lo, hi) })
 
 	h := topK{k: k, ids: v.ids}
 	for r, s := range scores {

@@ -1,9 +1,7 @@
 package index
 
 import (
-	"runtime"
 	"slices"
-	"sync"
 )
 
 // Approximate search: every row also has a 4-bit code u (quant4.go), the row scaled so its
@@ -149,7 +147,7 @@ func (v *Vectors) SearchApprox(q []float32, k, rescore int) []Hit {
 	dots := grow(&sc.dots, n)
 	// Stage 1: the high planes' dot products, chunk by chunk so a chunk's rows reaching the
 	// sampled threshold are picked out while its dot products are in cache; each half of
-	// the rows on its own core. A row's score is scale·Σ q·(4h + 1.5 − 8) (the query's own
+	// the rows on its own core when no other scan is running (splitScan). A row's score is scale·Σ q·(4h + 1.5 − 8) (the query's own
 	// scale is common to all and left out).
 	t, filter := v.firstThreshold(qc, fsum, FirstStage(rescore, n), sc)
 	score := func(half, lo, hi int) {
@@ -163,16 +161,8 @@ func (v *Vectors) SearchApprox(q []float32, k, rescore int) []Hit {
 		}
 		sc.above[half] = above
 	}
-	if n >= parallelRows && runtime.GOMAXPROCS(0) > 1 {
-		mid := n / 2
-		var wg sync.WaitGroup
-		wg.Go(func() { score(1, mid, n) })
-		score(0, 0, mid)
-		wg.Wait()
-	} else {
-		score(0, 0, n)
-		sc.above[1] = sc.above[1][:0]
-	}
+	sc.above[1] = sc.above[1][:0] // for a scan in one piece
+	splitScan(n, score)
 	// Stage 2: the rows passed on get their low planes, which complete the 4-bit score; the
 	// best rescore go on.
 	cand := sc.cand[:0]

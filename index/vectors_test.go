@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -194,5 +196,39 @@ func TestVectorsGetMany(t *testing.T) {
 	_ = append(got[0], 7) // capped: must not write into got[2]
 	if !slices.Equal(got[2], []float32{0.6, 0.8}) || !slices.Equal(v.Get("b"), []float32{0, 1}) {
 		t.Fatalf("a copy aliases another or the index: got[2] %v, stored b %v", got[2], v.Get("b"))
+	}
+}
+
+// TestSplitScan: a scan of parallelRows or more rows is split in two halves over the cores
+// when it runs alone, and done in one piece beside another scan (whose cores are busy) or
+// when small.
+func TestSplitScan(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	run := func(n int) [][3]int {
+		var mu sync.Mutex
+		var calls [][3]int
+		splitScan(n, func(half, lo, hi int) {
+			mu.Lock()
+			calls = append(calls, [3]int{half, lo, hi})
+			mu.Unlock()
+		})
+		slices.SortFunc(calls, func(a, b [3]int) int { return a[0] - b[0] })
+		return calls
+	}
+	n := parallelRows + 10
+	if got, want := run(n), [][3]int{{0, 0, n / 2}, {1, n / 2, n}}; !slices.Equal(got, want) {
+		t.Fatalf("alone: %v, want %v", got, want)
+	}
+	if got, want := run(parallelRows-1), [][3]int{{0, 0, parallelRows - 1}}; !slices.Equal(got, want) {
+		t.Fatalf("small: %v, want %v", got, want)
+	}
+	scanning.Add(1) // another scan running
+	got := run(n)
+	scanning.Add(-1)
+	if want := [][3]int{{0, 0, n}}; !slices.Equal(got, want) {
+		t.Fatalf("beside another scan: %v, want %v", got, want)
+	}
+	if scanning.Load() != 0 {
+		t.Fatalf("scanning = %d after the scans", scanning.Load())
 	}
 }
