@@ -54,35 +54,15 @@ func TestSet2Layout(t *testing.T) {
 // widens every eight blocks).
 func TestDotsU2MatchesGo(t *testing.T) {
 	r := rand.New(rand.NewPCG(14, 15))
-	for _, cbytes := range []int{32, 64, 96, 256, 288, 384} {
-		for _, rows := range []int{0, 1, 2, 3, 4, 5, 7, 8, 33} {
-			q := make([]int8, 4*cbytes)
-			for i := range q {
-				q[i] = int8(r.IntN(255) - 127)
+	checkKernels(t, r, dotsU2Go, dot2Kernels(), 4, []int{32, 64, 96, 256, 288, 384},
+		func(q []int8, codes []byte, cbytes int) { // every value 3 against −127 throughout the first row
+			for i := range cbytes {
+				codes[i] = 0xff
 			}
-			codes := make([]byte, rows*cbytes+7)
-			for i := range codes {
-				codes[i] = byte(r.IntN(256))
+			for i := range min(len(q), 4*cbytes) {
+				q[i] = -127
 			}
-			if rows > 0 { // the extremes: every value 3 against −127 throughout the first row
-				for i := range cbytes {
-					codes[i] = 0xff
-				}
-				for i := range min(len(q), 4*cbytes) {
-					q[i] = -127
-				}
-			}
-			want := make([]int32, rows)
-			dotsU2Go(q, codes, cbytes, want)
-			for name, kernel := range dot2Kernels() {
-				got := make([]int32, rows)
-				kernel(q, codes, cbytes, got)
-				if !slices.Equal(got, want) {
-					t.Fatalf("%s, cbytes %d rows %d: got %v, want %v", name, cbytes, rows, got, want)
-				}
-			}
-		}
-	}
+		})
 	// The Go reference against plain dimension-by-dimension arithmetic.
 	const dims = 200
 	q := make([]int8, 4*u2Bytes(dims))

@@ -35,9 +35,20 @@ func TestQuantizeULiterals(t *testing.T) {
 
 func TestDotsU4MatchesGo(t *testing.T) {
 	r := rand.New(rand.NewPCG(12, 13))
-	for _, cbytes := range []int{32, 64, 128, 160, 192, 768} {
+	checkKernels(t, r, dotsU4Go, dotKernels(), 2, []int{32, 64, 128, 160, 192, 768},
+		func(q []int8, codes []byte, _ int) { codes[0], q[0], q[32] = 0xff, -127, -127 })
+}
+
+// checkKernels runs each of kernels against the reference ref on random queries of
+// qPerByte·cbytes values and random rows of cbytes bytes, for each of widths and every row
+// remainder; extremes sets extreme values into a non-empty input first.
+func checkKernels(t *testing.T, r *rand.Rand, ref func(q []int8, codes []byte, cbytes int, out []int32),
+	kernels map[string]func(q []int8, codes []byte, cbytes int, out []int32), qPerByte int, widths []int,
+	extremes func(q []int8, codes []byte, cbytes int)) {
+	t.Helper()
+	for _, cbytes := range widths {
 		for _, rows := range []int{0, 1, 2, 3, 4, 5, 7, 8, 33} {
-			q := make([]int8, 2*cbytes)
+			q := make([]int8, qPerByte*cbytes)
 			for i := range q {
 				q[i] = int8(r.IntN(255) - 127)
 			}
@@ -46,11 +57,11 @@ func TestDotsU4MatchesGo(t *testing.T) {
 				codes[i] = byte(r.IntN(256))
 			}
 			if rows > 0 {
-				codes[0], q[0], q[32] = 0xff, -127, -127 // the extremes
+				extremes(q, codes, cbytes)
 			}
 			want := make([]int32, rows)
-			dotsU4Go(q, codes, cbytes, want)
-			for name, kernel := range dotKernels() {
+			ref(q, codes, cbytes, want)
+			for name, kernel := range kernels {
 				got := make([]int32, rows)
 				kernel(q, codes, cbytes, got)
 				if !slices.Equal(got, want) {
