@@ -6,6 +6,7 @@ package nlp
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -126,33 +127,104 @@ func Stem(tok string) string {
 	if len(tok) <= 2 {
 		return tok
 	}
-	stems.RLock()
-	s, ok := stems.m[tok]
-	stems.RUnlock()
-	if ok {
+	if s, ok := stems.lookup(tok); ok {
 		return s
 	}
-	s = porter.StemString(tok)
-	stems.Lock()
-	if len(stems.m) < stemsMax {
-		// Copies: tok may be a slice of a whole memory's text (see Tokens), which the memo
-		// must not keep alive.
-		stems.m[strings.Clone(tok)] = strings.Clone(s)
-	}
-	stems.Unlock()
+	s := porter.StemString(tok)
+	stems.add(tok, s)
 	return s
 }
 
 // stems memoizes Stem: the Porter stemmer costs about ten times a map lookup, and recall
 // stems the text of every candidate it checks for the query's phrases, indexing that of
 // every memory. A language's vocabulary is mostly a few tens of thousands of words; past
-// stemsMax (made-up tokens, ids, numbers) words are stemmed afresh each time. (A sync.Map
-// cost more than it saved while new words kept arriving: each store after a promotion
-// copies its whole read-only map.)
-var stems = struct {
-	sync.RWMutex
-	m map[string]string // token → stem
-}{m: map[string]string{}}
+// stemsMax (made-up tokens, ids, numbers) words are stemmed afresh each time.
+var stems stemMemo
+
+// stemMemo is a memo read without a lock: lookups read a published map that is never
+// written again, so concurrent recalls share no written cache line (a read lock's counter,
+// bounced between cores, made Terms on two cores cost each nearly twice what it cost on
+// one). Stems made since are kept under a mutex and published — copied into a new map with
+// the published ones — once they are a quarter as many, or once lookups have found them
+// there an eighth as often as there are published stems: the copying is paid for by the
+// stems made and the locked lookups it ends, a few copies of each entry over the memo's
+// life. (A sync.Map cost more than it saved while new words kept arriving: each store
+// after a promotion copies its whole read-only map.)
+type stemMemo struct {
+	published atomic.Pointer[map[string]string] // token → stem; never written once stored
+	full      atomic.Bool                       // stemsMax entries published: nothing more is kept
+	mu        sync.Mutex
+	fresh     map[string]string // stems not yet published, under mu
+	hits      int               // lookups answered from fresh since the last publish, under mu
+}
+
+// lookup returns tok's memoized stem.
+func (m *stemMemo) lookup(tok string) (string, bool) {
+	p := m.published.Load()
+	if p != nil {
+		if s, ok := (*p)[tok]; ok {
+			return s, true
+		}
+	}
+	if m.full.Load() {
+		return "", false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.fresh[tok]
+	if ok {
+		m.hits++
+		if p == nil || m.hits > len(*p)/8 {
+			m.publishLocked()
+		}
+	}
+	return s, ok
+}
+
+// add memoizes tok's stem s, unless the memo is full.
+func (m *stemMemo) add(tok, s string) {
+	if m.full.Load() {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fresh == nil {
+		m.fresh = map[string]string{}
+	}
+	// Copies: tok may be a slice of a whole memory's text (see Tokens), which the memo
+	// must not keep alive.
+	m.fresh[strings.Clone(tok)] = strings.Clone(s)
+	pub := 0
+	if p := m.published.Load(); p != nil {
+		pub = len(*p)
+	}
+	if len(m.fresh) >= max(stemsPublish, pub/4) || pub+len(m.fresh) >= stemsMax {
+		m.publishLocked()
+	}
+}
+
+// publishLocked publishes the fresh stems with the published ones; m.mu is held.
+func (m *stemMemo) publishLocked() {
+	var pub map[string]string
+	if p := m.published.Load(); p != nil {
+		pub = *p
+	}
+	next := make(map[string]string, len(pub)+len(m.fresh))
+	for k, v := range pub {
+		next[k] = v
+	}
+	for k, v := range m.fresh {
+		next[k] = v
+	}
+	m.published.Store(&next)
+	m.fresh, m.hits = nil, 0
+	if len(next) >= stemsMax {
+		m.full.Store(true)
+	}
+}
+
+// stemsPublish is the fewest fresh stems add publishes at once.
+const stemsPublish = 256
 
 const stemsMax = 1 << 17
 

@@ -82,3 +82,15 @@ func BenchmarkTerms(b *testing.B) {
 		Terms(text)
 	}
 }
+
+func BenchmarkTermsParallel(b *testing.B) {
+	text := "Caroline went to the LGBTQ support group yesterday and said it was powerful; " +
+		"Melanie painted a sunrise over the lake last year, and the kids want to go camping " +
+		"in the mountains with their dog next month."
+	b.SetBytes(int64(len(text)))
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			Terms(text)
+		}
+	})
+}

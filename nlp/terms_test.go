@@ -1,6 +1,7 @@
 package nlp
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -57,4 +58,72 @@ func TestStemMemo(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestStemMemoPublishes: stems reach the lock-free published map when they recur (the first
+// one found in fresh, then once fresh hits reach an eighth of the published count) or pile
+// up (a quarter of the published count, stemsPublish at least); a full memo keeps nothing
+// more and still answers what it holds.
+func TestStemMemoPublishes(t *testing.T) {
+	var m stemMemo
+	published := func() int {
+		if p := m.published.Load(); p != nil {
+			return len(*p)
+		}
+		return 0
+	}
+	m.add("running", "run")
+	if s, ok := m.lookup("running"); !ok || s != "run" {
+		t.Fatalf("lookup(running) = %q, %v", s, ok)
+	}
+	if published() != 1 || len(m.fresh) != 0 {
+		t.Fatalf("a stem found in fresh with nothing published is published: %d published, %d fresh", published(), len(m.fresh))
+	}
+	for i := range stemsPublish - 1 {
+		m.add(fmt.Sprintf("w%04d", i), "x")
+	}
+	if published() != 1 || len(m.fresh) != stemsPublish-1 {
+		t.Fatalf("%d published, %d fresh; want 1 and %d", published(), len(m.fresh), stemsPublish-1)
+	}
+	m.add("w9999", "x")
+	if published() != stemsPublish+1 || len(m.fresh) != 0 {
+		t.Fatalf("stemsPublish fresh stems are published at once: %d published, %d fresh", published(), len(m.fresh))
+	}
+	// Recurring fresh stems: 257 published, so the 33rd hit (> 257/8) publishes.
+	m.add("hopping", "hop")
+	for i := 1; i <= 32; i++ {
+		if s, ok := m.lookup("hopping"); !ok || s != "hop" {
+			t.Fatalf("lookup(hopping) = %q, %v", s, ok)
+		}
+		if published() != stemsPublish+1 {
+			t.Fatalf("published after %d hits", i)
+		}
+	}
+	if _, ok := m.lookup("hopping"); !ok || published() != stemsPublish+2 {
+		t.Fatalf("the 33rd hit publishes: %d published", published())
+	}
+	if _, ok := m.lookup("absent"); ok {
+		t.Fatal("lookup of a token never added succeeded")
+	}
+	// Filling up: each publish adds a quarter of what was published (stemsPublish at
+	// least), until stemsMax.
+	for i, was := published(), published(); i < stemsMax; i++ {
+		m.add(fmt.Sprintf("f%07d", i), "y")
+		if now := published(); now != was {
+			if want := min(max(stemsPublish, was/4), stemsMax-was); now-was != want {
+				t.Fatalf("published %d → %d, want %d more", was, now, want)
+			}
+			was = now
+		}
+	}
+	if !m.full.Load() || published() != stemsMax {
+		t.Fatalf("full = %v with %d published, want true and %d", m.full.Load(), published(), stemsMax)
+	}
+	m.add("later", "lat")
+	if _, ok := m.lookup("later"); ok || len(m.fresh) != 0 {
+		t.Fatal("a full memo kept a stem")
+	}
+	if s, ok := m.lookup("running"); !ok || s != "run" {
+		t.Fatalf("a full memo lost running: %q, %v", s, ok)
+	}
 }
