@@ -39,14 +39,16 @@ const compactMinDead = 1024
 // Σ idf(t)·tf·(k1+1)/(tf + k1·(1 − b + b·dl/avgdl)) over query terms. A term repeated in the
 // query counts once per occurrence, as each repetition is its own OR'ed phrase in FTS5.
 type BM25 struct {
-	mu       sync.RWMutex
-	termIDs  map[string]int32
-	lists    []postings // by term id
-	ids      []string   // by ordinal
-	ords     map[string]int32
-	lens     []int32   // document length in terms by ordinal; −1 marks a tombstone
-	dead     []uint64  // tombstones as a bitmap by ordinal: what a scan tests, 1/32 of lens's bytes
-	docTerms [][]int32 // distinct term ids of each document, to maintain df on Remove
+	mu      sync.RWMutex
+	termIDs map[string]int32
+	lists   []postings // by term id
+	ids     []string   // by ordinal
+	ords    map[string]int32
+	lens    []int32  // document length in terms by ordinal; −1 marks a tombstone
+	dead    []uint64 // tombstones as a bitmap by ordinal: what a scan tests, 1/32 of lens's bytes
+	// docTerms holds each document's analysed terms in order, as term ids: what Remove
+	// needs to maintain df (each distinct one) and Phrases to find adjacent pairs.
+	docTerms [][]int32
 	live     int
 	nDead    int
 	// ascending is how many ordinals, from 0, hold ids in strictly ascending order: there
@@ -110,15 +112,16 @@ func (x *BM25) Add(id string, terms []string) {
 
 	// Count term frequencies. Short documents dominate, so a linear scan over the distinct
 	// terms seen so far beats a map.
-	distinct := make([]int32, 0, len(terms))
-	var tfs []int32
-	for _, t := range terms {
+	seq := make([]int32, len(terms))
+	var distinct, tfs []int32
+	for j, t := range terms {
 		tid, ok := x.termIDs[t]
 		if !ok {
 			tid = int32(len(x.lists))
 			x.termIDs[t] = tid
 			x.lists = append(x.lists, postings{})
 		}
+		seq[j] = tid
 		if i := slices.Index(distinct, tid); i >= 0 {
 			tfs[i]++
 			continue
@@ -136,7 +139,7 @@ func (x *BM25) Add(id string, terms []string) {
 		p.tfs = append(p.tfs, pack(tfs[i], int32(len(terms))))
 		p.df++
 	}
-	x.docTerms = append(x.docTerms, distinct)
+	x.docTerms = append(x.docTerms, seq)
 }
 
 // Grow makes room for n more documents without reallocating, for bulk loads.
@@ -170,8 +173,11 @@ func (x *BM25) removeLocked(o int32) {
 	x.totalLen -= int64(x.lens[o])
 	x.lens[o] = -1
 	x.dead[o/64] |= 1 << (o % 64)
-	for _, tid := range x.docTerms[o] {
-		x.lists[tid].df--
+	seq := x.docTerms[o]
+	for i, tid := range seq {
+		if !slices.Contains(seq[:i], tid) { // once per distinct term
+			x.lists[tid].df--
+		}
 	}
 	x.docTerms[o] = nil
 	if x.nDead >= compactMinDead && 4*x.nDead >= len(x.ids) {
@@ -273,6 +279,50 @@ func (x *BM25) SearchLearned(terms []string, k int, l *Learned, alpha float64) [
 	}
 	defer x.scratch.Put(s)
 	return x.searchLocked(s, terms, k, l, alpha)
+}
+
+// Phrases answers recall's phrase check from the index: for each of ids, the share of pairs
+// (distinct pairs of analysed terms) that occur as adjacent terms of the document, as
+// comparing the pairs with nlp.Terms of its text would find them, without analysing the
+// text again; found[i] is false for an id not indexed.
+func (x *BM25) Phrases(pairs [][2]string, ids []string) (shares []float64, found []bool) {
+	shares, found = make([]float64, len(ids)), make([]bool, len(ids))
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	// The pairs as term ids; a pair with a term no document has cannot occur.
+	want := make([][2]int32, 0, len(pairs))
+	for _, pr := range pairs {
+		a, okA := x.termIDs[pr[0]]
+		b, okB := x.termIDs[pr[1]]
+		if okA && okB {
+			want = append(want, [2]int32{a, b})
+		}
+	}
+	seen := make([]bool, len(want))
+	for i, id := range ids {
+		o, ok := x.ords[id]
+		if !ok {
+			continue
+		}
+		found[i] = true
+		if len(want) == 0 {
+			continue
+		}
+		clear(seen)
+		n := 0
+		seq := x.docTerms[o]
+		for j := 0; j+1 < len(seq); j++ {
+			a, b := seq[j], seq[j+1]
+			for k, w := range want {
+				if !seen[k] && w[0] == a && w[1] == b {
+					seen[k] = true
+					n++
+				}
+			}
+		}
+		shares[i] = float64(n) / float64(len(pairs))
+	}
+	return shares, found
 }
 
 // fixedScale is the fixed-point unit of summed scores: 2³². A score of 30 is 2³⁷, far from

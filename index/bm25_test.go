@@ -270,3 +270,119 @@ func hitIDs(hs []Hit) []string {
 	}
 	return out
 }
+
+// TestPhrasesMatchTheTerms: Phrases finds what comparing the pairs with each document's
+// analysed terms finds — the share of distinct pairs adjacent there — through adds, a
+// replacement, removals and a compaction; an id not indexed is not found.
+func TestPhrasesMatchTheTerms(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	vocab := []string{"bee", "roof", "old", "canneri", "honey", "market", "rye", "bread", "nadia", "tomas"}
+	randTerms := func(n int) []string {
+		ts := make([]string, n)
+		for i := range ts {
+			ts[i] = vocab[r.IntN(len(vocab))]
+		}
+		return ts
+	}
+	share := func(pairs [][2]string, terms []string) float64 {
+		n := 0
+		for _, pr := range pairs {
+			for i := 0; i+1 < len(terms); i++ {
+				if terms[i] == pr[0] && terms[i+1] == pr[1] {
+					n++
+					break
+				}
+			}
+		}
+		return float64(n) / float64(len(pairs))
+	}
+	x := NewBM25()
+	docs := map[string][]string{}
+	add := func(id string, terms []string) { x.Add(id, terms); docs[id] = terms }
+	for i := range 3000 {
+		add(fmt.Sprintf("d%04d", i), randTerms(r.IntN(12)))
+	}
+	check := func(step string) {
+		t.Helper()
+		nonzero := 0
+		for range 200 {
+			var pairs [][2]string
+			seen := map[[2]string]bool{}
+			for range 1 + r.IntN(10) {
+				pr := [2]string{vocab[r.IntN(len(vocab))], vocab[r.IntN(len(vocab))]}
+				if r.IntN(8) == 0 {
+					pr[1] = "absent"
+				}
+				if !seen[pr] {
+					seen[pr] = true
+					pairs = append(pairs, pr)
+				}
+			}
+			ids := []string{"missing"}
+			for range 30 {
+				ids = append(ids, fmt.Sprintf("d%04d", r.IntN(3200)))
+			}
+			shares, found := x.Phrases(pairs, ids)
+			for i, id := range ids {
+				terms, ok := docs[id]
+				if found[i] != ok {
+					t.Fatalf("%s: %s found = %v, indexed = %v", step, id, found[i], ok)
+				}
+				want := 0.0
+				if ok {
+					want = share(pairs, terms)
+				}
+				if shares[i] != want {
+					t.Fatalf("%s: %s pairs %v terms %v: share %v, want %v", step, id, pairs, terms, shares[i], want)
+				}
+				if want > 0 {
+					nonzero++
+				}
+			}
+		}
+		if nonzero < 500 {
+			t.Fatalf("%s: only %d nonzero shares: the check tested little", step, nonzero)
+		}
+	}
+	check("adds")
+	for i := range 1200 { // replacements, then removals past a quarter: a compaction
+		id := fmt.Sprintf("d%04d", i)
+		if i%2 == 0 {
+			add(id, randTerms(1+r.IntN(12)))
+			continue
+		}
+		x.Remove(id)
+		delete(docs, id)
+	}
+	for i := 1200; i < 2000; i++ {
+		id := fmt.Sprintf("d%04d", i)
+		x.Remove(id)
+		delete(docs, id)
+	}
+	if len(x.ids) >= 3000+600 { // every add and replacement took an ordinal
+		t.Fatalf("%d ordinals: no compaction ran", len(x.ids))
+	}
+	check("after replacements, removals and a compaction")
+	// df follows the documents: every remaining term's df is its count of documents.
+	df := map[string]int{}
+	for _, terms := range docs {
+		for _, tm := range dedupe(terms) {
+			df[tm]++
+		}
+	}
+	for tm, id := range x.termIDs {
+		if got := x.lists[id].df; got != df[tm] {
+			t.Fatalf("df(%s) = %d, want %d", tm, got, df[tm])
+		}
+	}
+}
+
+func dedupe(ts []string) []string {
+	var out []string
+	for _, t := range ts {
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -116,6 +116,15 @@ type Tx interface {
 	PutDecision(d *Decision) error
 }
 
+// PhraseIndex is a Store that answers recall's phrase check from its text index: for each
+// of ids (indexed units), the share of pairs — distinct pairs of adjacent terms of the
+// query, analysed as SearchText analyses text — that are adjacent terms of the unit's
+// content too; found[i] is false for an id the index does not hold. Recall analyses the
+// content itself with a store that is not one, or for an id not found.
+type PhraseIndex interface {
+	Phrases(ctx context.Context, ns string, pairs [][2]string, ids []string) (shares []float64, found []bool, err error)
+}
+
 // Store is the contract every store implements; store/storetest checks it. Namespaces are
 // fully isolated: no method ever returns an object of another namespace. Unless stated
 // otherwise, a missing object is ENOTFOUND, bad arguments are EINVALID, and anything else

@@ -23,12 +23,16 @@ type candidate struct {
 	activation float64 // spreading activation reaching the memory
 	resurface  int     // trigger matches when it came from the resurfacing queue
 	phrase     bool    // among the best direct matches: checked for phrase matches
-	mem        *models.Memory
-	unitMem    *models.Memory
-	vec        []float32 // the best unit's embedding, for diversity (withVectors); nil before
-	comps      models.Components
-	score      float64 // the ranking score: the weighted score blended with pUse
-	pUse       float64 // the relevance model's probability of use
+	// phraseShare is the phrase check's answer when the store's text index gave it
+	// (phraseIndexed); otherwise signals analyses the unit's content.
+	phraseShare   float64
+	phraseIndexed bool
+	mem           *models.Memory
+	unitMem       *models.Memory
+	vec           []float32 // the best unit's embedding, for diversity (withVectors); nil before
+	comps         models.Components
+	score         float64 // the ranking score: the weighted score blended with pUse
+	pUse          float64 // the relevance model's probability of use
 }
 
 func (c *candidate) direct() bool { return c.textRank > 0 || c.vecRank > 0 }

@@ -770,6 +770,22 @@ func (s *Store) SearchText(ctx context.Context, ns, query string, k int) ([]mode
 	return sp.text.SearchLearned(terms, k, sp.learned, learnedWeight), nil
 }
 
+// Phrases answers recall's phrase check from ns's text index (models.PhraseIndex).
+func (s *Store) Phrases(ctx context.Context, ns string, pairs [][2]string, ids []string) ([]float64, []bool, error) {
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, nil, err
+	}
+	if !s.ready.Load() {
+		return nil, nil, unavailable()
+	}
+	sp, err := s.space(ctx, ns)
+	if sp == nil || err != nil {
+		return make([]float64, len(ids)), make([]bool, len(ids)), err
+	}
+	shares, found := sp.text.Phrases(pairs, ids)
+	return shares, found, nil
+}
+
 // SearchVector returns the top k indexed units of ns by cosine similarity to vec.
 // EUNAVAILABLE before Rebuild; EINVALID when k < 1, vec is empty or not finite, or its
 // dimension differs from the namespace's.
