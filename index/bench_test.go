@@ -86,6 +86,29 @@ func BenchmarkBM25Search100k(b *testing.B) {
 	}
 }
 
+// BenchmarkBM25Phrases100k measures recall's phrase check from the index: 30 documents at
+// random (a recall's best direct matches) against a query's pairs.
+func BenchmarkBM25Phrases100k(b *testing.B) {
+	ids, docs, queries := benchCorpus(false)
+	x := NewBM25()
+	for i, d := range docs {
+		x.Add(ids[i], d)
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	pick := make([][]string, 1000)
+	pairs := make([][][2]string, len(pick))
+	for i := range pick {
+		for range 30 {
+			pick[i] = append(pick[i], ids[r.IntN(len(ids))])
+		}
+		q := queries[i%len(queries)]
+		for j := 0; j+1 < len(q); j++ {
+			pairs[i] = append(pairs[i], [2]string{q[j], q[j+1]})
+		}
+	}
+	reportPercentiles(b, func(i int) { x.Phrases(pairs[i%len(pick)], pick[i%len(pick)]) })
+}
+
 func BenchmarkBM25Build100k(b *testing.B) {
 	ids, docs, _ := benchCorpus(false)
 	for b.Loop() {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/salience-ai/salience/models"
 )
@@ -298,10 +299,26 @@ func (x *BM25) Phrases(pairs [][2]string, ids []string) (shares []float64, found
 			want = append(want, [2]int32{a, b})
 		}
 	}
-	seen := make([]bool, len(want))
+	// The documents' term lists lie at random: their places first, asking for each list's
+	// header and then its terms before reading any, so the cache misses overlap.
+	ords := make([]int32, len(ids))
 	for i, id := range ids {
 		o, ok := x.ords[id]
 		if !ok {
+			o = -1
+		} else {
+			prefetch(unsafe.Pointer(&x.docTerms[o]))
+		}
+		ords[i] = o
+	}
+	for _, o := range ords {
+		if o >= 0 && len(x.docTerms[o]) > 0 {
+			prefetch(unsafe.Pointer(&x.docTerms[o][0]))
+		}
+	}
+	seen := make([]bool, len(want))
+	for i, o := range ords {
+		if o < 0 {
 			continue
 		}
 		found[i] = true
