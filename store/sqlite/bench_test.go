@@ -187,6 +187,21 @@ func BenchmarkStore100k(b *testing.B) {
 			}
 		})
 	})
+	// Recall's hydration: about 150 memories at random among 100,000 (57 MB of them), so
+	// most are cache misses, as in a recall.
+	view := make([][]string, 1000)
+	for i := range view {
+		for range 150 {
+			view[i] = append(view[i], fmt.Sprintf("01J%023d", r.IntN(100_000)))
+		}
+	}
+	b.Run("ViewMemories150", func(b *testing.B) {
+		percentiles(b, func(i int) {
+			if ms, err := s.ViewMemories(ctx, "ns", view[i%len(view)], false); err != nil || len(ms) != 150 {
+				b.Fatal(len(ms), err)
+			}
+		})
+	})
 	b.Run("GetMemories100/sql", func(b *testing.B) {
 		percentiles(b, func(i int) {
 			if ms, err := s.sqlMemories(ctx, "ns", ids[i%len(ids)]); err != nil || len(ms) != 100 {
