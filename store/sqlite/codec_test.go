@@ -3,8 +3,10 @@ package sqlite
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -95,7 +97,7 @@ func FuzzDecStrings(f *testing.F) {
 	})
 }
 
-func mustJSON(t *testing.T, v any) []byte {
+func mustJSON(t testing.TB, v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
@@ -123,6 +125,59 @@ func FuzzDecVector(f *testing.F) {
 		}
 		if back := encVector(v); !bytes.Equal(back, b) && len(b) > 0 {
 			t.Fatalf("round trip changed the bytes: %x → %x", b, back)
+		}
+	})
+}
+
+// FuzzEncJSONLists: encJSON writes lists and lists of lists of strings byte for byte as
+// encoding/json does — nil lists as null, escapes, HTML characters, non-ASCII and invalid
+// UTF-8 included.
+func FuzzEncJSONLists(f *testing.F) {
+	for _, s := range []string{"", "01KJMMA2G075Y9BD7G69CDSXQA", "a|b||c", `quo"te\|<tag>&`, "é|\u2028|\x7f|\xff", "tab\t|\x00"} {
+		f.Add(s, uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, s string, shape uint8) {
+		items := strings.Split(s, "|")
+		// shape picks how the items are grouped, and which groups are nil or empty.
+		var lists [][]string
+		for i := 0; i < len(items); {
+			n := 1 + int(shape)%3
+			switch (int(shape) + len(lists)) % 5 {
+			case 0:
+				lists = append(lists, nil)
+			case 1:
+				lists = append(lists, []string{})
+			default:
+				lists = append(lists, items[i:min(i+n, len(items))])
+				i += n
+			}
+		}
+		if got, want := encJSON(items, false), string(mustJSON(t, items)); got != want {
+			t.Fatalf("encJSON(%q) = %s, encoding/json %s", items, got, want)
+		}
+		if got, want := encJSON(lists, false), string(mustJSON(t, lists)); got != want {
+			t.Fatalf("encJSON(%q) = %s, encoding/json %s", lists, got, want)
+		}
+	})
+}
+
+// BenchmarkEncRecentSurfaced: a conversation's recent_surfaced, 20 turns of 10 ids, as
+// the journal applier writes it every turn.
+func BenchmarkEncRecentSurfaced(b *testing.B) {
+	v := make([][]string, 20)
+	for i := range v {
+		for j := range 10 {
+			v[i] = append(v[i], fmt.Sprintf("01KJMMA2G075Y9BD7G69CD%04d", i*10+j))
+		}
+	}
+	b.Run("encJSON", func(b *testing.B) {
+		for b.Loop() {
+			encJSON(v, false)
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		for b.Loop() {
+			mustJSON(b, v)
 		}
 	})
 }
