@@ -157,9 +157,10 @@ func reportCPU(b *testing.B, cpu0 time.Duration) {
 }
 
 // BenchmarkRecordTurns100k measures storing a recall turn — ten surfacings of random
-// memories among 100,000, in one of 100 conversations — as the applier does for a single
-// caller, one turn a transaction, with the folds of the counters (surfaced.go) that the
-// turns make due included: every foldRows surfacings, and what waits at the end.
+// memories among 100,000, in one of 100 conversations whose state carries its last 20
+// turns' ids, as recall's does — as the applier does, 1, 4 or 16 turns a transaction, with
+// the folds of the counters (surfaced.go) that the turns make due included: every foldRows
+// surfacings, and what waits at the end. cpu-ns/op is per turn.
 func BenchmarkRecordTurns100k(b *testing.B) {
 	s := openAt(b, buildDB(b, 100_000, 256))
 	if err := s.Rebuild(ctx); err != nil {
@@ -182,31 +183,53 @@ func BenchmarkRecordTurns100k(b *testing.B) {
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	base := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	states := map[string]*models.ConversationState{}
 	t := 0
-	cpu0 := cpuTime()
-	for b.Loop() {
-		at := base.Add(time.Duration(t) * time.Second)
-		ss := benchSurfacings(t, at)
-		for _, sf := range ss {
-			sf.MemoryID = ids[r.IntN(len(ids))]
-			sf.ConversationID = fmt.Sprintf("conv-%d", t%100)
-			sf.Terms = []string{"cat", "garden", "morning"}
-		}
-		if err := s.RecordSurfacings(ctx, ss, nil); err != nil {
-			b.Fatal(err)
-		}
-		if err := s.apply(ctx); err != nil {
-			b.Fatal(err)
-		}
-		if s.unfolded.Load() >= foldRows {
+	for _, batch := range []int{1, 4, 16} {
+		b.Run(fmt.Sprintf("batch%d", batch), func(b *testing.B) {
+			cpu0 := cpuTime()
+			for b.Loop() {
+				at := base.Add(time.Duration(t) * time.Second)
+				ss := benchSurfacings(t, at)
+				conv := fmt.Sprintf("conv-%d", t%100)
+				shown := make([]string, len(ss))
+				for i, sf := range ss {
+					sf.MemoryID = ids[r.IntN(len(ids))]
+					sf.ConversationID = conv
+					sf.Terms = []string{"cat", "garden", "morning"}
+					shown[i] = sf.MemoryID
+				}
+				st := states[conv]
+				if st == nil {
+					st = &models.ConversationState{Namespace: "ns", ConversationID: conv, Type: "casual"}
+					states[conv] = st
+				}
+				st.Turns++
+				st.RecentSurfaced = append(st.RecentSurfaced, shown)
+				if len(st.RecentSurfaced) > 20 {
+					st.RecentSurfaced = st.RecentSurfaced[1:]
+				}
+				st.RecentTopics, st.UpdatedAt = []string{"cat", "garden"}, at
+				if err := s.RecordSurfacings(ctx, ss, st); err != nil {
+					b.Fatal(err)
+				}
+				t++
+				if t%batch != 0 {
+					continue
+				}
+				if err := s.apply(ctx); err != nil {
+					b.Fatal(err)
+				}
+				if s.unfolded.Load() >= foldRows {
+					if err := s.settle(ctx); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
 			if err := s.settle(ctx); err != nil {
 				b.Fatal(err)
 			}
-		}
-		t++
+			reportCPU(b, cpu0)
+		})
 	}
-	if err := s.settle(ctx); err != nil {
-		b.Fatal(err)
-	}
-	reportCPU(b, cpu0)
 }
