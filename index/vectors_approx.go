@@ -2,6 +2,7 @@ package index
 
 import (
 	"slices"
+	"unsafe"
 )
 
 // Approximate search: every row also has a 4-bit code u (quant4.go), the row scaled so its
@@ -216,11 +217,22 @@ func (v *Vectors) firstThreshold(qc []int8, fsum float32, keep int, sc *scratch)
 	if j >= m/4 {
 		return 0, false
 	}
+	// The sampled rows and their scales lie step rows apart: each is a cache miss, so
+	// both are asked for prefetchAhead rows ahead of their copy.
 	gather := grow(&sc.gather, m*s2)
-	gatherRows(gather, v.hi2, s2, m, func(i int) int { return i * step })
 	sscales := grow(&sc.sscales, m)
+	for i := range min(m, prefetchAhead) {
+		prefetchRow(v.hi2, s2, i*step)
+		prefetch(unsafe.Pointer(&v.scales[i*step]))
+	}
 	for i := range m {
-		sscales[i] = v.scales[i*step]
+		if a := i + prefetchAhead; a < m {
+			prefetchRow(v.hi2, s2, a*step)
+			prefetch(unsafe.Pointer(&v.scales[a*step]))
+		}
+		r := i * step
+		copy(gather[i*s2:(i+1)*s2], v.hi2[r*s2:(r+1)*s2])
+		sscales[i] = v.scales[r]
 	}
 	sdots := grow(&sc.rdots, m)
 	dotsU2(qc, gather, s2, sdots)
@@ -246,8 +258,11 @@ func gatherRows(dst, plane []byte, stride, n int, row func(i int) int) {
 }
 
 // jthBest returns the j-th best (1-based, 1 ≤ j ≤ len(s)) of s, reordering s: a quickselect
-// on the values.
+// on the values, or for a small j, the j best kept in order as s is read (jthBestSmall).
 func jthBest(s []float32, j int) float32 {
+	if j <= smallJ && len(s) >= 4*j {
+		return jthBestSmall(s, j)
+	}
 	k := j - 1 // the place of the j-th best in descending order
 	lo, hi := 0, len(s)
 	for hi-lo > 1 {
@@ -278,6 +293,34 @@ func jthBest(s []float32, j int) float32 {
 		}
 	}
 	return s[lo]
+}
+
+// smallJ is the largest j jthBestSmall serves: the threshold's j is about 10–20 at 100,000
+// rows and more only in small indexes.
+const smallJ = 64
+
+// jthBestSmall is jthBest for j ≤ smallJ: the j best values read so far, in descending
+// order. A value that does not beat the j-th (nearly all, once the first few hundred are
+// read) costs one comparison, where quickselect moves every value a few times.
+func jthBestSmall(s []float32, j int) float32 {
+	var buf [smallJ]float32
+	top := buf[:0]
+	for _, x := range s {
+		if len(top) == j {
+			if !(x > top[j-1]) {
+				continue
+			}
+			top = top[:j-1]
+		}
+		i := len(top)
+		top = top[:i+1]
+		for i > 0 && top[i-1] < x {
+			top[i] = top[i-1]
+			i--
+		}
+		top[i] = x
+	}
+	return top[j-1]
 }
 
 // selectBest reorders c so that its first k entries are its k best (by score, then the

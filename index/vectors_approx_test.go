@@ -386,6 +386,15 @@ func BenchmarkVectorsSearch100k256(b *testing.B) {
 	b.Run("approx", func(b *testing.B) {
 		reportPercentiles(b, func(i int) { v.SearchApprox(qs[i%len(qs)], 40, Rescore(40)) })
 	})
+	// The first stage's threshold alone: the sample's gather, its scores and the pick.
+	b.Run("threshold", func(b *testing.B) {
+		sc := v.scratch()
+		qc := make([]int8, 4*v.stride2)
+		reportPercentiles(b, func(i int) {
+			quantize(qc, qs[i%len(qs)])
+			v.firstThreshold(qc, 0, FirstStage(Rescore(40), 100_000), sc)
+		})
+	})
 }
 
 // TestJthBest: the j-th best of a quickselect is the j-th of a descending sort, on distinct
@@ -402,7 +411,7 @@ func TestJthBest(t *testing.T) {
 		for name, s := range map[string][]float32{"random": random, "ties": ties, "up": up, "down": down} {
 			sorted := slices.Clone(s)
 			slices.SortFunc(sorted, func(a, b float32) int { return cmpDesc(a, b) })
-			for _, j := range []int{1, 2, n / 2, n - 1, n} {
+			for _, j := range []int{1, 2, 9, 18, smallJ - 1, smallJ, smallJ + 1, n / 4, n / 2, n - 1, n} {
 				if j < 1 || j > n {
 					continue
 				}
@@ -495,5 +504,20 @@ func TestSelectBest(t *testing.T) {
 				t.Fatalf("%s, k %d: selected other entries than the sort's best", name, k)
 			}
 		}
+	}
+}
+
+// BenchmarkJthBest: the first stage's threshold pick, the 18th best of 2,048 sampled scores
+// (100,000 rows, 512 rescored).
+func BenchmarkJthBest(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	s := make([]float32, 2048)
+	for i := range s {
+		s[i] = r.Float32()
+	}
+	w := make([]float32, len(s))
+	for b.Loop() {
+		copy(w, s)
+		jthBest(w, 18)
 	}
 }
