@@ -57,8 +57,10 @@ type BM25 struct {
 	// strings at random addresses. A rebuild adds in id order, and new ids (ULIDs) sort
 	// after older ones, so it is usually every ordinal.
 	ascending int32
-	totalLen  int64 // sum of live document lengths
-	scratch   sync.Pool
+	// Add's scratch for a document's distinct terms and their frequencies, under mu.
+	addDistinct, addTFs []int32
+	totalLen            int64 // sum of live document lengths
+	scratch             sync.Pool
 }
 
 type postings struct {
@@ -114,7 +116,8 @@ func (x *BM25) Add(id string, terms []string) {
 	// Count term frequencies. Short documents dominate, so a linear scan over the distinct
 	// terms seen so far beats a map.
 	seq := make([]int32, len(terms))
-	var distinct, tfs []int32
+	distinct, tfs := x.addDistinct[:0], x.addTFs[:0] // scratch: only seq is kept
+	defer func() { x.addDistinct, x.addTFs = distinct[:0], tfs[:0] }()
 	for j, t := range terms {
 		tid, ok := x.termIDs[t]
 		if !ok {
