@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/nlp"
 )
 
 // Hit is one search result: a document id and its score, best first.
@@ -328,18 +329,7 @@ func (x *BM25) Phrases(pairs [][2]string, ids []string) (shares []float64, found
 		if len(want) == 0 {
 			continue
 		}
-		clear(seen)
-		n := 0
-		seq := x.docTerms[o]
-		for j := 0; j+1 < len(seq); j++ {
-			a, b := seq[j], seq[j+1]
-			for k, w := range want {
-				if !seen[k] && w[0] == a && w[1] == b {
-					seen[k] = true
-					n++
-				}
-			}
-		}
+		n := nlp.PairsFound(x.docTerms[o], want, seen)
 		shares[i] = float64(n) / float64(len(pairs))
 	}
 	return shares, found

@@ -241,3 +241,22 @@ func Terms(text string) []string {
 	}
 	return out
 }
+
+// PairsFound counts the pairs that occur as adjacent elements of seq, each once, marking
+// them in found (cleared first; len(found) ≥ len(pairs)). It is the phrase check's rule:
+// recall applies it to a text's analysed terms, the text index to their ids.
+func PairsFound[T comparable](seq []T, pairs [][2]T, found []bool) int {
+	found = found[:len(pairs)]
+	clear(found)
+	n := 0
+	for i := 0; i+1 < len(seq); i++ {
+		a, b := seq[i], seq[i+1]
+		for j, pr := range pairs {
+			if !found[j] && pr[0] == a && pr[1] == b {
+				found[j] = true
+				n++
+			}
+		}
+	}
+	return n
+}

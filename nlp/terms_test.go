@@ -127,3 +127,20 @@ func TestStemMemoPublishes(t *testing.T) {
 		t.Fatalf("a full memo lost running: %q, %v", s, ok)
 	}
 }
+
+// TestPairsFound: a pair counts once however often it occurs, only as adjacent elements in
+// its order, and found is cleared before marking.
+func TestPairsFound(t *testing.T) {
+	seq := []string{"old", "cannery", "roof", "old", "cannery", "bee", "roof"}
+	pairs := [][2]string{{"old", "cannery"}, {"cannery", "old"}, {"bee", "roof"}, {"old", "roof"}}
+	found := []bool{true, true, true, true, true}
+	if n := PairsFound(seq, pairs, found); n != 2 {
+		t.Fatalf("PairsFound = %d, want 2", n)
+	}
+	if want := []bool{true, false, true, false, true}; !reflect.DeepEqual(found, want) {
+		t.Fatalf("found = %v, want %v (the fifth is past the pairs, untouched)", found, want)
+	}
+	if n := PairsFound([]int32{1}, [][2]int32{{1, 1}}, make([]bool, 1)); n != 0 {
+		t.Fatalf("a one-element sequence has no pairs; got %d", n)
+	}
+}

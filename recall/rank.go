@@ -323,15 +323,7 @@ func phraseMatch(pairs [][2]string, text string) float64 {
 	n := 0
 	if len(pairs) <= phraseScan {
 		var found [phraseScan]bool
-		for i := 0; i+1 < len(ts); i++ {
-			a, b := ts[i], ts[i+1]
-			for j, pr := range pairs {
-				if !found[j] && pr[0] == a && pr[1] == b {
-					found[j] = true
-					n++
-				}
-			}
-		}
+		n = nlp.PairsFound(ts, pairs, found[:])
 	} else {
 		want := make(map[[2]string]bool, len(pairs))
 		for _, pr := range pairs {
