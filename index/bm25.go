@@ -9,7 +9,6 @@ import (
 	"math"
 	"slices"
 	"sync"
-	"unsafe"
 
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/nlp"
@@ -303,23 +302,8 @@ func (x *BM25) Phrases(pairs [][2]string, ids []string) (shares []float64, found
 			want = append(want, [2]int32{a, b})
 		}
 	}
-	// The documents' term lists lie at random: their places first, asking for each list's
-	// header and then its terms before reading any, so the cache misses overlap.
-	ords := make([]int32, len(ids))
-	for i, id := range ids {
-		o, ok := x.ords[id]
-		if !ok {
-			o = -1
-		} else {
-			prefetch(unsafe.Pointer(&x.docTerms[o]))
-		}
-		ords[i] = o
-	}
-	for _, o := range ords {
-		if o >= 0 && len(x.docTerms[o]) > 0 {
-			prefetch(unsafe.Pointer(&x.docTerms[o][0]))
-		}
-	}
+	// The documents' term lists lie at random: read in passes that prefetch them.
+	seqs, ords := prefetchedLists(x.ords, x.docTerms, ids)
 	seen := make([]bool, len(want))
 	for i, o := range ords {
 		if o < 0 {
@@ -329,7 +313,7 @@ func (x *BM25) Phrases(pairs [][2]string, ids []string) (shares []float64, found
 		if len(want) == 0 {
 			continue
 		}
-		n := nlp.PairsFound(x.docTerms[o], want, seen)
+		n := nlp.PairsFound(seqs[i], want, seen)
 		shares[i] = float64(n) / float64(len(pairs))
 	}
 	return shares, found

@@ -655,13 +655,20 @@ func (g *Graph) RemoveNode(id string) []models.EdgeKey {
 	return keys
 }
 
-// lists returns the lists (adj or heavy) of ids' nodes, nil for an unknown id. The nodes lie
-// at random, so it reads in passes, prefetching what the next pass reads: the ordinals, then
-// the lists' headers, then the start of each list.
+// lists returns the lists (adj or heavy) of ids' nodes, nil for an unknown id.
 func (g *Graph) lists(of [][]int32, ids []string) [][]int32 {
+	out, _ := prefetchedLists(g.ids, of, ids)
+	return out
+}
+
+// prefetchedLists returns of[ord[id]] for each of ids (nil for an id ord lacks) and the
+// ordinals (−1 for those). The lists lie at random, so it reads in passes, prefetching what
+// the next pass reads: the ordinals, then the lists' headers, then the start of each list.
+// The graph's adjacency and the text index's term lists are both read this way.
+func prefetchedLists(ord map[string]int32, of [][]int32, ids []string) ([][]int32, []int32) {
 	ords := make([]int32, len(ids))
 	for i, id := range ids {
-		o, ok := g.ids[id]
+		o, ok := ord[id]
 		if !ok {
 			o = -1
 		} else {
@@ -679,7 +686,7 @@ func (g *Graph) lists(of [][]int32, ids []string) [][]int32 {
 			out[i] = l
 		}
 	}
-	return out
+	return out, ords
 }
 
 // Neighbors returns copies of the edges touching any of ids, each edge once: the edges of
