@@ -19,27 +19,61 @@ import (
 // ~5.5 ms vs 7.7 ms at 100,000 × 384, DESIGN §9.1; a goroutine costs a few µs).
 const parallelRows = 4096
 
-// scanning counts the vector scans running in the process. A scan splits over two
-// goroutines only when it runs alone: beside another, the cores are busy with that one, and
-// the split's hand-off and wait are all it would add.
+// scanning counts the vector scans running in the process. A scan is shared with a second
+// goroutine only when it runs alone: beside another, the cores are busy with that one, and
+// the helper's hand-off is all it would add.
 var scanning atomic.Int32
 
-// splitScan runs scan over rows [0, n): in two halves on two goroutines when n is at least
-// parallelRows, there is more than one core and no other scan is running; else in one.
-// scan's half is 0 for the rows from 0, 1 for the other.
-func splitScan(n int, scan func(half, lo, hi int)) {
+// splitChunk is how many rows a worker of a shared scan claims at a time: a few of
+// SearchApprox's cache-sized chunks, so claims are rare (an atomic add each) and the last
+// one leaves the other worker little to wait for.
+const splitChunk = 4 * scanChunk
+
+// splitScan runs scan over rows [0, n). When n is at least parallelRows, there is more than
+// one core and no other scan is running, a helper goroutine shares it: the caller and the
+// helper claim splitChunk rows at a time until none are left, and the caller waits only for
+// a helper that has started — one that starts later finds nothing to claim. So the scan
+// never waits for a helper still queued: the second core is often busy when the scan
+// begins (with the text search started just before it, or the journal applier), and a
+// helper given a fixed half started on average as the caller finished its own (measured at
+// 100,000 rows: 193 µs after, the caller's half taking 194 µs), which made the scan serial
+// plus a hand-off. scan's worker is 0 for the caller, 1 for the helper; a worker's calls
+// come one after another, and rows reach scan in no particular order across workers.
+func splitScan(n int, scan func(worker, lo, hi int)) {
 	alone := scanning.Add(1) == 1
 	defer scanning.Add(-1)
-	if alone && n >= parallelRows && runtime.GOMAXPROCS(0) > 1 {
-		mid := n / 2
-		var wg sync.WaitGroup
-		wg.Go(func() { scan(1, mid, n) })
-		scan(0, 0, mid)
-		wg.Wait()
+	if !alone || n < parallelRows || runtime.GOMAXPROCS(0) < 2 {
+		scan(0, 0, n)
 		return
 	}
-	scan(0, 0, n)
+	// The claims and started are sequentially consistent: a helper that marks itself
+	// started after the caller found it not started claims after the caller's last claim,
+	// which passed n, so it scans nothing.
+	var next atomic.Int64
+	var started atomic.Bool
+	done := make(chan struct{})
+	work := func(w int) {
+		for {
+			lo := int(next.Add(splitChunk)) - splitChunk
+			if lo >= n {
+				return
+			}
+			scan(w, lo, min(lo+splitChunk, n))
+		}
+	}
+	goHelper(func() {
+		defer close(done)
+		started.Store(true)
+		work(1)
+	})
+	work(0)
+	if started.Load() {
+		<-done
+	}
 }
+
+// goHelper starts splitScan's helper; tests replace it to hold the helper back.
+var goHelper = func(f func()) { go f() }
 
 // unitTolerance is how far a vector's norm may be from 1 and still count as normalized.
 // Embedders return unit vectors up to float32 rounding; leaving those bit-for-bit as given

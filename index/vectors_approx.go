@@ -82,7 +82,7 @@ type scratch struct {
 	dots    []int32
 	qcode   []int8
 	cand    []scored
-	above   [2][]int32 // rows reaching the threshold, per half of the scan
+	above   [2][]int32 // rows reaching the threshold, per worker of the scan (splitScan)
 	gather  []byte     // rows' planes, gathered
 	sample  []float32  // the first stage's sampled scores
 	sscales []float32  // and their rows' scales
@@ -147,12 +147,12 @@ func (v *Vectors) SearchApprox(q []float32, k, rescore int) []Hit {
 	fsum := float32(qsum)
 	dots := grow(&sc.dots, n)
 	// Stage 1: the high planes' dot products, chunk by chunk so a chunk's rows reaching the
-	// sampled threshold are picked out while its dot products are in cache; each half of
-	// the rows on its own core when no other scan is running (splitScan). A row's score is scale·Σ q·(4h + 1.5 − 8) (the query's own
-	// scale is common to all and left out).
+	// sampled threshold are picked out while its dot products are in cache; shared with a
+	// second core when no other scan is running (splitScan). A row's score is
+	// scale·Σ q·(4h + 1.5 − 8) (the query's own scale is common to all and left out).
 	t, filter := v.firstThreshold(qc, fsum, FirstStage(rescore, n), sc)
-	score := func(half, lo, hi int) {
-		above := sc.above[half][:0]
+	score := func(worker, lo, hi int) {
+		above := sc.above[worker]
 		for c := lo; c < hi; c += scanChunk {
 			e := min(c+scanChunk, hi)
 			dotsU2(qc, v.hi2[c*s2:e*s2], s2, dots[c:e])
@@ -160,9 +160,9 @@ func (v *Vectors) SearchApprox(q []float32, k, rescore int) []Hit {
 				above = appendReaching(above, dots[c:e], v.scales[c:e], 4, -6.5*fsum, t, c)
 			}
 		}
-		sc.above[half] = above
+		sc.above[worker] = above
 	}
-	sc.above[1] = sc.above[1][:0] // for a scan in one piece
+	sc.above[0], sc.above[1] = sc.above[0][:0], sc.above[1][:0]
 	splitScan(n, score)
 	// Stage 2: the rows passed on get their low planes, which complete the 4-bit score; the
 	// best rescore go on.

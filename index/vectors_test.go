@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestVectorsSearchExact(t *testing.T) {
@@ -199,33 +200,102 @@ func TestVectorsGetMany(t *testing.T) {
 	}
 }
 
-// TestSplitScan: a scan of parallelRows or more rows is split in two halves over the cores
-// when it runs alone, and done in one piece beside another scan (whose cores are busy) or
-// when small.
+// TestSplitScan: a scan of parallelRows or more rows that runs alone is shared with a
+// helper, splitChunk rows at a time, every row once; it is done in one piece beside another
+// scan (whose cores are busy) or when small; and it never waits for a helper that has not
+// started, which then scans nothing.
 func TestSplitScan(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	run := func(n int) [][3]int {
+	type call struct{ worker, lo, hi int }
+	run := func(n int, scan func(c call)) []call {
 		var mu sync.Mutex
-		var calls [][3]int
-		splitScan(n, func(half, lo, hi int) {
+		var calls []call
+		splitScan(n, func(worker, lo, hi int) {
+			c := call{worker, lo, hi}
+			if scan != nil {
+				scan(c)
+			}
 			mu.Lock()
-			calls = append(calls, [3]int{half, lo, hi})
+			calls = append(calls, c)
 			mu.Unlock()
 		})
-		slices.SortFunc(calls, func(a, b [3]int) int { return a[0] - b[0] })
+		mu.Lock()
+		defer mu.Unlock()
+		slices.SortFunc(calls, func(a, b call) int { return a.lo - b.lo })
 		return calls
 	}
-	n := parallelRows + 10
-	if got, want := run(n), [][3]int{{0, 0, n / 2}, {1, n / 2, n}}; !slices.Equal(got, want) {
-		t.Fatalf("alone: %v, want %v", got, want)
+	// The pieces, in row order, cover [0, n) once, splitChunk rows each but the last.
+	covers := func(calls []call, n int) bool {
+		lo := 0
+		for _, c := range calls {
+			if c.lo != lo || c.hi > n || (c.hi-c.lo != splitChunk && c.hi != n) {
+				return false
+			}
+			lo = c.hi
+		}
+		return lo == n
 	}
-	if got, want := run(parallelRows-1), [][3]int{{0, 0, parallelRows - 1}}; !slices.Equal(got, want) {
+
+	// Alone: the caller's first piece waits until the helper has scanned one, so both
+	// take part.
+	n := 3*splitChunk + 10
+	helped := make(chan struct{})
+	var once sync.Once
+	calls := run(n, func(c call) {
+		if c.worker == 1 {
+			once.Do(func() { close(helped) })
+			return
+		}
+		select {
+		case <-helped:
+		case <-time.After(5 * time.Second):
+			t.Error("the helper never scanned while the caller waited")
+		}
+	})
+	workers := map[int]int{}
+	for _, c := range calls {
+		workers[c.worker]++
+	}
+	if !covers(calls, n) || workers[0] == 0 || workers[1] == 0 || len(workers) != 2 {
+		t.Fatalf("alone: %v", calls)
+	}
+
+	// A helper held back until the scan is over: the caller scans everything, returns
+	// without it, and the helper, let go, scans nothing.
+	release, exited := make(chan struct{}), make(chan struct{})
+	goHelper = func(f func()) {
+		go func() {
+			<-release
+			f()
+			close(exited)
+		}()
+	}
+	ran := make(chan []call)
+	go func() { ran <- run(n, nil) }()
+	select {
+	case calls = <-ran:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the scan waited for a helper that had not started")
+	}
+	goHelper = func(f func()) { go f() }
+	for _, c := range calls {
+		if c.worker != 0 {
+			t.Fatalf("held-back helper scanned %v", c)
+		}
+	}
+	if !covers(calls, n) {
+		t.Fatalf("without the helper: %v", calls)
+	}
+	close(release)
+	<-exited
+
+	if got, want := run(parallelRows-1, nil), []call{{0, 0, parallelRows - 1}}; !slices.Equal(got, want) {
 		t.Fatalf("small: %v, want %v", got, want)
 	}
 	scanning.Add(1) // another scan running
-	got := run(n)
+	got := run(n, nil)
 	scanning.Add(-1)
-	if want := [][3]int{{0, 0, n}}; !slices.Equal(got, want) {
+	if want := []call{{0, 0, n}}; !slices.Equal(got, want) {
 		t.Fatalf("beside another scan: %v, want %v", got, want)
 	}
 	if scanning.Load() != 0 {
