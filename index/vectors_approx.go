@@ -2,6 +2,7 @@ package index
 
 import (
 	"slices"
+	"strings"
 	"unsafe"
 )
 
@@ -78,16 +79,25 @@ func quantize(code []int8, vec []float32) float32 {
 
 // scratch holds one search's buffers; pooled because searches run on every recall.
 type scratch struct {
-	scores  []float32
-	dots    []int32
-	qcode   []int8
-	cand    []scored
-	above   [2][]int32 // rows reaching the threshold, per worker of the scan (splitScan)
-	gather  []byte     // rows' planes, gathered
-	sample  []float32  // the first stage's sampled scores
-	sscales []float32  // and their rows' scales
-	rdots   []int32
-	totals  []float64
+	scores []float32
+	dots   []int32
+	qcode  []int8
+	cand   []scored
+	above  [2][]int32 // rows reaching the threshold, per worker of the scan (splitScan)
+	// aboveDot and aboveScale hold, beside above, each row's high-plane dot product and its
+	// scale, read while the chunk is in cache: stage 2 would fetch them at random.
+	aboveDot   [2][]int32
+	aboveScale [2][]float32
+	passDot    []int32   // the rows passed on: aboveDot's, in cand's order
+	passScale  []float32 // and aboveScale's
+	rscale     []float64 // the rescored rows' scales, gathered
+	rs8        []float64 // and their residuals' scales
+	vals       []float64 // selectBest's scores
+	gather     []byte    // rows' planes, gathered
+	sample     []float32 // the first stage's sampled scores
+	sscales    []float32 // and their rows' scales
+	rdots      []int32
+	totals     []float64
 }
 
 func (v *Vectors) scratch() *scratch {
@@ -152,45 +162,56 @@ func (v *Vectors) SearchApprox(q []float32, k, rescore int) []Hit {
 	// scale·Σ q·(4h + 1.5 − 8) (the query's own scale is common to all and left out).
 	t, filter := v.firstThreshold(qc, fsum, FirstStage(rescore, n), sc)
 	score := func(worker, lo, hi int) {
-		above := sc.above[worker]
+		above, ad, as := sc.above[worker], sc.aboveDot[worker], sc.aboveScale[worker]
 		for c := lo; c < hi; c += scanChunk {
 			e := min(c+scanChunk, hi)
 			dotsU2(qc, v.hi2[c*s2:e*s2], s2, dots[c:e])
 			if filter {
+				from := len(above)
 				above = appendReaching(above, dots[c:e], v.scales[c:e], 4, -6.5*fsum, t, c)
+				for _, r := range above[from:] {
+					ad, as = append(ad, dots[r]), append(as, v.scales[r])
+				}
 			}
 		}
-		sc.above[worker] = above
+		sc.above[worker], sc.aboveDot[worker], sc.aboveScale[worker] = above, ad, as
 	}
-	sc.above[0], sc.above[1] = sc.above[0][:0], sc.above[1][:0]
+	for w := range sc.above {
+		sc.above[w], sc.aboveDot[w], sc.aboveScale[w] = sc.above[w][:0], sc.aboveDot[w][:0], sc.aboveScale[w][:0]
+	}
 	splitScan(n, score)
 	// Stage 2: the rows passed on get their low planes, which complete the 4-bit score; the
 	// best rescore go on.
 	cand := sc.cand[:0]
-	var low []int32
 	if filter && len(sc.above[0])+len(sc.above[1]) >= rescore {
-		for _, a := range sc.above {
+		pd, ps := sc.passDot[:0], sc.passScale[:0]
+		for w, a := range sc.above {
 			for _, r := range a {
 				cand = append(cand, scored{ord: r})
 			}
+			pd, ps = append(pd, sc.aboveDot[w]...), append(ps, sc.aboveScale[w]...)
 		}
+		sc.passDot, sc.passScale = pd, ps
 		gather := grow(&sc.gather, len(cand)*s2)
 		gatherRows(gather, v.lo2, s2, len(cand), func(i int) int { return int(cand[i].ord) })
-		low = grow(&sc.rdots, len(cand))
+		low := grow(&sc.rdots, len(cand))
 		dotsU2(qc, gather, s2, low)
+		for i := range cand {
+			cand[i].score = float64(float32(4*pd[i]+low[i]-8*qsum) * ps[i]) // Σ q·(u − 8)
+		}
 	} else { // no sample, or one unlike the whole: every row goes on
 		for r := range n {
 			cand = append(cand, scored{ord: int32(r)})
 		}
-		low = grow(&sc.rdots, n)
+		low := grow(&sc.rdots, n)
 		dotsU2(qc, v.lo2[:n*s2], s2, low)
+		for i, c := range cand {
+			r := c.ord
+			cand[i].score = float64(float32(4*dots[r]+low[i]-8*qsum) * v.scales[r]) // Σ q·(u − 8)
+		}
 	}
 	sc.cand = cand
-	for i, c := range cand {
-		r := c.ord
-		cand[i].score = float64(float32(4*dots[r]+low[i]-8*qsum) * v.scales[r]) // Σ q·(u − 8)
-	}
-	cand = selectBest(cand, rescore, v.ids)
+	cand = selectBest(cand, rescore, v.ids, &sc.vals)
 
 	// Stage 3.
 	h := topK{k: k, ids: v.ids}
@@ -259,7 +280,7 @@ func gatherRows(dst, plane []byte, stride, n int, row func(i int) int) {
 
 // jthBest returns the j-th best (1-based, 1 ≤ j ≤ len(s)) of s, reordering s: a quickselect
 // on the values, or for a small j, the j best kept in order as s is read (jthBestSmall).
-func jthBest(s []float32, j int) float32 {
+func jthBest[F float32 | float64](s []F, j int) F {
 	if j <= smallJ && len(s) >= 4*j {
 		return jthBestSmall(s, j)
 	}
@@ -302,8 +323,8 @@ const smallJ = 64
 // jthBestSmall is jthBest for j ≤ smallJ: the j best values read so far, in descending
 // order. A value that does not beat the j-th (nearly all, once the first few hundred are
 // read) costs one comparison, where quickselect moves every value a few times.
-func jthBestSmall(s []float32, j int) float32 {
-	var buf [smallJ]float32
+func jthBestSmall[F float32 | float64](s []F, j int) F {
+	var buf [smallJ]F
 	top := buf[:0]
 	for _, x := range s {
 		if len(top) == j {
@@ -325,59 +346,37 @@ func jthBestSmall(s []float32, j int) float32 {
 
 // selectBest reorders c so that its first k entries are its k best (by score, then the
 // smaller id, as topK ranks them) and returns them; all of c when it has no more than k.
-// A quickselect: a few comparisons an entry, where offering each to a k-entry heap costs a
-// sift for every entry that beats the worst kept. Past a depth that only adversarial input
-// reaches, the rest is sorted.
-func selectBest(c []scored, k int, ids []string) []scored {
+// vals is scratch for the scores. The k-th best score is found by jthBest on the scores
+// alone, a few branch-light moves of 8 bytes an entry; then the entries above it go first
+// and those equal to it follow, fewest ids first when there are more than the places
+// left. (A quickselect of the entries themselves, comparing through a closure, cost about
+// twice as much.)
+func selectBest(c []scored, k int, ids []string, vals *[]float64) []scored {
 	if len(c) <= k {
 		return c
 	}
-	better := func(a, b scored) bool {
-		if a.score != b.score {
-			return a.score > b.score
-		}
-		return ids[a.ord] < ids[b.ord]
+	v := grow(vals, len(c))
+	for i := range c {
+		v[i] = c[i].score
 	}
-	lo, hi := 0, len(c) // the k-th best's place lies in c[lo:hi]
-	for depth := 0; hi-lo > 16; depth++ {
-		if depth > 64 {
-			break
-		}
-		// Median of three as the pivot, then a Lomuto partition of c[lo:hi-1].
-		m := lo + (hi-lo)/2
-		if better(c[m], c[lo]) {
-			c[m], c[lo] = c[lo], c[m]
-		}
-		if better(c[hi-1], c[lo]) {
-			c[hi-1], c[lo] = c[lo], c[hi-1]
-		}
-		if better(c[m], c[hi-1]) {
-			c[m], c[hi-1] = c[hi-1], c[m]
-		}
-		pivot := c[hi-1]
-		p := lo
-		for i := lo; i < hi-1; i++ {
-			if better(c[i], pivot) {
-				c[i], c[p] = c[p], c[i]
-				p++
-			}
-		}
-		c[p], c[hi-1] = c[hi-1], c[p]
-		switch {
-		case p == k-1 || p == k:
-			return c[:k]
-		case p < k:
-			lo = p + 1
-		default:
-			hi = p
+	t := jthBest(v, k)
+	p := 0
+	for i := range c {
+		if c[i].score > t {
+			c[i], c[p] = c[p], c[i]
+			p++
 		}
 	}
-	slices.SortFunc(c[lo:hi], func(a, b scored) int {
-		if better(a, b) {
-			return -1
+	q := p
+	for i := p; i < len(c); i++ {
+		if c[i].score == t {
+			c[i], c[q] = c[q], c[i]
+			q++
 		}
-		return 1
-	})
+	}
+	if q-p > k-p { // more ties at t than places: the smaller ids
+		slices.SortFunc(c[p:q], func(a, b scored) int { return strings.Compare(ids[a.ord], ids[b.ord]) })
+	}
 	return c[:k]
 }
 
@@ -393,10 +392,14 @@ func (v *Vectors) rescoreLocked(q *rescorer, rows []scored, sc *scratch) {
 	gather := grow(&sc.gather, 2*m*s2+2*m*st)
 	h2, l2, rest := gather[:m*s2], gather[m*s2:2*m*s2], gather[2*m*s2:]
 	hi, lo := rest[:m*st], rest[m*st:]
+	// The rows' scales are gathered with them: read in the sums below, each was a miss.
+	rs, r8 := grow(&sc.rscale, m), grow(&sc.rs8, m)
 	fetch := func(r int) {
 		prefetchRow(v.hi2, s2, r)
 		prefetchRow(v.lo2, s2, r)
 		prefetchRow(v.res, 2*st, r)
+		prefetch(unsafe.Pointer(&v.scales[r]))
+		prefetch(unsafe.Pointer(&v.s8[r]))
 	}
 	for _, c := range rows[:min(m, prefetchAhead)] {
 		fetch(int(c.ord))
@@ -411,6 +414,7 @@ func (v *Vectors) rescoreLocked(q *rescorer, rows []scored, sc *scratch) {
 		h, l := v.resPlanes(r)
 		copy(hi[i*st:(i+1)*st], h)
 		copy(lo[i*st:(i+1)*st], l)
+		rs[i], r8[i] = float64(v.scales[r]), float64(v.s8[r])
 	}
 	dots := grow(&sc.rdots, 4*m)
 	da, dl, db, dc := dots[:m], dots[m:2*m], dots[2*m:3*m], dots[3*m:]
@@ -422,12 +426,12 @@ func (v *Vectors) rescoreLocked(q *rescorer, rows []scored, sc *scratch) {
 		dotsU2(qc, l2, s2, dl)
 		dotsU4(qc, hi, st, db)
 		dotsU4(qc, lo, st, dc)
-		for i, c := range rows {
+		for i := range rows {
 			a := 4 * float64(da[i])
 			a += float64(dl[i]) - 8*sum // Σ q·(u − 8)
 			b := 16 * (float64(db[i]) - 8*sum)
 			b += float64(dc[i]) // Σ q·c
-			totals[i] += q.scales[l] * (float64(v.scales[c.ord])*a + float64(v.s8[c.ord])*b)
+			totals[i] += q.scales[l] * (rs[i]*a + r8[i]*b)
 		}
 	}
 	for i := range rows {

@@ -498,7 +498,8 @@ func TestSelectBest(t *testing.T) {
 				return strings.Compare(ids[a.ord], ids[b.ord])
 			})
 			want = want[:min(k, n)]
-			got := slices.Clone(selectBest(c, k, ids))
+			var vals []float64
+			got := slices.Clone(selectBest(c, k, ids, &vals))
 			slices.SortFunc(got, func(a, b scored) int { return slices.Index(want, a) - slices.Index(want, b) })
 			if !slices.Equal(got, want) {
 				t.Fatalf("%s, k %d: selected other entries than the sort's best", name, k)
@@ -519,5 +520,26 @@ func BenchmarkJthBest(b *testing.B) {
 	for b.Loop() {
 		copy(w, s)
 		jthBest(w, 18)
+	}
+}
+
+// BenchmarkSelectBest: stage 2's pick at 100,000 rows, the 512 best of the 2,048 rows the
+// first stage passes on, by their 4-bit scores (float32 values).
+func BenchmarkSelectBest(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const n = 2048
+	ids := make([]string, 100_000)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("m%06d", i)
+	}
+	c := make([]scored, n)
+	for i := range c {
+		c[i] = scored{int32(r.IntN(len(ids))), float64(float32(r.NormFloat64()))}
+	}
+	w := make([]scored, n)
+	var vals []float64
+	for b.Loop() {
+		copy(w, c)
+		selectBest(w, 512, ids, &vals)
 	}
 }
