@@ -65,12 +65,18 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	blockprofile := fs.String("blockprofile", "", "write a profile of where the timed recall calls waited (locks, channels; 10µs sampling) to this file")
 	fakeLatency := fs.Duration("rerank-fake-latency", -1, "rerank every call through a built-in fake chat endpoint on loopback that answers after this long (e.g. 80ms); off when not given")
 	budget := fs.Duration("budget", 0, "the requests' latency budget (0 = the default, 300ms)")
+	scaling := fs.Int("scaling", 0, "then measure how throughput scales to this many concurrent callers: alternate blocks of calls at concurrency 1 and at this one on the same store, so both meet the machine in the same state, and print each one's qps and their ratio (0 = skip)")
+	scalingRounds := fs.Int("scaling-rounds", 6, "--scaling: rounds, each a block at concurrency 1 and one at the other, in alternating order")
+	scalingCalls := fs.Int("scaling-calls", 300, "--scaling: calls in each block")
 	sc := storeFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if err := finishStoreFlags(fs, sc); err != nil {
 		return err
+	}
+	if *scaling < 0 || (*scaling > 0 && (*scalingRounds < 1 || *scalingCalls < 1)) {
+		return errors.New("bench recall: --scaling, --scaling-rounds and --scaling-calls must be positive")
 	}
 	dir := *data
 	if dir == "" {
@@ -176,7 +182,11 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	// of 0.3 ms instead of 0.1.) A kept corpus remembers where the last run's clock stopped.
 	clock := newBenchClock(filepath.Join(dir, "bench.clock"), now)
 	defer clock.save()
-	qs := make([]string, *queries+50)
+	extra := 0
+	if *scaling > 0 {
+		extra = 2 * *scalingRounds * *scalingCalls
+	}
+	qs := make([]string, *queries+50+extra)
 	for i := range qs {
 		qs[i] = syn.Query()
 	}
@@ -302,8 +312,21 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	// latency to a machine's other load, so a change's cost shows in it sooner.
 	cpuPerCall := float64(cpu) / float64(time.Millisecond) / float64(*queries)
 	fmt.Fprintf(stdout, "process CPU per call: %.2f ms (all threads, background work included)\n", cpuPerCall)
-	extra := rb.report(stdout, *budget, *queries)
-	fmt.Fprintf(stdout, `{"p50_ms":%.3f,"p95_ms":%.3f,"p99_ms":%.3f,"qps":%.1f,"cpu_ms_per_call":%.3f,"rebuild_s":%.3f,"rss_mb":%.0f,"heap_mb":%.0f%s}`+"\n", pct(0.50), pct(0.95), pct(0.99), qps, cpuPerCall, rebuild.Seconds(), rssMB, heapMB, extra)
+	more := rb.report(stdout, *budget, *queries)
+	if *scaling > 0 {
+		first := *queries + 50 // the scaling calls' queries follow the timed ones and the warm-up's
+		sc, err := measureScaling(*scaling, *scalingRounds, *scalingCalls, func(i int) error {
+			_, _, err := ask(first + i)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "scaling (%d rounds of %d calls at concurrency 1 and %d, alternating): %.0f qps against %.0f: ×%.2f (rounds ×%.2f–%.2f, median ×%.2f)\n",
+			*scalingRounds, *scalingCalls, *scaling, sc.qpsN, sc.qps1, sc.ratio, sc.lo, sc.hi, sc.median)
+		more += fmt.Sprintf(`,"scaling_qps_1":%.1f,"scaling_qps_n":%.1f,"scaling_ratio":%.3f`, sc.qps1, sc.qpsN, sc.ratio)
+	}
+	fmt.Fprintf(stdout, `{"p50_ms":%.3f,"p95_ms":%.3f,"p99_ms":%.3f,"qps":%.1f,"cpu_ms_per_call":%.3f,"rebuild_s":%.3f,"rss_mb":%.0f,"heap_mb":%.0f%s}`+"\n", pct(0.50), pct(0.95), pct(0.99), qps, cpuPerCall, rebuild.Seconds(), rssMB, heapMB, more)
 	return nil
 }
 

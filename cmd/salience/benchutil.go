@@ -58,3 +58,59 @@ func percentiles(lat []time.Duration) func(p float64) float64 {
 		return stat.Quantile(min(max(p, 0), 1), stat.Empirical, ms, nil)
 	}
 }
+
+// scalingResult is what measureScaling reports.
+type scalingResult struct {
+	qps1, qpsN float64 // calls ÷ wall time over every round, at concurrency 1 and at n
+	ratio      float64 // qpsN ÷ qps1
+	lo, median float64 // the rounds' own ratios: least and median (nearest rank)
+	hi         float64 // and greatest
+}
+
+// measureScaling measures how throughput scales from one caller to n: rounds rounds, each a
+// block of calls calls at concurrency 1 and a block at n, the order alternating by round so
+// that neither always follows the other. Two separate runs meet a shared machine at
+// different moments, and its speed drifts by tens of percent from one minute to the next;
+// blocks a second apart meet it nearly alike, so their ratio is the software's. call(i)
+// makes call i, for i from 0 to 2·rounds·calls − 1, each once.
+func measureScaling(n, rounds, calls int, call func(i int) error) (scalingResult, error) {
+	next := 0
+	block := func(conc int) (time.Duration, error) {
+		base := next
+		next += calls
+		t := time.Now()
+		err := benchParallel(conc, calls, func(i int) error { return call(base + i) })
+		return time.Since(t), err
+	}
+	var wall1, wallN time.Duration
+	ratios := make([]float64, rounds)
+	for r := range rounds {
+		order := []int{1, n}
+		if r%2 == 1 {
+			order = []int{n, 1}
+		}
+		var took [2]time.Duration
+		for k, conc := range order {
+			d, err := block(conc)
+			if err != nil {
+				return scalingResult{}, err
+			}
+			took[k] = d
+		}
+		d1, dn := took[0], took[1]
+		if r%2 == 1 {
+			d1, dn = dn, d1
+		}
+		wall1, wallN = wall1+d1, wallN+dn
+		ratios[r] = d1.Seconds() / dn.Seconds() // as many calls each: qps_n ÷ qps_1
+	}
+	res := scalingResult{
+		qps1: float64(rounds*calls) / wall1.Seconds(),
+		qpsN: float64(rounds*calls) / wallN.Seconds(),
+	}
+	res.ratio = res.qpsN / res.qps1
+	slices.Sort(ratios)
+	res.lo, res.hi = ratios[0], ratios[len(ratios)-1]
+	res.median = stat.Quantile(0.5, stat.Empirical, ratios, nil)
+	return res, nil
+}

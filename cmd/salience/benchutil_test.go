@@ -1,6 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -22,5 +29,93 @@ func TestPercentilesNearestRank(t *testing.T) {
 	}
 	if got := percentiles(nil)(0.95); got != 0 {
 		t.Errorf("no latencies: p95 = %v, want 0", got)
+	}
+}
+
+// TestMeasureScaling: every call once; each round's block at concurrency 1 runs one call at
+// a time and the other's n at once, the order alternating by round; and calls that wait
+// (not compute) scale with the callers, so the ratio is about n.
+func TestMeasureScaling(t *testing.T) {
+	const n, rounds, calls = 3, 4, 30
+	var mu sync.Mutex
+	seen := map[int]bool{}
+	inFlight, peak := 0, map[int]int{} // peak in-flight calls by block
+	res, err := measureScaling(n, rounds, calls, func(i int) error {
+		mu.Lock()
+		if seen[i] {
+			t.Errorf("call %d made twice", i)
+		}
+		seen[i] = true
+		inFlight++
+		peak[i/calls] = max(peak[i/calls], inFlight)
+		mu.Unlock()
+		time.Sleep(2 * time.Millisecond)
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 2*rounds*calls {
+		t.Fatalf("%d calls made, want %d", len(seen), 2*rounds*calls)
+	}
+	for b := range 2 * rounds {
+		want := n // rounds 0, 2: 1 then n; rounds 1, 3: n then 1
+		if (b/2)%2 == b%2 {
+			want = 1
+		}
+		if peak[b] != want {
+			t.Errorf("block %d ran %d calls at once, want %d (peaks %v)", b, peak[b], want, peak)
+		}
+	}
+	if res.ratio < 2 || res.ratio > 3.3 || res.lo > res.median || res.median > res.hi {
+		t.Errorf("sleeping calls at concurrency %d: ratio %.2f (rounds %.2f–%.2f, median %.2f), want about %d", n, res.ratio, res.lo, res.hi, res.median, n)
+	}
+	if got := res.qpsN / res.qps1; got != res.ratio {
+		t.Errorf("ratio %v, qps %v / %v = %v", res.ratio, res.qpsN, res.qps1, got)
+	}
+
+	boom := errors.New("boom")
+	if _, err := measureScaling(2, 2, 5, func(i int) error {
+		if i == 7 {
+			return boom
+		}
+		return nil
+	}); !errors.Is(err, boom) {
+		t.Fatalf("a failing call: %v, want it returned", err)
+	}
+}
+
+// TestBenchRecallScaling: `bench recall --scaling 2` reports both throughputs and their
+// ratio, in its text and in the last line's JSON, consistently; bad values are refused.
+func TestBenchRecallScaling(t *testing.T) {
+	var buf bytes.Buffer
+	err := benchRecall(context.Background(), []string{"--memories", "100", "--queries", "10", "--scaling", "2",
+		"--scaling-rounds", "2", "--scaling-calls", "8", "--data", t.TempDir()}, &buf, &buf)
+	out := buf.String()
+	if err != nil {
+		t.Fatalf("bench recall --scaling 2: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "scaling (2 rounds of 8 calls at concurrency 1 and 2, alternating): ") {
+		t.Fatalf("no scaling line:\n%s", out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var got struct {
+		Q1    *float64 `json:"scaling_qps_1"`
+		QN    *float64 `json:"scaling_qps_n"`
+		Ratio *float64 `json:"scaling_ratio"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil || got.Q1 == nil || got.QN == nil || got.Ratio == nil {
+		t.Fatalf("last line lacks the scaling figures (%v):\n%s", err, out)
+	}
+	if *got.Q1 <= 0 || *got.QN <= 0 || math.Abs(*got.Ratio - *got.QN / *got.Q1) > 0.01 {
+		t.Fatalf("scaling qps %v and %v, ratio %v:\n%s", *got.Q1, *got.QN, *got.Ratio, out)
+	}
+	for _, bad := range [][]string{{"--scaling", "-1"}, {"--scaling", "2", "--scaling-rounds", "0"}, {"--scaling", "2", "--scaling-calls", "0"}} {
+		if err := benchRecall(context.Background(), append(bad, "--memories", "10", "--data", t.TempDir()), &buf, &buf); err == nil || !strings.Contains(err.Error(), "must be positive") {
+			t.Errorf("%v: %v, want refused", bad, err)
+		}
 	}
 }
