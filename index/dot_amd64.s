@@ -264,19 +264,6 @@ vdone:
 	VPADDW Y0, Y1, Y1; \
 	VPADDW Y1, acc, acc
 
-// VNNI_ROW2 adds the block of the row at base to its int32 sums acc, the query block's
-// quarters in Y4, Y5, Y12 and Y13.
-#define VNNI_ROW2(base, acc) \
-	VMOVDQU (base)(BX*1), Y0; \
-	VPAND Y7, Y0, Y1; \
-	VPDPBUSD Y4, Y1, acc; \
-	CRUMB(2, Y0, Y1); \
-	VPDPBUSD Y5, Y1, acc; \
-	CRUMB(4, Y0, Y1); \
-	VPDPBUSD Y12, Y1, acc; \
-	CRUMB(6, Y0, Y0); \
-	VPDPBUSD Y13, Y0, acc
-
 // func dotsU2AVX2(q *int8, codes *byte, cbytes, rows int, out *int32)
 //
 // out[r] = Σ_j q[j]·u[r][j] for the 2-bit unsigned codes u of row r (cbytes bytes a row, a
@@ -357,18 +344,50 @@ u2done:
 
 // func dotsU2VNNI(q *int8, codes *byte, cbytes, rows int, out *int32)
 //
+// VNNI_ROW2 adds the block of the row at base to its two int32 sums: accA the products of
+// the 2-bit values in bits 0–1 and 4–5 of each byte (the query block's quarters in Y4 and
+// Y12), accB four times those of the values in bits 2–3 and 6–7 (quarters Y5 and Y13).
+// Masking bits 2–3 with 0x0C (Y6) leaves 4·value in place, so one shift by four serves all
+// four values instead of three shifts; the row's sum is accA + accB/4 (exact: accB's lanes
+// are multiples of 4).
+#define VNNI_ROW2(base, accA, accB) \
+	VMOVDQU (base)(BX*1), Y0; \
+	VPAND Y7, Y0, Y1; \
+	VPDPBUSD Y4, Y1, accA; \
+	VPAND Y6, Y0, Y1; \
+	VPDPBUSD Y5, Y1, accB; \
+	VPSRLW $4, Y0, Y0; \
+	VPAND Y7, Y0, Y1; \
+	VPDPBUSD Y12, Y1, accA; \
+	VPAND Y6, Y0, Y0; \
+	VPDPBUSD Y13, Y0, accB
+
+// FOLD2 adds a row's accB/4 into its accA.
+#define FOLD2(accA, accB) \
+	VPSRAD $2, accB, accB; \
+	VPADDD accB, accA, accA
+
 // dotsU2AVX2 with AVX-512 VNNI on 256-bit registers: VPDPBUSD adds each four products
-// straight into the int32 sums. Each query block is loaded once for four rows.
+// straight into the int32 sums (two a row, VNNI_ROW2). Each query block is loaded once for
+// four rows. Registers: the quad's accA sums in Y8–Y11 (QUAD_END's), its accB sums in Y2,
+// Y3, Y14 and Y15; Y6 the mask 0x0C of each byte.
 TEXT ·dotsU2VNNI(SB), NOSPLIT, $0-40
 	ARGS
 	TESTQ CX, CX
 	JEQ v2done
 	MASK2
+	MOVL $0x0C0C0C0C, AX
+	VMOVD AX, X6
+	VPBROADCASTD X6, Y6
 
 v2quad:
 	CMPQ CX, $4
 	JLT v2rest
 	QUAD_START
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y14, Y14, Y14
+	VPXOR Y15, Y15, Y15
 
 v2blk:
 	VMOVDQU (R9), Y4
@@ -376,16 +395,20 @@ v2blk:
 	VMOVDQU 64(R9), Y12
 	VMOVDQU 96(R9), Y13
 
-	VNNI_ROW2(DI, Y8)
-	VNNI_ROW2(R10, Y9)
-	VNNI_ROW2(R11, Y10)
-	VNNI_ROW2(R12, Y11)
+	VNNI_ROW2(DI, Y8, Y2)
+	VNNI_ROW2(R10, Y9, Y3)
+	VNNI_ROW2(R11, Y10, Y14)
+	VNNI_ROW2(R12, Y11, Y15)
 
 	ADDQ $32, BX
 	ADDQ $128, R9
 	CMPQ BX, DX
 	JLT v2blk
 
+	FOLD2(Y8, Y2)
+	FOLD2(Y9, Y3)
+	FOLD2(Y10, Y14)
+	FOLD2(Y11, Y15)
 	QUAD_END
 	JMP v2quad
 
@@ -395,6 +418,7 @@ v2rest:
 
 v2row:
 	VPXOR Y3, Y3, Y3
+	VPXOR Y2, Y2, Y2
 	XORQ BX, BX
 	MOVQ SI, R9
 
@@ -403,12 +427,13 @@ v2col:
 	VMOVDQU 32(R9), Y5
 	VMOVDQU 64(R9), Y12
 	VMOVDQU 96(R9), Y13
-	VNNI_ROW2(DI, Y3)
+	VNNI_ROW2(DI, Y3, Y2)
 	ADDQ $32, BX
 	ADDQ $128, R9
 	CMPQ BX, DX
 	JLT v2col
 
+	FOLD2(Y3, Y2)
 	VMOVDQA Y3, Y0
 	ROW_END
 	JNE v2row
