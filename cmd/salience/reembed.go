@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/salience-ai/salience/embed"
+	"github.com/salience-ai/salience/store/neo4j"
 	"github.com/salience-ai/salience/store/sqlite"
 )
 
@@ -24,8 +25,8 @@ func lockPath(dir string) string { return filepath.Join(dir, DatabaseFile+".lock
 // checkDims compares the embedder's vector size with what each namespace in the store
 // already holds, before anything is served: vectors of two sizes cannot be compared, and
 // a mismatch would otherwise surface as every vector search failing. The error names both
-// sizes and what fixes it: `salience reembed` for the embedded store; for a Neo4j store,
-// which reembed cannot open, the embedder that made the vectors.
+// sizes and what fixes it: `salience reembed`, with the store's own flags for Neo4j, or the
+// embedder that made the vectors.
 func checkDims(have map[string]int, emb embed.Embedder, sc *StoreConfig, dataDir string) error {
 	var bad []string
 	for ns, d := range have {
@@ -45,20 +46,22 @@ func checkDims(have map[string]int, emb embed.Embedder, sc *StoreConfig, dataDir
 	mismatch := fmt.Sprintf("embedding size mismatch: namespace %q holds %d-dimension vectors but the embedder %s makes %d-dimension ones%s",
 		ns, have[ns], emb.Name(), emb.Dims(), more)
 	if sc.Kind == StoreNeo4j {
-		return fmt.Errorf("%s; start with the embedder that made them (the --embedder/--embed-* flags they were stored with): "+
-			"salience reembed works on the embedded SQLite store only and cannot re-embed a Neo4j store (%s), so changing "+
-			"a Neo4j store's embedder means storing its memories again, with the new embedder, in a fresh Neo4j database",
-			mismatch, sc.Neo4jURI)
+		return fmt.Errorf("%s; re-embed with the new embedder (stop every server on this database first): "+
+			"salience reembed --ns %s --store neo4j --neo4j-uri %s [the same --embedder/--embed-* flags], "+
+			"or start with the embedder that made them", mismatch, ns, sc.Neo4jURI)
 	}
 	return fmt.Errorf("%s; re-embed with the new embedder (stop the server first): salience reembed --ns %s --data %s [the same --embedder/--embed-* flags], "+
 		"or start with the embedder that made them", mismatch, ns, dataDir)
 }
 
 // runReembed runs `salience reembed --ns NS`: it re-embeds every memory of the namespaces
-// with the configured embedder and records the new vector size. It works on the database
-// directly and refuses to run while a server holds it: a server's in-memory vector index
-// would silently go stale (serve takes a shared lock on the data directory, reembed an
-// exclusive one).
+// with the configured embedder and records the new vector size. On the embedded store it
+// works on the database directly and refuses to run while a server holds it: a server's
+// in-memory vector index would silently go stale (serve takes a shared lock on the data
+// directory, reembed an exclusive one). On Neo4j (--store neo4j) it cannot see the servers
+// on the database: the namespace takes the new size first, so a server still running with
+// the old embedder is refused its writes and finds no vectors, and the operator stops them
+// first (neo4j.Store.Reembed).
 func runReembed(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	c := DefaultConfig()
 	fs := flag.NewFlagSet("salience reembed", flag.ContinueOnError)
@@ -72,10 +75,14 @@ func runReembed(ctx context.Context, args []string, getenv func(string) string, 
 	fs.IntVar(&c.EmbedDims, "embed-dims", c.EmbedDims, "vector size: the model's for openai (required); 0 means 256 for local")
 	fs.StringVar(&c.EmbedKey, "embed-key", c.EmbedKey, "openai embedder: API key (env SALIENCE_EMBED_KEY or OPENAI_API_KEY)")
 	batch := fs.Int("batch", embed.DefaultBatchSize, "memories embedded and written per step")
+	sc := storeFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if err := applyEnv(fs, getenv); err != nil {
+		return err
+	}
+	if err := sc.validate(); err != nil {
 		return err
 	}
 	var namespaces []string
@@ -92,6 +99,9 @@ func runReembed(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	if err := c.validate(); err != nil {
 		return err
+	}
+	if sc.Kind == StoreNeo4j {
+		return reembedNeo4j(ctx, sc, &c, namespaces, *batch, stdout, stderr)
 	}
 	dbPath := filepath.Join(c.DataDir, DatabaseFile)
 	if _, err := os.Stat(dbPath); err != nil {
@@ -114,6 +124,32 @@ func runReembed(ctx context.Context, args []string, getenv func(string) string, 
 		return err
 	}
 	defer st.Close()
+	return reembedAll(ctx, st, st.Reembed, emb, namespaces, *batch, stdout, stderr)
+}
+
+// reembedNeo4j is runReembed on a Neo4j store.
+func reembedNeo4j(ctx context.Context, sc *StoreConfig, c *Config, namespaces []string, batch int, stdout, stderr io.Writer) error {
+	emb, err := newEmbedder(c)
+	if err != nil {
+		return err
+	}
+	st, err := neo4j.Open(ctx, neo4j.Options{URI: sc.Neo4jURI, User: sc.Neo4jUser, Password: sc.Neo4jPassword,
+		Database: sc.Neo4jDatabase, Logger: quiet()})
+	if err != nil {
+		return fmt.Errorf("reembed: opening Neo4j at %s: %w", sc.Neo4jURI, err)
+	}
+	defer st.Close()
+	reembed := func(ctx context.Context, ns string, dims, batch int, embed sqlite.EmbedFunc, progress func(done, total int)) (int, error) {
+		return st.Reembed(ctx, ns, dims, batch, neo4j.EmbedFunc(embed), progress)
+	}
+	return reembedAll(ctx, st, reembed, emb, namespaces, batch, stdout, stderr)
+}
+
+// reembedAll re-embeds each namespace through reembed (a store's Reembed) and reports it.
+func reembedAll(ctx context.Context, st interface {
+	VectorDims(context.Context) (map[string]int, error)
+}, reembed func(ctx context.Context, ns string, dims, batch int, embed sqlite.EmbedFunc, progress func(done, total int)) (int, error),
+	emb embed.Embedder, namespaces []string, batch int, stdout, stderr io.Writer) error {
 	before, err := st.VectorDims(ctx)
 	if err != nil {
 		return err
@@ -121,7 +157,7 @@ func runReembed(ctx context.Context, args []string, getenv func(string) string, 
 	for _, ns := range namespaces {
 		start := time.Now()
 		last := time.Now()
-		n, err := st.Reembed(ctx, ns, emb.Dims(), *batch, emb.Embed, func(done, total int) {
+		n, err := reembed(ctx, ns, emb.Dims(), batch, emb.Embed, func(done, total int) {
 			if time.Since(last) >= 5*time.Second {
 				fmt.Fprintf(stderr, "%s: %d/%d\n", ns, done, total)
 				last = time.Now()

@@ -3,11 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/salience-ai/salience/api"
 	"github.com/salience-ai/salience/embed"
+	"github.com/salience-ai/salience/ingest"
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/store/neo4j"
 )
 
 // runMain runs one command of the binary and returns its error and output.
@@ -97,6 +102,8 @@ func TestReembedUsage(t *testing.T) {
 		{[]string{"reembed", "--ns", "a", "--data", dir}, "no database at"},
 		{[]string{"reembed", "--ns", "a", "--data", dir, "--embedder", "openai"}, "--embedder openai needs --embed-model"},
 		{[]string{"reembed", "--ns", "a", "--data", dir, "--batch", "0"}, "--batch must be positive"},
+		{[]string{"reembed", "--ns", "a", "--store", "neo4j"}, "--store neo4j needs --neo4j-uri"},
+		{[]string{"reembed", "--ns", "a", "--store", "neo4j", "--neo4j-uri", "bolt://127.0.0.1:1"}, "reembed: opening Neo4j at bolt://127.0.0.1:1"},
 	} {
 		if _, err := runMain(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want %q", tc.args, err, tc.want)
@@ -105,8 +112,8 @@ func TestReembedUsage(t *testing.T) {
 }
 
 // TestDimensionMismatchMessage checks that the start-up error tells each store what works:
-// salience reembed for the embedded store, and for a Neo4j store (which reembed cannot
-// open) the embedder that made the vectors, never a reembed command that would open SQLite.
+// salience reembed with the embedded store's data directory, or with the Neo4j store's
+// flags (never a reembed command that would open SQLite for a Neo4j store).
 func TestDimensionMismatchMessage(t *testing.T) {
 	have := map[string]int{"bees": 64, "other": 64, "fine": 256}
 	emb := embed.NewLocal(0) // 256 dimensions
@@ -120,10 +127,10 @@ func TestDimensionMismatchMessage(t *testing.T) {
 	}{
 		{"sqlite", StoreConfig{Kind: StoreSQLite}, []string{"salience reembed --ns bees --data ./data"}, []string{"Neo4j"}},
 		{"neo4j", StoreConfig{Kind: StoreNeo4j, Neo4jURI: "neo4j://db:7687"}, []string{
+			"stop every server on this database first",
+			"salience reembed --ns bees --store neo4j --neo4j-uri neo4j://db:7687",
 			"start with the embedder that made them",
-			"cannot re-embed a Neo4j store (neo4j://db:7687)",
-			"storing its memories again, with the new embedder, in a fresh Neo4j database",
-		}, []string{"reembed --ns", "--data"}},
+		}, []string{"--data"}},
 	} {
 		err := checkDims(have, emb, &tc.sc, "./data")
 		if err == nil {
@@ -140,5 +147,70 @@ func TestDimensionMismatchMessage(t *testing.T) {
 				t.Errorf("%s: %q has %q", tc.name, msg, n)
 			}
 		}
+	}
+}
+
+// TestNeo4jReembed: `salience reembed --store neo4j` re-embeds a Neo4j namespace written
+// with a 64-dimension embedder with the default 256-dimension one, reports it as for the
+// embedded store, records the new size (so a server with the new embedder starts) and the
+// vector search finds the memories by their new vectors; another namespace keeps its own.
+// It needs SALIENCE_NEO4J_URI (make test-neo4j) and deletes everything in that database.
+func TestNeo4jReembed(t *testing.T) {
+	uri := os.Getenv("SALIENCE_NEO4J_URI")
+	if uri == "" {
+		t.Skip("Neo4j reembed test skipped: SALIENCE_NEO4J_URI is not set; run `make test-neo4j`")
+	}
+	wipeNeo4j(t, uri)
+	ctx := context.Background()
+	st, err := neo4j.Open(ctx, neo4j.Options{URI: uri})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	old := embed.NewLocal(64)
+	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	ing := ingest.New(st, old, ingest.Options{Now: func() time.Time { return now }})
+	for ns, contents := range map[string][]string{
+		"bees":  {"Nadia keeps her bees on the roof of the old cannery.", "The lighthouse lamp needs a new mantle."},
+		"other": {"Marta bakes rye bread with caraway every Sunday."},
+	} {
+		var ms []*models.Memory
+		for _, c := range contents {
+			ms = append(ms, &models.Memory{Kind: models.KindFact, Content: c})
+		}
+		if _, err := ing.Ingest(ctx, ns, ms); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := checkDims(map[string]int{"bees": 64}, embed.NewLocal(0), &StoreConfig{Kind: StoreNeo4j, Neo4jURI: uri}, ""); err == nil ||
+		!strings.Contains(err.Error(), "salience reembed --ns bees --store neo4j --neo4j-uri "+uri) {
+		t.Fatalf("start-up check: %v, want the reembed command for Neo4j", err)
+	}
+
+	out, err := runMain(t, "reembed", "--ns", "bees", "--store", "neo4j", "--neo4j-uri", uri)
+	if err != nil {
+		t.Fatalf("reembed: %v\n%s", err, out)
+	}
+	if want := "re-embedded 2 memories of bees with local-hash-v1-256"; !strings.Contains(out, want) || !strings.Contains(out, "(64 dims → 256 dims)") {
+		t.Fatalf("reembed output %q lacks %q and the sizes", out, want)
+	}
+	dims, err := st.VectorDims(ctx)
+	if err != nil || dims["bees"] != 256 || dims["other"] != 64 {
+		t.Fatalf("VectorDims after = %v, %v; want bees 256, other 64", dims, err)
+	}
+	if err := checkDims(map[string]int{"bees": dims["bees"]}, embed.NewLocal(0), &StoreConfig{Kind: StoreNeo4j, Neo4jURI: uri}, ""); err != nil {
+		t.Errorf("a server with the new embedder would refuse to start: %v", err)
+	}
+	q, err := embed.NewLocal(0).Embed(ctx, []string{"where does Nadia keep her bees"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := st.SearchVector(ctx, "bees", q[0], 2)
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("SearchVector with the new embedder: %v, %v", hits, err)
+	}
+	m, err := st.GetMemory(ctx, "bees", hits[0].ID)
+	if err != nil || !strings.Contains(m.Content, "Nadia") || len(m.Embedding) != 256 {
+		t.Fatalf("best vector hit %+v, %v; want Nadia's memory with a 256-dimension vector", m, err)
 	}
 }

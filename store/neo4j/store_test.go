@@ -68,6 +68,7 @@ func TestNeo4j(t *testing.T) {
 	t.Run("VectorDimensions", func(t *testing.T) { testVectorDimensions(t, s) })
 	t.Run("VectorSmallNamespace", func(t *testing.T) { testVectorSmallNamespace(t, s) })
 	t.Run("DropNamespace", func(t *testing.T) { testDropNamespace(t, s) })
+	t.Run("Reembed", func(t *testing.T) { testReembed(t, s) })
 	t.Run("FollowerReads", func(t *testing.T) {
 		// Reads through ExecuteRead (followers in a cluster) see the writes of this process.
 		wipe(t, s)

@@ -28,7 +28,7 @@ func (s *Store) VectorDims(ctx context.Context) (map[string]int, error) {
 type EmbedFunc func(ctx context.Context, texts []string) ([][]float32, error)
 
 // Reembed replaces the vector of every indexed unit of ns — each memory that is not chunked,
-// and each chunk — with embed's, batch units at a time, and records dims as the
+// and each chunk — with embedFn's, batch units at a time, and records dims as the
 // namespace's size once all are written. It returns how many units it re-embedded;
 // progress (may be nil) hears after each batch.
 //
@@ -36,7 +36,7 @@ type EmbedFunc func(ctx context.Context, texts []string) ([][]float32, error)
 // store), whose vector index would go stale. Batches commit one by one, so an interrupted
 // run leaves some new vectors under the old size; Rebuild skips vectors of the wrong size
 // and the next run writes them all again.
-func (s *Store) Reembed(ctx context.Context, ns string, dims, batch int, embed EmbedFunc, progress func(done, total int)) (int, error) {
+func (s *Store) Reembed(ctx context.Context, ns string, dims, batch int, embedFn EmbedFunc, progress func(done, total int)) (int, error) {
 	if err := models.ValidateNamespace(ns); err != nil {
 		return 0, err
 	}
@@ -71,22 +71,16 @@ func (s *Store) Reembed(ctx context.Context, ns string, dims, batch int, embed E
 		for i, u := range units {
 			texts[i] = u.content
 		}
-		vecs, err := embed(ctx, texts)
+		vecs, err := embedFn(ctx, texts)
 		if err != nil {
 			return done, fmt.Errorf("reembed: %w", err)
 		}
-		if len(vecs) != len(units) {
-			return done, fmt.Errorf("reembed: the embedder returned %d vectors for %d texts", len(vecs), len(units))
+		ids := make([]string, len(units))
+		for i, u := range units {
+			ids[i] = u.id
 		}
-		for i, v := range vecs {
-			if len(v) != dims {
-				return done, fmt.Errorf("reembed: the embedder returned a %d-dimension vector for %s, want %d", len(v), units[i].id, dims)
-			}
-			n, err := index.Normalize(v) // stored normalized, as CreateMemories does
-			if err != nil {
-				return done, fmt.Errorf("reembed: the vector of %s: %w", units[i].id, err)
-			}
-			vecs[i] = n
+		if err := index.CheckVectors(vecs, ids, dims); err != nil {
+			return done, fmt.Errorf("reembed: %w", err)
 		}
 		err = s.write(ctx, "reembed: write", func(tx *wtx) (func(), error) {
 			for i, u := range units {
