@@ -125,6 +125,11 @@ type PhraseIndex interface {
 	Phrases(ctx context.Context, ns string, pairs [][2]string, ids []string) (shares []float64, found []bool, err error)
 }
 
+// EmbedFunc embeds texts, one vector per text, in order (embed.Embedder.Embed): what a
+// store's re-embedding (sqlite.Store.Reembed, neo4j.Store.Reembed) calls. An alias, so a
+// plain function of this shape is one, and both stores' Reembed have one type.
+type EmbedFunc = func(ctx context.Context, texts []string) ([][]float32, error)
+
 // Store is the contract every store implements; store/storetest checks it. Namespaces are
 // fully isolated: no method ever returns an object of another namespace. Unless stated
 // otherwise, a missing object is ENOTFOUND, bad arguments are EINVALID, and anything else

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/salience-ai/salience/embed"
+	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/store/neo4j"
 	"github.com/salience-ai/salience/store/sqlite"
 )
@@ -139,16 +140,13 @@ func reembedNeo4j(ctx context.Context, sc *StoreConfig, c *Config, namespaces []
 		return fmt.Errorf("reembed: opening Neo4j at %s: %w", sc.Neo4jURI, err)
 	}
 	defer st.Close()
-	reembed := func(ctx context.Context, ns string, dims, batch int, embed sqlite.EmbedFunc, progress func(done, total int)) (int, error) {
-		return st.Reembed(ctx, ns, dims, batch, neo4j.EmbedFunc(embed), progress)
-	}
-	return reembedAll(ctx, st, reembed, emb, namespaces, batch, stdout, stderr)
+	return reembedAll(ctx, st, st.Reembed, emb, namespaces, batch, stdout, stderr)
 }
 
 // reembedAll re-embeds each namespace through reembed (a store's Reembed) and reports it.
 func reembedAll(ctx context.Context, st interface {
 	VectorDims(context.Context) (map[string]int, error)
-}, reembed func(ctx context.Context, ns string, dims, batch int, embed sqlite.EmbedFunc, progress func(done, total int)) (int, error),
+}, reembed func(ctx context.Context, ns string, dims, batch int, embed models.EmbedFunc, progress func(done, total int)) (int, error),
 	emb embed.Embedder, namespaces []string, batch int, stdout, stderr io.Writer) error {
 	before, err := st.VectorDims(ctx)
 	if err != nil {

@@ -10,9 +10,6 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-// EmbedFunc embeds texts, one vector per text, in order (embed.Embedder.Embed).
-type EmbedFunc func(ctx context.Context, texts []string) ([][]float32, error)
-
 const (
 	// reembedClaim takes the namespace's write lock and sets its dimension to the new one
 	// first: from then on a writer with the old embedder is refused (its vectors' size
@@ -38,7 +35,7 @@ const (
 // running with the old embedder; stop them first). It returns how many units it
 // re-embedded; progress, when not nil, hears after each batch. Interrupted, it can be run
 // again: every unit is embedded afresh.
-func (s *Store) Reembed(ctx context.Context, ns string, dims, batch int, embedFn EmbedFunc, progress func(done, total int)) (int, error) {
+func (s *Store) Reembed(ctx context.Context, ns string, dims, batch int, embedFn models.EmbedFunc, progress func(done, total int)) (int, error) {
 	if err := models.ValidateNamespace(ns); err != nil {
 		return 0, err
 	}

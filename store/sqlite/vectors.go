@@ -24,9 +24,6 @@ func (s *Store) VectorDims(ctx context.Context) (map[string]int, error) {
 	return out, err
 }
 
-// EmbedFunc embeds texts, one vector per text, in order (embed.Embedder.Embed).
-type EmbedFunc func(ctx context.Context, texts []string) ([][]float32, error)
-
 // Reembed replaces the vector of every indexed unit of ns — each memory that is not chunked,
 // and each chunk — with embedFn's, batch units at a time, and records dims as the
 // namespace's size once all are written. It returns how many units it re-embedded;
@@ -36,7 +33,7 @@ type EmbedFunc func(ctx context.Context, texts []string) ([][]float32, error)
 // store), whose vector index would go stale. Batches commit one by one, so an interrupted
 // run leaves some new vectors under the old size; Rebuild skips vectors of the wrong size
 // and the next run writes them all again.
-func (s *Store) Reembed(ctx context.Context, ns string, dims, batch int, embedFn EmbedFunc, progress func(done, total int)) (int, error) {
+func (s *Store) Reembed(ctx context.Context, ns string, dims, batch int, embedFn models.EmbedFunc, progress func(done, total int)) (int, error) {
 	if err := models.ValidateNamespace(ns); err != nil {
 		return 0, err
 	}
