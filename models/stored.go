@@ -23,11 +23,8 @@ func ValidateStoredMemory(m *Memory, field string) error {
 	if err := ValidateNamespace(m.Namespace); err != nil {
 		return WithFieldPrefix(err, field+".")
 	}
-	if m.ID == "" {
-		return Invalid(field+".id", "id is required")
-	}
-	if len(m.ID) > MaxIDBytes {
-		return Invalid(field+".id", "id is longer than %d bytes", MaxIDBytes)
+	if err := ValidateStoredID(m.ID, field+".id"); err != nil {
+		return err
 	}
 	// Concept node ids start with "c:"; memory ids never hold ':' so the two cannot collide.
 	if strings.ContainsRune(m.ID, ':') {
@@ -46,16 +43,154 @@ func ValidateStoredMemory(m *Memory, field string) error {
 		{"created_at", m.CreatedAt}, {"valid_at", m.ValidAt}, {"invalid_at", m.InvalidAt},
 		{"last_used", m.LastUsed}, {"last_surfaced", m.LastSurfaced},
 	} {
-		if err := checkStoredTime(field+"."+t.name, t.t); err != nil {
+		if err := CheckStoredTime(field+"."+t.name, t.t); err != nil {
 			return err
 		}
 	}
 	for _, f := range []float64{m.Importance, m.Confidence, m.RecentDismissals} {
-		if math.IsNaN(f) || math.IsInf(f, 0) {
+		if !finiteNumber(f) {
 			return Invalid(field, "importance, confidence and recent_dismissals must be finite")
 		}
 	}
 	return nil
+}
+
+// ValidateStoredID checks an id a store is asked to write or look up: present and no longer
+// than MaxIDBytes.
+func ValidateStoredID(id, field string) error {
+	if id == "" {
+		return Invalid(field, "id is required")
+	}
+	if len(id) > MaxIDBytes {
+		return Invalid(field, "id is longer than %d bytes", MaxIDBytes)
+	}
+	return nil
+}
+
+// ValidateStoredMeta checks the fields a transaction's PutMemory writes: a memory's learned
+// state, not its content.
+func ValidateStoredMeta(m *Memory) error {
+	if m == nil {
+		return Invalid("memory", "memory is missing")
+	}
+	if err := ValidateNamespace(m.Namespace); err != nil {
+		return err
+	}
+	if err := ValidateStoredID(m.ID, "id"); err != nil {
+		return err
+	}
+	if !finiteNumber(m.Confidence) || !finiteNumber(m.RecentDismissals) {
+		return Invalid("confidence", "confidence and recent_dismissals must be finite")
+	}
+	return errors.Join(CheckStoredTime("last_used", m.LastUsed), CheckStoredTime("last_surfaced", m.LastSurfaced),
+		CheckStoredTime("schedule.last_review", m.Schedule.LastReview), CheckStoredTime("schedule.due", m.Schedule.Due),
+		CheckStoredTime("schedule.cooldown_until", m.Schedule.CooldownTo))
+}
+
+// ValidateStoredSurfacing checks a surfacing before a store records it.
+func ValidateStoredSurfacing(s *Surfacing, field string) error {
+	if s == nil {
+		return Invalid(field, "surfacing is missing")
+	}
+	if err := ValidateNamespace(s.Namespace); err != nil {
+		return WithFieldPrefix(err, field+".")
+	}
+	if err := ValidateStoredID(s.ID, field+".id"); err != nil {
+		return err
+	}
+	if s.MemoryID == "" {
+		return Invalid(field+".memory_id", "memory id is required")
+	}
+	if !s.Mode.Valid() {
+		return Invalid(field+".mode", "unknown mode %q", s.Mode)
+	}
+	if s.At.IsZero() {
+		return Invalid(field+".at", "at is required")
+	}
+	if !finiteNumber(s.LatencyMS) || s.LatencyMS < 0 {
+		return Invalid(field+".latency_ms", "latency must be a finite number of milliseconds, not negative")
+	}
+	if s.SettingsVersion < 0 {
+		return Invalid(field+".settings_version", "settings version must not be negative")
+	}
+	if !finiteNumber(s.Score) || !finiteNumber(s.Threshold) || !finiteNumber(s.ArmProb) {
+		return Invalid(field+".score", "score, threshold and arm probability must be finite")
+	}
+	if s.Outcome != "" && !s.Outcome.Valid() {
+		return Invalid(field+".outcome", "unknown outcome %q", s.Outcome)
+	}
+	return errors.Join(CheckStoredTime(field+".at", s.At), CheckStoredTime(field+".outcome_at", s.OutcomeAt))
+}
+
+// ValidateStoredState checks a conversation's state before a store records it with a turn.
+func ValidateStoredState(st *ConversationState) error {
+	if err := ValidateNamespace(st.Namespace); err != nil {
+		return WithFieldPrefix(err, "state.")
+	}
+	if st.ConversationID == "" {
+		return Invalid("state.conversation_id", "conversation id is required")
+	}
+	return CheckStoredTime("state.updated_at", st.UpdatedAt)
+}
+
+// ValidateStoredEvent checks an engagement event before a store appends it.
+func ValidateStoredEvent(e *Event) error {
+	if e == nil {
+		return Invalid("event", "event is missing")
+	}
+	if err := ValidateNamespace(e.Namespace); err != nil {
+		return err
+	}
+	if err := ValidateStoredID(e.ID, "id"); err != nil {
+		return err
+	}
+	if !e.Type.Valid() {
+		return Invalid("type", "unknown event type %q", e.Type)
+	}
+	if e.At.IsZero() {
+		return Invalid("at", "at is required")
+	}
+	return CheckStoredTime("at", e.At)
+}
+
+// ValidateStoredDecision checks a threshold decision before a store records it.
+func ValidateStoredDecision(d *Decision) error {
+	if d == nil {
+		return Invalid("decision", "decision is missing")
+	}
+	if err := ValidateNamespace(d.Namespace); err != nil {
+		return err
+	}
+	if err := ValidateStoredID(d.TurnID, "turn_id"); err != nil {
+		return err
+	}
+	if !finiteNumber(d.Threshold) || !finiteNumber(d.Prob) || !finiteNumber(d.Reward) || d.Prob < 0 || d.Prob > 1 {
+		return Invalid("probability", "threshold, probability and reward must be finite, the probability in [0, 1]")
+	}
+	if d.Surfaced < 0 {
+		return Invalid("surfaced", "surfaced must not be negative")
+	}
+	if d.At.IsZero() {
+		return Invalid("at", "at is required")
+	}
+	return errors.Join(CheckStoredTime("at", d.At), CheckStoredTime("rewarded_at", d.RewardedAt))
+}
+
+// ValidateResurfaceItem checks a resurfacing queue item before a store enqueues it.
+func ValidateResurfaceItem(it *ResurfaceItem, field string) error {
+	if it == nil {
+		return Invalid(field, "item is missing")
+	}
+	if err := ValidateNamespace(it.Namespace); err != nil {
+		return WithFieldPrefix(err, field+".")
+	}
+	if err := ValidateStoredID(it.MemoryID, field+".memory_id"); err != nil {
+		return err
+	}
+	if !finiteNumber(it.Score) {
+		return Invalid(field+".score", "score must be finite")
+	}
+	return errors.Join(CheckStoredTime(field+".due_at", it.DueAt), CheckStoredTime(field+".queued_at", it.QueuedAt))
 }
 
 // ValidatePutEdge checks an edge a transaction is asked to write (Tx.PutEdge): present, of
@@ -95,14 +230,14 @@ func ValidateStoredEdge(e *Edge, ns, field string) (*Edge, error) {
 	case hasControl(c.From) || hasControl(c.To) || hasControl(string(c.Type)) || hasControl(c.Fact):
 		return nil, Invalid(field, "edge ends, type and fact must not contain control characters")
 	}
-	if err := errors.Join(checkStoredTime(field+".last_co_occurred", c.LastCoOccurred), checkStoredTime(field+".last_decayed", c.LastDecayed)); err != nil {
+	if err := errors.Join(CheckStoredTime(field+".last_co_occurred", c.LastCoOccurred), CheckStoredTime(field+".last_decayed", c.LastDecayed)); err != nil {
 		return nil, err
 	}
 	return &c, nil
 }
 
-// checkStoredTime fails when t is set and outside the times a store can hold.
-func checkStoredTime(field string, t time.Time) error {
+// CheckStoredTime fails when t is set and outside the times a store can hold.
+func CheckStoredTime(field string, t time.Time) error {
 	if t.IsZero() || (t.After(storeMinTime) && t.Before(storeMaxTime)) {
 		return nil
 	}

@@ -38,3 +38,90 @@ func TestValidateStoredEdge(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateStoredRecords: the checks both stores run before recording a surfacing, a
+// conversation's state, an event, a decision, a queue item or a memory's learned state —
+// each failure naming its field, so SQLite and Neo4j refuse the same input the same way.
+func TestValidateStoredRecords(t *testing.T) {
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	old := time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC)
+	long := string(make([]byte, MaxIDBytes+1))
+	sf := Surfacing{Namespace: "ns", ID: "s1", MemoryID: "m1", Mode: ModeAmbient, At: at}
+	surf := func(f func(*Surfacing)) func() error {
+		return func() error { s := sf; f(&s); return ValidateStoredSurfacing(&s, "surfacings[0]") }
+	}
+	st := ConversationState{Namespace: "ns", ConversationID: "c1", UpdatedAt: at}
+	state := func(f func(*ConversationState)) func() error {
+		return func() error { s := st; f(&s); return ValidateStoredState(&s) }
+	}
+	ev := Event{Namespace: "ns", ID: "e1", Type: EventUsed, At: at}
+	event := func(f func(*Event)) func() error {
+		return func() error { e := ev; f(&e); return ValidateStoredEvent(&e) }
+	}
+	dc := Decision{Namespace: "ns", TurnID: "t1", Prob: 0.5, At: at}
+	decision := func(f func(*Decision)) func() error {
+		return func() error { d := dc; f(&d); return ValidateStoredDecision(&d) }
+	}
+	it := ResurfaceItem{Namespace: "ns", MemoryID: "m1", DueAt: at}
+	item := func(f func(*ResurfaceItem)) func() error {
+		return func() error { i := it; f(&i); return ValidateResurfaceItem(&i, "items[0]") }
+	}
+	mm := Memory{Namespace: "ns", ID: "m1", Confidence: 0.5}
+	meta := func(f func(*Memory)) func() error {
+		return func() error { m := mm; f(&m); return ValidateStoredMeta(&m) }
+	}
+	for _, tc := range []struct {
+		name  string
+		check func() error
+		field string // "" = valid
+	}{
+		{"surfacing valid", surf(func(*Surfacing) {}), ""},
+		{"surfacing missing", func() error { return ValidateStoredSurfacing(nil, "surfacings[0]") }, "surfacings[0]"},
+		{"surfacing namespace", surf(func(s *Surfacing) { s.Namespace = "" }), "surfacings[0].namespace"},
+		{"surfacing id", surf(func(s *Surfacing) { s.ID = long }), "surfacings[0].id"},
+		{"surfacing memory", surf(func(s *Surfacing) { s.MemoryID = "" }), "surfacings[0].memory_id"},
+		{"surfacing mode", surf(func(s *Surfacing) { s.Mode = "loud" }), "surfacings[0].mode"},
+		{"surfacing at", surf(func(s *Surfacing) { s.At = time.Time{} }), "surfacings[0].at"},
+		{"surfacing latency", surf(func(s *Surfacing) { s.LatencyMS = -1 }), "surfacings[0].latency_ms"},
+		{"surfacing settings version", surf(func(s *Surfacing) { s.SettingsVersion = -1 }), "surfacings[0].settings_version"},
+		{"surfacing score", surf(func(s *Surfacing) { s.ArmProb = math.Inf(1) }), "surfacings[0].score"},
+		{"surfacing outcome", surf(func(s *Surfacing) { s.Outcome = "maybe" }), "surfacings[0].outcome"},
+		{"surfacing outcome time", surf(func(s *Surfacing) { s.OutcomeAt = old }), "surfacings[0].outcome_at"},
+		{"state valid", state(func(*ConversationState) {}), ""},
+		{"state namespace", state(func(s *ConversationState) { s.Namespace = "" }), "state.namespace"},
+		{"state conversation", state(func(s *ConversationState) { s.ConversationID = "" }), "state.conversation_id"},
+		{"state time", state(func(s *ConversationState) { s.UpdatedAt = old }), "state.updated_at"},
+		{"event valid", event(func(*Event) {}), ""},
+		{"event missing", func() error { return ValidateStoredEvent(nil) }, "event"},
+		{"event id", event(func(e *Event) { e.ID = "" }), "id"},
+		{"event type", event(func(e *Event) { e.Type = "liked" }), "type"},
+		{"event at", event(func(e *Event) { e.At = old }), "at"},
+		{"decision valid", decision(func(*Decision) {}), ""},
+		{"decision turn", decision(func(d *Decision) { d.TurnID = "" }), "turn_id"},
+		{"decision probability", decision(func(d *Decision) { d.Prob = 1.5 }), "probability"},
+		{"decision reward", decision(func(d *Decision) { d.Reward = math.NaN() }), "probability"},
+		{"decision surfaced", decision(func(d *Decision) { d.Surfaced = -1 }), "surfaced"},
+		{"decision rewarded at", decision(func(d *Decision) { d.RewardedAt = old }), "rewarded_at"},
+		{"item valid", item(func(*ResurfaceItem) {}), ""},
+		{"item missing", func() error { return ValidateResurfaceItem(nil, "items[0]") }, "items[0]"},
+		{"item memory", item(func(i *ResurfaceItem) { i.MemoryID = "" }), "items[0].memory_id"},
+		{"item score", item(func(i *ResurfaceItem) { i.Score = math.NaN() }), "items[0].score"},
+		{"item queued at", item(func(i *ResurfaceItem) { i.QueuedAt = old }), "items[0].queued_at"},
+		{"meta valid", meta(func(*Memory) {}), ""},
+		{"meta missing", func() error { return ValidateStoredMeta(nil) }, "memory"},
+		{"meta id", meta(func(m *Memory) { m.ID = "" }), "id"},
+		{"meta confidence", meta(func(m *Memory) { m.RecentDismissals = math.Inf(-1) }), "confidence"},
+		{"meta due", meta(func(m *Memory) { m.Schedule.Due = old }), "schedule.due"},
+	} {
+		err := tc.check()
+		if tc.field == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tc.name, err)
+			}
+			continue
+		}
+		if ErrorCode(err) != EINVALID || ErrorField(err) != tc.field {
+			t.Errorf("%s: error %v (field %q), want EINVALID on %q", tc.name, err, ErrorField(err), tc.field)
+		}
+	}
+}

@@ -28,13 +28,6 @@ const (
 	noTimeCypher = `(-9223372036854775807 - 1)`
 )
 
-func checkTime(field string, t time.Time) error {
-	if t.IsZero() || (t.After(minTime) && t.Before(maxTime)) {
-		return nil
-	}
-	return models.Invalid(field, "time %s is outside the years 1678–2262", t.Format(time.RFC3339))
-}
-
 func encTime(t time.Time) int64 {
 	if t.IsZero() {
 		return noTime
@@ -264,16 +257,6 @@ func value(r *neo4j.Record, key string) (any, error) {
 		return nil, fmt.Errorf("neo4j: record has no %s", key)
 	}
 	return v, nil
-}
-
-func validateID(id, field string) error {
-	if id == "" {
-		return models.Invalid(field, "id is required")
-	}
-	if len(id) > models.MaxIDBytes {
-		return models.Invalid(field, "id is longer than %d bytes", models.MaxIDBytes)
-	}
-	return nil
 }
 
 // relType is the Neo4j relationship type of an edge type: upper case, Neo4j's convention

@@ -2,7 +2,6 @@ package neo4j
 
 import (
 	"context"
-	"errors"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
@@ -11,28 +10,6 @@ import (
 
 // The threshold bandit's decisions are (:Decision {ns, turn}) nodes; its posteriors are
 // :State values, which the transaction reads under a write lock.
-
-func validateDecision(d *models.Decision) error {
-	if d == nil {
-		return models.Invalid("decision", "decision is missing")
-	}
-	if err := models.ValidateNamespace(d.Namespace); err != nil {
-		return err
-	}
-	if err := validateID(d.TurnID, "turn_id"); err != nil {
-		return err
-	}
-	if !finite(d.Threshold) || !finite(d.Prob) || !finite(d.Reward) || d.Prob < 0 || d.Prob > 1 {
-		return models.Invalid("probability", "threshold, probability and reward must be finite, the probability in [0, 1]")
-	}
-	if d.Surfaced < 0 {
-		return models.Invalid("surfaced", "surfaced must not be negative")
-	}
-	if d.At.IsZero() {
-		return models.Invalid("at", "at is required")
-	}
-	return errors.Join(checkTime("at", d.At), checkTime("rewarded_at", d.RewardedAt))
-}
 
 func decisionProps(d *models.Decision) map[string]any {
 	return map[string]any{
@@ -109,7 +86,7 @@ func (t *storeTx) GetDecision(ns, turnID string) (*models.Decision, error) {
 	if err := t.lock(ns); err != nil {
 		return nil, t.wrap(err, "get decision")
 	}
-	if err := validateID(turnID, "turn_id"); err != nil {
+	if err := models.ValidateStoredID(turnID, "turn_id"); err != nil {
 		return nil, err
 	}
 	recs, err := collect(t.ctx, t.tx, txGetDecision, map[string]any{"ns": ns, "turn": turnID})
@@ -126,7 +103,7 @@ func (t *storeTx) PutDecision(d *models.Decision) error {
 	if t.done {
 		return errTxDone
 	}
-	if err := validateDecision(d); err != nil {
+	if err := models.ValidateStoredDecision(d); err != nil {
 		return err
 	}
 	if err := t.lock(d.Namespace); err != nil {

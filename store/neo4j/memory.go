@@ -90,11 +90,6 @@ func memoryRecords(recs []*neo4j.Record) ([]*models.Memory, error) {
 	return out, nil
 }
 
-// validateMemory checks what the store relies on: the one rule every store shares.
-func validateMemory(m *models.Memory, field string) error {
-	return models.ValidateStoredMemory(m, field)
-}
-
 // nsWrite is the part of a CreateMemories batch in one namespace, ready to send.
 type nsWrite struct {
 	ns       string
@@ -120,7 +115,7 @@ func prepare(writes []*models.MemoryWrite) ([]*nsWrite, error) {
 			return nil, models.Invalid(f+".memory", "memory is missing")
 		}
 		m := w.Memory
-		if err := validateMemory(m, f+".memory"); err != nil {
+		if err := models.ValidateStoredMemory(m, f+".memory"); err != nil {
 			return nil, err
 		}
 		if m.ParentID != "" {
@@ -141,7 +136,7 @@ func prepare(writes []*models.MemoryWrite) ([]*nsWrite, error) {
 			uf := f + ".memory"
 			if j > 0 {
 				uf = fmt.Sprintf("%s.chunks[%d]", f, j-1)
-				if err := validateMemory(um, uf); err != nil {
+				if err := models.ValidateStoredMemory(um, uf); err != nil {
 					return nil, err
 				}
 				if um.ParentID != m.ID || um.Namespace != ns || um.ChunkCount != 0 {
@@ -238,7 +233,7 @@ func conceptRow(c *models.Concept, ns, field string) (map[string]any, error) {
 	case cc.Mentions < 0:
 		return nil, models.Invalid(field+".mentions", "mentions must not be negative")
 	}
-	if err := errors.Join(checkTime(field+".first_seen", cc.FirstSeen), checkTime(field+".last_seen", cc.LastSeen)); err != nil {
+	if err := errors.Join(models.CheckStoredTime(field+".first_seen", cc.FirstSeen), models.CheckStoredTime(field+".last_seen", cc.LastSeen)); err != nil {
 		return nil, err
 	}
 	first, last := cc.FirstSeen, cc.LastSeen
@@ -392,7 +387,7 @@ func (s *Store) GetMemory(ctx context.Context, ns, id string) (*models.Memory, e
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
-	if err := validateID(id, "id"); err != nil {
+	if err := models.ValidateStoredID(id, "id"); err != nil {
 		return nil, err
 	}
 	ms, err := s.GetMemories(ctx, ns, []string{id})
@@ -622,7 +617,7 @@ func (s *Store) DeleteMemory(ctx context.Context, ns, id string) error {
 	if err := models.ValidateNamespace(ns); err != nil {
 		return err
 	}
-	if err := validateID(id, "id"); err != nil {
+	if err := models.ValidateStoredID(id, "id"); err != nil {
 		return err
 	}
 	return s.write(ctx, "delete memory", func(tx neo4j.ManagedTransaction) error {

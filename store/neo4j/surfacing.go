@@ -2,7 +2,6 @@ package neo4j
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -56,40 +55,6 @@ func surfacingRecords(recs []*neo4j.Record) ([]*models.Surfacing, error) {
 	return out, nil
 }
 
-func validateSurfacing(s *models.Surfacing, field string) error {
-	if s == nil {
-		return models.Invalid(field, "surfacing is missing")
-	}
-	if err := models.ValidateNamespace(s.Namespace); err != nil {
-		return models.WithFieldPrefix(err, field+".")
-	}
-	if err := validateID(s.ID, field+".id"); err != nil {
-		return err
-	}
-	if s.MemoryID == "" {
-		return models.Invalid(field+".memory_id", "memory id is required")
-	}
-	if !s.Mode.Valid() {
-		return models.Invalid(field+".mode", "unknown mode %q", s.Mode)
-	}
-	if s.At.IsZero() {
-		return models.Invalid(field+".at", "at is required")
-	}
-	if !finite(s.LatencyMS) || s.LatencyMS < 0 {
-		return models.Invalid(field+".latency_ms", "latency must be a finite number of milliseconds, not negative")
-	}
-	if s.SettingsVersion < 0 {
-		return models.Invalid(field+".settings_version", "settings version must not be negative")
-	}
-	if !finite(s.Score) || !finite(s.Threshold) || !finite(s.ArmProb) {
-		return models.Invalid(field+".score", "score, threshold and arm probability must be finite")
-	}
-	if s.Outcome != "" && !s.Outcome.Valid() {
-		return models.Invalid(field+".outcome", "unknown outcome %q", s.Outcome)
-	}
-	return errors.Join(checkTime(field+".at", s.At), checkTime(field+".outcome_at", s.OutcomeAt))
-}
-
 const (
 	// recordTurn writes a turn in one statement (one round trip on recall's path): the
 	// surfacings; each memory's count (SurfaceCount + n, LastSurfaced the latest; a missing
@@ -126,7 +91,7 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 	seen := map[[2]string]bool{}
 	rows := make([]map[string]any, 0, len(ss))
 	for i, sf := range ss {
-		if err := validateSurfacing(sf, fmt.Sprintf("surfacings[%d]", i)); err != nil {
+		if err := models.ValidateStoredSurfacing(sf, fmt.Sprintf("surfacings[%d]", i)); err != nil {
 			return err
 		}
 		k := [2]string{sf.Namespace, sf.ID}
@@ -138,13 +103,7 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 	}
 	var stateParams map[string]any
 	if state != nil {
-		if err := models.ValidateNamespace(state.Namespace); err != nil {
-			return models.WithFieldPrefix(err, "state.")
-		}
-		if state.ConversationID == "" {
-			return models.Invalid("state.conversation_id", "conversation id is required")
-		}
-		if err := checkTime("state.updated_at", state.UpdatedAt); err != nil {
+		if err := models.ValidateStoredState(state); err != nil {
 			return err
 		}
 		cj := conversationJSON{Type: state.Type, Turns: state.Turns, RecentTopics: state.RecentTopics,
@@ -154,7 +113,7 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 			cj.UpdatedAt = &u
 		}
 		for i, t := range state.MessageTimes {
-			if err := checkTime(fmt.Sprintf("state.message_times[%d]", i), t); err != nil {
+			if err := models.CheckStoredTime(fmt.Sprintf("state.message_times[%d]", i), t); err != nil {
 				return err
 			}
 			cj.MessageTimes = append(cj.MessageTimes, encTime(t))
@@ -218,7 +177,7 @@ func (s *Store) GetSurfacing(ctx context.Context, ns, id string) (*models.Surfac
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
-	if err := validateID(id, "id"); err != nil {
+	if err := models.ValidateStoredID(id, "id"); err != nil {
 		return nil, err
 	}
 	var out []*models.Surfacing
@@ -310,7 +269,7 @@ func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.Con
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
-	if err := validateID(id, "conversation_id"); err != nil {
+	if err := models.ValidateStoredID(id, "conversation_id"); err != nil {
 		return nil, err
 	}
 	var text string
@@ -347,25 +306,6 @@ func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.Con
 		c.MessageTimes = append(c.MessageTimes, decTime(t))
 	}
 	return c, nil
-}
-
-func validateEvent(e *models.Event) error {
-	if e == nil {
-		return models.Invalid("event", "event is missing")
-	}
-	if err := models.ValidateNamespace(e.Namespace); err != nil {
-		return err
-	}
-	if err := validateID(e.ID, "id"); err != nil {
-		return err
-	}
-	if !e.Type.Valid() {
-		return models.Invalid("type", "unknown event type %q", e.Type)
-	}
-	if e.At.IsZero() {
-		return models.Invalid("at", "at is required")
-	}
-	return checkTime("at", e.At)
 }
 
 func eventProps(e *models.Event) map[string]any {

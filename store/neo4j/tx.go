@@ -2,7 +2,6 @@ package neo4j
 
 import (
 	"context"
-	"errors"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
@@ -66,7 +65,7 @@ func (t *storeTx) GetMemory(ns, id string) (*models.Memory, error) {
 	if err := t.lock(ns); err != nil {
 		return nil, t.wrap(err, "get memory")
 	}
-	if err := validateID(id, "id"); err != nil {
+	if err := models.ValidateStoredID(id, "id"); err != nil {
 		return nil, err
 	}
 	recs, err := collect(t.ctx, t.tx, txGetMemory, map[string]any{"ns": ns, "id": id})
@@ -89,7 +88,7 @@ func (t *storeTx) PutMemory(m *models.Memory) error {
 	if t.done {
 		return errTxDone
 	}
-	if err := validateMeta(m); err != nil {
+	if err := models.ValidateStoredMeta(m); err != nil {
 		return err
 	}
 	if err := t.lock(m.Namespace); err != nil {
@@ -103,24 +102,6 @@ func (t *storeTx) PutMemory(m *models.Memory) error {
 		return notFound("memory %s not found", m.ID)
 	}
 	return nil
-}
-
-func validateMeta(m *models.Memory) error {
-	if m == nil {
-		return models.Invalid("memory", "memory is missing")
-	}
-	if err := models.ValidateNamespace(m.Namespace); err != nil {
-		return err
-	}
-	if err := validateID(m.ID, "id"); err != nil {
-		return err
-	}
-	if !finite(m.Confidence) || !finite(m.RecentDismissals) {
-		return models.Invalid("confidence", "confidence and recent_dismissals must be finite")
-	}
-	return errors.Join(checkTime("last_used", m.LastUsed), checkTime("last_surfaced", m.LastSurfaced),
-		checkTime("schedule.last_review", m.Schedule.LastReview), checkTime("schedule.due", m.Schedule.Due),
-		checkTime("schedule.cooldown_until", m.Schedule.CooldownTo))
 }
 
 const (
@@ -184,7 +165,7 @@ func (t *storeTx) GetSurfacing(ns, id string) (*models.Surfacing, error) {
 	if err := t.lock(ns); err != nil {
 		return nil, t.wrap(err, "get surfacing")
 	}
-	if err := validateID(id, "id"); err != nil {
+	if err := models.ValidateStoredID(id, "id"); err != nil {
 		return nil, err
 	}
 	recs, err := collect(t.ctx, t.tx, txGetSurfacing, map[string]any{"ns": ns, "id": id})
@@ -205,7 +186,7 @@ func (t *storeTx) PutSurfacing(sf *models.Surfacing) error {
 	if t.done {
 		return errTxDone
 	}
-	if err := validateSurfacing(sf, "surfacing"); err != nil {
+	if err := models.ValidateStoredSurfacing(sf, "surfacing"); err != nil {
 		return err
 	}
 	if err := t.lock(sf.Namespace); err != nil {
@@ -245,7 +226,7 @@ func (t *storeTx) InsertEvent(e *models.Event) error {
 	if t.done {
 		return errTxDone
 	}
-	if err := validateEvent(e); err != nil {
+	if err := models.ValidateStoredEvent(e); err != nil {
 		return err
 	}
 	if err := t.lock(e.Namespace); err != nil {

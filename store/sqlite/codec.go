@@ -27,13 +27,6 @@ var (
 // noTime encodes the zero time; migrations/0009_no_time.sql spells it -9223372036854775807 - 1.
 const noTime = math.MinInt64
 
-func checkTime(field string, t time.Time) error {
-	if t.IsZero() || (t.After(minTime) && t.Before(maxTime)) {
-		return nil
-	}
-	return models.Invalid(field, "time %s is outside the years 1678–2262", t.Format(time.RFC3339))
-}
-
 func encTime(t time.Time) int64 {
 	if t.IsZero() {
 		return noTime

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/salience-ai/salience/models"
 )
 
 func TestDecStrings(t *testing.T) {
@@ -45,13 +47,13 @@ func TestTimeCodec(t *testing.T) {
 		if got := decTime(encTime(tm)); !got.Equal(tm) || (!tm.IsZero() && got.Location() != time.UTC) {
 			t.Fatalf("time %v came back as %v", tm, got)
 		}
-		if err := checkTime("t", tm); err != nil {
-			t.Fatalf("checkTime(%v): %v", tm, err)
+		if err := models.CheckStoredTime("t", tm); err != nil {
+			t.Fatalf("CheckStoredTime(%v): %v", tm, err)
 		}
 	}
 	for _, tm := range []time.Time{time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC)} {
-		if checkTime("t", tm) == nil {
-			t.Fatalf("checkTime accepted %v, which unix nanoseconds cannot hold", tm)
+		if models.CheckStoredTime("t", tm) == nil {
+			t.Fatalf("CheckStoredTime accepted %v, which unix nanoseconds cannot hold", tm)
 		}
 	}
 	if a, b := filterTime(time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC)), filterTime(time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)); a >= b || a > 0 || b < 0 {

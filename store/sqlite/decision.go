@@ -8,28 +8,6 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-func validateDecision(d *models.Decision) error {
-	if d == nil {
-		return models.Invalid("decision", "decision is missing")
-	}
-	if err := models.ValidateNamespace(d.Namespace); err != nil {
-		return err
-	}
-	if err := validateID(d.TurnID, "turn_id"); err != nil {
-		return err
-	}
-	if !finite(d.Threshold) || !finite(d.Prob) || !finite(d.Reward) || d.Prob < 0 || d.Prob > 1 {
-		return models.Invalid("probability", "threshold, probability and reward must be finite, the probability in [0, 1]")
-	}
-	if d.Surfaced < 0 {
-		return models.Invalid("surfaced", "surfaced must not be negative")
-	}
-	if d.At.IsZero() {
-		return models.Invalid("at", "at is required")
-	}
-	return errors.Join(checkTime("at", d.At), checkTime("rewarded_at", d.RewardedAt))
-}
-
 // FindDecisions lists a namespace's threshold decisions, oldest first (newest with f.Desc).
 func (s *Store) FindDecisions(ctx context.Context, f models.DecisionFilter) ([]*models.Decision, error) {
 	if err := models.ValidateNamespace(f.Namespace); err != nil {
@@ -64,7 +42,7 @@ func (t *storeTx) GetDecision(ns, turnID string) (*models.Decision, error) {
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
-	if err := validateID(turnID, "turn_id"); err != nil {
+	if err := models.ValidateStoredID(turnID, "turn_id"); err != nil {
 		return nil, err
 	}
 	d, err := scanDecision(t.tx.QueryRowContext(t.ctx, selectDecision, ns, turnID))
@@ -78,7 +56,7 @@ func (t *storeTx) PutDecision(d *models.Decision) error {
 	if t.done {
 		return errTxDone
 	}
-	if err := validateDecision(d); err != nil {
+	if err := models.ValidateStoredDecision(d); err != nil {
 		return err
 	}
 	_, err := t.tx.ExecContext(t.ctx, upsertDecision.sql, upsertDecision.bind(d)...)

@@ -39,7 +39,7 @@ func (s *Store) CreateExperiment(ctx context.Context, e *models.Experiment) erro
 	if err := e.Validate(); err != nil {
 		return err
 	}
-	if err := errors.Join(checkTime("created_at", e.CreatedAt), checkTime("stopped_at", e.StoppedAt)); err != nil {
+	if err := errors.Join(models.CheckStoredTime("created_at", e.CreatedAt), models.CheckStoredTime("stopped_at", e.StoppedAt)); err != nil {
 		return err
 	}
 	return s.write(ctx, "create experiment", func(tx *wtx) (func(), error) {
@@ -56,7 +56,7 @@ func (s *Store) GetExperiment(ctx context.Context, ns, id string) (*models.Exper
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
-	if err := validateID(id, "id"); err != nil {
+	if err := models.ValidateStoredID(id, "id"); err != nil {
 		return nil, err
 	}
 	e, err := scanExperiment(s.rdb.QueryRowContext(ctx, selectExperiment, ns, id))
@@ -79,13 +79,13 @@ func (s *Store) StopExperiment(ctx context.Context, ns, id string, at time.Time)
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
-	if err := validateID(id, "id"); err != nil {
+	if err := models.ValidateStoredID(id, "id"); err != nil {
 		return nil, err
 	}
 	if at.IsZero() {
 		return nil, models.Invalid("stopped_at", "the stop time is required")
 	}
-	if err := checkTime("stopped_at", at); err != nil {
+	if err := models.CheckStoredTime("stopped_at", at); err != nil {
 		return nil, err
 	}
 	var out *models.Experiment
@@ -126,7 +126,7 @@ func (s *Store) TallyExperiment(ctx context.Context, ns, id string, asOf time.Ti
 	if err != nil {
 		return nil, err
 	}
-	if err := checkTime("as_of", asOf); err != nil {
+	if err := models.CheckStoredTime("as_of", asOf); err != nil {
 		return nil, err
 	}
 	if err := s.settleRead(ctx); err != nil { // the counts of journaled turns

@@ -17,7 +17,7 @@ func (s *Store) GetMemory(ctx context.Context, ns, id string) (*models.Memory, e
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
-	if err := validateID(id, "id"); err != nil {
+	if err := models.ValidateStoredID(id, "id"); err != nil {
 		return nil, err
 	}
 	ms, err := s.GetMemories(ctx, ns, []string{id})

@@ -13,21 +13,6 @@ import (
 // Validation of the writes of memories, chunks, concepts and edges. It runs before the
 // write lock is taken and computes what the indexes need (normalized embeddings, terms).
 
-func validateID(id, field string) error {
-	if id == "" {
-		return models.Invalid(field, "id is required")
-	}
-	if len(id) > models.MaxIDBytes {
-		return models.Invalid(field, "id is longer than %d bytes", models.MaxIDBytes)
-	}
-	return nil
-}
-
-// validateMemory checks what the store relies on: the one rule every store shares.
-func validateMemory(m *models.Memory, field string) error {
-	return models.ValidateStoredMemory(m, field)
-}
-
 // unit is one memory or chunk ready to write: a private copy with its normalized embedding
 // and, for indexed units, its BM25 terms.
 type unit struct {
@@ -53,7 +38,7 @@ func prepareWrites(writes []*models.MemoryWrite) ([]preparedWrite, map[string]in
 			return nil, nil, models.Invalid(f+".memory", "memory is missing")
 		}
 		m := w.Memory
-		if err := validateMemory(m, f+".memory"); err != nil {
+		if err := models.ValidateStoredMemory(m, f+".memory"); err != nil {
 			return nil, nil, err
 		}
 		if m.ParentID != "" {
@@ -68,7 +53,7 @@ func prepareWrites(writes []*models.MemoryWrite) ([]preparedWrite, map[string]in
 			uf := f + ".memory"
 			if j > 0 {
 				uf = fmt.Sprintf("%s.chunks[%d]", f, j-1)
-				if err := validateMemory(um, uf); err != nil {
+				if err := models.ValidateStoredMemory(um, uf); err != nil {
 					return nil, nil, err
 				}
 				if um.ParentID != m.ID || um.Namespace != ns || um.ChunkCount != 0 {
@@ -116,7 +101,7 @@ func prepareWrites(writes []*models.MemoryWrite) ([]preparedWrite, map[string]in
 			case cc.Mentions < 0:
 				return nil, nil, models.Invalid(cf+".mentions", "mentions must not be negative")
 			}
-			if err := errors.Join(checkTime(cf+".first_seen", cc.FirstSeen), checkTime(cf+".last_seen", cc.LastSeen)); err != nil {
+			if err := errors.Join(models.CheckStoredTime(cf+".first_seen", cc.FirstSeen), models.CheckStoredTime(cf+".last_seen", cc.LastSeen)); err != nil {
 				return nil, nil, err
 			}
 			p.concepts = append(p.concepts, &cc)

@@ -107,7 +107,7 @@ func (s *Store) DeleteMemory(ctx context.Context, ns, id string) error {
 	if err := models.ValidateNamespace(ns); err != nil {
 		return err
 	}
-	if err := validateID(id, "id"); err != nil {
+	if err := models.ValidateStoredID(id, "id"); err != nil {
 		return err
 	}
 	return s.write(ctx, "delete memory", func(tx *wtx) (func(), error) {

@@ -13,20 +13,7 @@ import (
 // Enqueue adds or replaces resurfacing queue items, one per (namespace, memory).
 func (s *Store) Enqueue(ctx context.Context, items []*models.ResurfaceItem) error {
 	for i, it := range items {
-		f := fmt.Sprintf("items[%d]", i)
-		if it == nil {
-			return models.Invalid(f, "item is missing")
-		}
-		if err := models.ValidateNamespace(it.Namespace); err != nil {
-			return models.WithFieldPrefix(err, f+".")
-		}
-		if err := validateID(it.MemoryID, f+".memory_id"); err != nil {
-			return err
-		}
-		if !finite(it.Score) {
-			return models.Invalid(f+".score", "score must be finite")
-		}
-		if err := errors.Join(checkTime(f+".due_at", it.DueAt), checkTime(f+".queued_at", it.QueuedAt)); err != nil {
+		if err := models.ValidateResurfaceItem(it, fmt.Sprintf("items[%d]", i)); err != nil {
 			return err
 		}
 	}
@@ -92,7 +79,7 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.
 		return false, models.Invalid("now", "now is required")
 	}
 	until := now.Add(ttl)
-	if err := errors.Join(checkTime("now", now), checkTime("ttl", until)); err != nil {
+	if err := errors.Join(models.CheckStoredTime("now", now), models.CheckStoredTime("ttl", until)); err != nil {
 		return false, err
 	}
 	var ok bool
@@ -131,13 +118,13 @@ func (s *Store) RecordJobRun(ctx context.Context, run *models.JobRun) error {
 	if run == nil {
 		return models.Invalid("run", "job run is missing")
 	}
-	if err := validateID(run.ID, "id"); err != nil {
+	if err := models.ValidateStoredID(run.ID, "id"); err != nil {
 		return err
 	}
 	if run.Job == "" {
 		return models.Invalid("job", "job name is required")
 	}
-	if err := errors.Join(checkTime("start", run.Start), checkTime("end", run.End)); err != nil {
+	if err := errors.Join(models.CheckStoredTime("start", run.Start), models.CheckStoredTime("end", run.End)); err != nil {
 		return err
 	}
 	return s.write(ctx, "record job run", func(tx *wtx) (func(), error) {

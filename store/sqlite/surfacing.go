@@ -12,53 +12,16 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-func validateSurfacing(s *models.Surfacing, field string) error {
-	if s == nil {
-		return models.Invalid(field, "surfacing is missing")
-	}
-	if err := models.ValidateNamespace(s.Namespace); err != nil {
-		return models.WithFieldPrefix(err, field+".")
-	}
-	if err := validateID(s.ID, field+".id"); err != nil {
-		return err
-	}
-	if s.MemoryID == "" {
-		return models.Invalid(field+".memory_id", "memory id is required")
-	}
-	if !s.Mode.Valid() {
-		return models.Invalid(field+".mode", "unknown mode %q", s.Mode)
-	}
-	if s.At.IsZero() {
-		return models.Invalid(field+".at", "at is required")
-	}
-	if !finite(s.LatencyMS) || s.LatencyMS < 0 {
-		return models.Invalid(field+".latency_ms", "latency must be a finite number of milliseconds, not negative")
-	}
-	if s.SettingsVersion < 0 {
-		return models.Invalid(field+".settings_version", "settings version must not be negative")
-	}
-	if s.Outcome != "" && !s.Outcome.Valid() {
-		return models.Invalid(field+".outcome", "unknown outcome %q", s.Outcome)
-	}
-	return errors.Join(checkTime(field+".at", s.At), checkTime(field+".outcome_at", s.OutcomeAt))
-}
-
 // RecordSurfacings stores the surfacings of one turn and the conversation's state (may be
 // nil) in one transaction. ECONFLICT when a surfacing id exists.
 func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, state *models.ConversationState) error {
 	for i, sf := range ss {
-		if err := validateSurfacing(sf, fmt.Sprintf("surfacings[%d]", i)); err != nil {
+		if err := models.ValidateStoredSurfacing(sf, fmt.Sprintf("surfacings[%d]", i)); err != nil {
 			return err
 		}
 	}
 	if state != nil {
-		if err := models.ValidateNamespace(state.Namespace); err != nil {
-			return models.WithFieldPrefix(err, "state.")
-		}
-		if state.ConversationID == "" {
-			return models.Invalid("state.conversation_id", "conversation id is required")
-		}
-		if err := checkTime("state.updated_at", state.UpdatedAt); err != nil {
+		if err := models.ValidateStoredState(state); err != nil {
 			return err
 		}
 	}
@@ -182,7 +145,7 @@ func getSurfacing(ctx context.Context, q interface {
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
-	if err := validateID(id, "id"); err != nil {
+	if err := models.ValidateStoredID(id, "id"); err != nil {
 		return nil, err
 	}
 	sf, err := scanSurfacing(q.QueryRowContext(ctx, selectSurfacing, ns, id))
@@ -314,7 +277,7 @@ func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.Con
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
-	if err := validateID(id, "conversation_id"); err != nil {
+	if err := models.ValidateStoredID(id, "conversation_id"); err != nil {
 		return nil, err
 	}
 	if c := s.cachedConversation(ns, id); c != nil {
@@ -402,23 +365,4 @@ func eventWhere(f models.EventFilter) ([]string, []any, error) {
 		return nil, nil, models.Invalid("limit", "limit must not be negative")
 	}
 	return where, args, nil
-}
-
-func validateEvent(e *models.Event) error {
-	if e == nil {
-		return models.Invalid("event", "event is missing")
-	}
-	if err := models.ValidateNamespace(e.Namespace); err != nil {
-		return err
-	}
-	if err := validateID(e.ID, "id"); err != nil {
-		return err
-	}
-	if !e.Type.Valid() {
-		return models.Invalid("type", "unknown event type %q", e.Type)
-	}
-	if e.At.IsZero() {
-		return models.Invalid("at", "at is required")
-	}
-	return checkTime("at", e.At)
 }

@@ -70,7 +70,7 @@ func (t *storeTx) GetMemory(ns, id string) (*models.Memory, error) {
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
-	if err := validateID(id, "id"); err != nil {
+	if err := models.ValidateStoredID(id, "id"); err != nil {
 		return nil, err
 	}
 	if m, ok := t.cachedMemory(ns, id); ok {
@@ -140,7 +140,7 @@ func (t *storeTx) PutMemory(m *models.Memory) error {
 	if err := t.tx.settle(t.ctx); err != nil { // journaled turns first (journal.go)
 		return err
 	}
-	if err := validateMeta(m); err != nil {
+	if err := models.ValidateStoredMeta(m); err != nil {
 		return err
 	}
 	res, err := t.tx.ExecContext(t.ctx, updateMemoryMeta.sql, updateMemoryMeta.bind(&memoryRow{m: *m})...)
@@ -159,25 +159,6 @@ func (t *storeTx) PutMemory(m *models.Memory) error {
 	setMeta(c, m)
 	t.mems[[2]string{m.Namespace, m.ID}] = c
 	return nil
-}
-
-// validateMeta checks the fields PutMemory writes.
-func validateMeta(m *models.Memory) error {
-	if m == nil {
-		return models.Invalid("memory", "memory is missing")
-	}
-	if err := models.ValidateNamespace(m.Namespace); err != nil {
-		return err
-	}
-	if err := validateID(m.ID, "id"); err != nil {
-		return err
-	}
-	if !finite(m.Confidence) || !finite(m.RecentDismissals) {
-		return models.Invalid("confidence", "confidence and recent_dismissals must be finite")
-	}
-	return errors.Join(checkTime("last_used", m.LastUsed), checkTime("last_surfaced", m.LastSurfaced),
-		checkTime("schedule.last_review", m.Schedule.LastReview), checkTime("schedule.due", m.Schedule.Due),
-		checkTime("schedule.cooldown_until", m.Schedule.CooldownTo))
 }
 
 func (t *storeTx) GetEdge(ns string, k models.EdgeKey) (*models.Edge, error) {
@@ -305,7 +286,7 @@ func (t *storeTx) PutSurfacing(sf *models.Surfacing) error {
 	if err := t.tx.settle(t.ctx); err != nil { // journaled turns first (journal.go)
 		return err
 	}
-	if err := validateSurfacing(sf, "surfacing"); err != nil {
+	if err := models.ValidateStoredSurfacing(sf, "surfacing"); err != nil {
 		return err
 	}
 	// The outcome first (see updateSurfacingOutcome), every column when no row matched.
@@ -343,7 +324,7 @@ func (t *storeTx) InsertEvent(e *models.Event) error {
 	if err := t.tx.settle(t.ctx); err != nil { // journaled turns first (journal.go)
 		return err
 	}
-	if err := validateEvent(e); err != nil {
+	if err := models.ValidateStoredEvent(e); err != nil {
 		return err
 	}
 	last, ok := t.seqs[e.Namespace]
