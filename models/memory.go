@@ -260,3 +260,35 @@ type MemoryFilter struct {
 	Offset int
 	Limit  int // 0 = 100; at most 1000
 }
+
+// Check validates f as every store reads it and returns the page size it asks for (100 when
+// unset) and whether it lists oldest first.
+func (f *MemoryFilter) Check() (limit int, ascending bool, err error) {
+	if f.Namespace != "" {
+		if err := ValidateNamespace(f.Namespace); err != nil {
+			return 0, false, err
+		}
+	}
+	for i, k := range f.Kinds {
+		if !k.Valid() {
+			return 0, false, Invalid(sprintf("kinds[%d]", i), "unknown kind %q", k)
+		}
+	}
+	switch f.Sort {
+	case "", "created_desc":
+	case "created_asc":
+		ascending = true
+	default:
+		return 0, false, Invalid("sort", "sort must be created_desc or created_asc")
+	}
+	switch limit = f.Limit; {
+	case limit == 0:
+		limit = 100
+	case limit < 0 || limit > 1000:
+		return 0, false, Invalid("limit", "limit must be between 1 and 1000")
+	}
+	if f.Offset < 0 {
+		return 0, false, Invalid("offset", "offset must not be negative")
+	}
+	return limit, ascending, nil
+}

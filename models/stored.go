@@ -193,6 +193,35 @@ func ValidateResurfaceItem(it *ResurfaceItem, field string) error {
 	return errors.Join(CheckStoredTime(field+".due_at", it.DueAt), CheckStoredTime(field+".queued_at", it.QueuedAt))
 }
 
+// ValidateStoredJobRun checks a job run before a store records it.
+func ValidateStoredJobRun(run *JobRun) error {
+	if run == nil {
+		return Invalid("run", "job run is missing")
+	}
+	if err := ValidateStoredID(run.ID, "id"); err != nil {
+		return err
+	}
+	if run.Job == "" {
+		return Invalid("job", "job name is required")
+	}
+	return errors.Join(CheckStoredTime("start", run.Start), CheckStoredTime("end", run.End))
+}
+
+// ValidateLeaseRequest checks a request to take or renew a lease until now+ttl.
+func ValidateLeaseRequest(name, holder string, ttl time.Duration, now time.Time) error {
+	switch {
+	case name == "":
+		return Invalid("name", "lease name is required")
+	case holder == "":
+		return Invalid("holder", "lease holder is required")
+	case ttl <= 0:
+		return Invalid("ttl", "ttl must be positive")
+	case now.IsZero():
+		return Invalid("now", "now is required")
+	}
+	return errors.Join(CheckStoredTime("now", now), CheckStoredTime("ttl", now.Add(ttl)))
+}
+
 // ValidatePutEdge checks an edge a transaction is asked to write (Tx.PutEdge): present, of
 // a valid namespace, and as ValidateStoredEdge wants it; it returns the copy to write.
 func ValidatePutEdge(e *Edge) (*Edge, error) {

@@ -125,3 +125,67 @@ func TestValidateStoredRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateJobsAndLeases: the job-run and lease checks both stores share.
+func TestValidateJobsAndLeases(t *testing.T) {
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	run := JobRun{ID: "r1", Job: "decay", Start: at}
+	for _, tc := range []struct {
+		name  string
+		err   error
+		field string // "" = valid
+	}{
+		{"run valid", ValidateStoredJobRun(&run), ""},
+		{"run missing", ValidateStoredJobRun(nil), "run"},
+		{"run id", ValidateStoredJobRun(&JobRun{Job: "decay"}), "id"},
+		{"run job", ValidateStoredJobRun(&JobRun{ID: "r1"}), "job"},
+		{"run end", ValidateStoredJobRun(&JobRun{ID: "r1", Job: "decay", End: time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC)}), "end"},
+		{"lease valid", ValidateLeaseRequest("decay", "a", time.Minute, at), ""},
+		{"lease name", ValidateLeaseRequest("", "a", time.Minute, at), "name"},
+		{"lease holder", ValidateLeaseRequest("decay", "", time.Minute, at), "holder"},
+		{"lease ttl", ValidateLeaseRequest("decay", "a", 0, at), "ttl"},
+		{"lease now", ValidateLeaseRequest("decay", "a", time.Minute, time.Time{}), "now"},
+		{"lease until out of range", ValidateLeaseRequest("decay", "a", math.MaxInt64, at), "ttl"},
+	} {
+		if tc.field == "" {
+			if tc.err != nil {
+				t.Errorf("%s: %v", tc.name, tc.err)
+			}
+			continue
+		}
+		if ErrorCode(tc.err) != EINVALID || ErrorField(tc.err) != tc.field {
+			t.Errorf("%s: error %v (field %q), want EINVALID on %q", tc.name, tc.err, ErrorField(tc.err), tc.field)
+		}
+	}
+}
+
+// TestMemoryFilterCheck: the page a filter asks for, and the filters every store refuses.
+func TestMemoryFilterCheck(t *testing.T) {
+	for _, tc := range []struct {
+		f         MemoryFilter
+		limit     int
+		ascending bool
+		field     string // "" = valid
+	}{
+		{MemoryFilter{}, 100, false, ""},
+		{MemoryFilter{Namespace: "ns", Sort: "created_asc", Limit: 1000}, 1000, true, ""},
+		{MemoryFilter{Sort: "created_desc", Limit: 1, Offset: 5}, 1, false, ""},
+		{MemoryFilter{Namespace: "bad ns!"}, 0, false, "namespace"},
+		{MemoryFilter{Kinds: []Kind{KindTurn, "dream"}}, 0, false, "kinds[1]"},
+		{MemoryFilter{Sort: "newest"}, 0, false, "sort"},
+		{MemoryFilter{Limit: 1001}, 0, false, "limit"},
+		{MemoryFilter{Limit: -1}, 0, false, "limit"},
+		{MemoryFilter{Offset: -1}, 0, false, "offset"},
+	} {
+		limit, asc, err := tc.f.Check()
+		if tc.field == "" {
+			if err != nil || limit != tc.limit || asc != tc.ascending {
+				t.Errorf("%+v: %d, %v, %v; want %d, %v", tc.f, limit, asc, err, tc.limit, tc.ascending)
+			}
+			continue
+		}
+		if ErrorCode(err) != EINVALID || ErrorField(err) != tc.field {
+			t.Errorf("%+v: error %v (field %q), want EINVALID on %q", tc.f, err, ErrorField(err), tc.field)
+		}
+	}
+}

@@ -507,21 +507,19 @@ var findMemoriesQueries = [2][2]string{
 // FindMemories lists memories (never chunks) matching f, with the total ignoring Offset and
 // Limit. An empty f.Namespace lists every namespace.
 func (s *Store) FindMemories(ctx context.Context, f models.MemoryFilter) ([]*models.Memory, int, error) {
+	limit, ascending, err := f.Check()
+	if err != nil {
+		return nil, 0, err
+	}
 	params := map[string]any{"ns": nil, "kinds": nil, "conv": optString(f.ConversationID),
 		"since": optTime(f.Since), "until": optTime(f.Until), "ids": nil}
 	all := 1
 	if f.Namespace != "" {
-		if err := models.ValidateNamespace(f.Namespace); err != nil {
-			return nil, 0, err
-		}
 		params["ns"], all = f.Namespace, 0
 	}
 	if len(f.Kinds) > 0 {
 		kinds := make([]string, len(f.Kinds))
 		for i, k := range f.Kinds {
-			if !k.Valid() {
-				return nil, 0, models.Invalid(fmt.Sprintf("kinds[%d]", i), "unknown kind %q", k)
-			}
 			kinds[i] = string(k)
 		}
 		params["kinds"] = kinds
@@ -530,27 +528,13 @@ func (s *Store) FindMemories(ctx context.Context, f models.MemoryFilter) ([]*mod
 		params["ids"] = slices.Clone(f.IDs)
 	}
 	asc := 0
-	switch f.Sort {
-	case "", "created_desc":
-	case "created_asc":
+	if ascending {
 		asc = 1
-	default:
-		return nil, 0, models.Invalid("sort", "sort must be created_desc or created_asc")
-	}
-	limit := f.Limit
-	switch {
-	case limit == 0:
-		limit = 100
-	case limit < 0 || limit > 1000:
-		return nil, 0, models.Invalid("limit", "limit must be between 1 and 1000")
-	}
-	if f.Offset < 0 {
-		return nil, 0, models.Invalid("offset", "offset must not be negative")
 	}
 	params["offset"], params["limit"] = int64(f.Offset), int64(limit)
 	var ms []*models.Memory
 	var total int64
-	err := s.read(ctx, "find memories", func(tx neo4j.ManagedTransaction) error {
+	err = s.read(ctx, "find memories", func(tx neo4j.ManagedTransaction) error {
 		recs, err := collect(ctx, tx, findMemoriesQueries[all][asc], params)
 		if err != nil {
 			return err

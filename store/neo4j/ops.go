@@ -2,7 +2,6 @@ package neo4j
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -98,20 +97,10 @@ const (
 // holder has it. The decision runs in one transaction holding the lease's lock, so across
 // any number of replicas one acquirer wins.
 func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.Duration, now time.Time) (bool, error) {
-	switch {
-	case name == "":
-		return false, models.Invalid("name", "lease name is required")
-	case holder == "":
-		return false, models.Invalid("holder", "lease holder is required")
-	case ttl <= 0:
-		return false, models.Invalid("ttl", "ttl must be positive")
-	case now.IsZero():
-		return false, models.Invalid("now", "now is required")
-	}
-	until := now.Add(ttl)
-	if err := errors.Join(models.CheckStoredTime("now", now), models.CheckStoredTime("ttl", until)); err != nil {
+	if err := models.ValidateLeaseRequest(name, holder, ttl, now); err != nil {
 		return false, err
 	}
+	until := now.Add(ttl)
 	var ok bool
 	err := s.write(ctx, "acquire lease", func(tx neo4j.ManagedTransaction) error {
 		ok = false
@@ -154,16 +143,7 @@ const (
 
 // RecordJobRun creates or replaces a job run (by ID).
 func (s *Store) RecordJobRun(ctx context.Context, run *models.JobRun) error {
-	if run == nil {
-		return models.Invalid("run", "job run is missing")
-	}
-	if err := models.ValidateStoredID(run.ID, "id"); err != nil {
-		return err
-	}
-	if run.Job == "" {
-		return models.Invalid("job", "job name is required")
-	}
-	if err := errors.Join(models.CheckStoredTime("start", run.Start), models.CheckStoredTime("end", run.End)); err != nil {
+	if err := models.ValidateStoredJobRun(run); err != nil {
 		return err
 	}
 	p := map[string]any{"job": run.Job, "holder": run.Holder, "trigger": run.Trigger, "start": encTime(run.Start),

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -115,19 +114,17 @@ func (s *Store) sqlMemories(ctx context.Context, ns string, ids []string) ([]*mo
 // Limit. An empty f.Namespace lists every namespace. EINVALID for an unknown kind or sort, a
 // negative offset, or a limit over 1000.
 func (s *Store) FindMemories(ctx context.Context, f models.MemoryFilter) ([]*models.Memory, int, error) {
+	limit, ascending, err := f.Check()
+	if err != nil {
+		return nil, 0, err
+	}
 	where := []string{"parent_id = ''"}
 	var args []any
 	if f.Namespace != "" {
-		if err := models.ValidateNamespace(f.Namespace); err != nil {
-			return nil, 0, err
-		}
 		where, args = append(where, "ns = ?"), append(args, f.Namespace)
 	}
 	if len(f.Kinds) > 0 {
-		for i, k := range f.Kinds {
-			if !k.Valid() {
-				return nil, 0, models.Invalid(fmt.Sprintf("kinds[%d]", i), "unknown kind %q", k)
-			}
+		for _, k := range f.Kinds {
 			args = append(args, string(k))
 		}
 		where = append(where, "kind IN ("+placeholders(len(f.Kinds))+")")
@@ -146,22 +143,8 @@ func (s *Store) FindMemories(ctx context.Context, f models.MemoryFilter) ([]*mod
 		args = append(args, anys(f.IDs)...)
 	}
 	order := "created_at DESC, id DESC"
-	switch f.Sort {
-	case "", "created_desc":
-	case "created_asc":
+	if ascending {
 		order = "created_at ASC, id ASC"
-	default:
-		return nil, 0, models.Invalid("sort", "sort must be created_desc or created_asc")
-	}
-	limit := f.Limit
-	switch {
-	case limit == 0:
-		limit = 100
-	case limit < 0 || limit > 1000:
-		return nil, 0, models.Invalid("limit", "limit must be between 1 and 1000")
-	}
-	if f.Offset < 0 {
-		return nil, 0, models.Invalid("offset", "offset must not be negative")
 	}
 	cond := strings.Join(where, " AND ")
 	var total int

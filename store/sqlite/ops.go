@@ -68,20 +68,10 @@ func (s *Store) Dequeue(ctx context.Context, ns string, memoryIDs []string) erro
 // lease is free, expired (its expiry ≤ now), or already held by holder; it reports false, nil
 // when another holder has it. EINVALID for an empty name or holder or a ttl ≤ 0.
 func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.Duration, now time.Time) (bool, error) {
-	switch {
-	case name == "":
-		return false, models.Invalid("name", "lease name is required")
-	case holder == "":
-		return false, models.Invalid("holder", "lease holder is required")
-	case ttl <= 0:
-		return false, models.Invalid("ttl", "ttl must be positive")
-	case now.IsZero():
-		return false, models.Invalid("now", "now is required")
-	}
-	until := now.Add(ttl)
-	if err := errors.Join(models.CheckStoredTime("now", now), models.CheckStoredTime("ttl", until)); err != nil {
+	if err := models.ValidateLeaseRequest(name, holder, ttl, now); err != nil {
 		return false, err
 	}
+	until := now.Add(ttl)
 	var ok bool
 	err := s.write(ctx, "acquire lease", func(tx *wtx) (func(), error) {
 		var cur string
@@ -115,16 +105,7 @@ func (s *Store) ReleaseLease(ctx context.Context, name, holder string) error {
 
 // RecordJobRun creates or replaces a job run by ID.
 func (s *Store) RecordJobRun(ctx context.Context, run *models.JobRun) error {
-	if run == nil {
-		return models.Invalid("run", "job run is missing")
-	}
-	if err := models.ValidateStoredID(run.ID, "id"); err != nil {
-		return err
-	}
-	if run.Job == "" {
-		return models.Invalid("job", "job name is required")
-	}
-	if err := errors.Join(models.CheckStoredTime("start", run.Start), models.CheckStoredTime("end", run.End)); err != nil {
+	if err := models.ValidateStoredJobRun(run); err != nil {
 		return err
 	}
 	return s.write(ctx, "record job run", func(tx *wtx) (func(), error) {
