@@ -16,7 +16,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -96,46 +95,14 @@ type Store struct {
 	prepared map[string]*sql.Stmt
 
 	// convs caches conversation states, written through by RecordSurfacings: recall reads
-	// its conversation's state on every turn. Bounded by dropping it whole when full.
-	convMu sync.Mutex
-	convs  map[[2]string]*models.ConversationState
+	// its conversation's state on every turn (convcache.go).
+	convs convCache
 }
 
-// maxCachedConversations bounds the conversation cache.
-const maxCachedConversations = 10000
-
-func (s *Store) cacheConversation(c *models.ConversationState) {
-	s.convMu.Lock()
-	defer s.convMu.Unlock()
-	if s.convs == nil || len(s.convs) >= maxCachedConversations {
-		s.convs = make(map[[2]string]*models.ConversationState)
-	}
-	s.convs[[2]string{c.Namespace, c.ConversationID}] = cloneConversation(c)
-}
+func (s *Store) cacheConversation(c *models.ConversationState) { s.convs.put(c) }
 
 func (s *Store) cachedConversation(ns, id string) *models.ConversationState {
-	s.convMu.Lock()
-	defer s.convMu.Unlock()
-	if c, ok := s.convs[[2]string{ns, id}]; ok {
-		return cloneConversation(c)
-	}
-	return nil
-}
-
-func cloneConversation(c *models.ConversationState) *models.ConversationState {
-	n := *c
-	n.RecentTopics = slices.Clone(c.RecentTopics)
-	n.MessageTimes = slices.Clone(c.MessageTimes)
-	n.Participants = slices.Clone(c.Participants)
-	n.RecentSurfaced = nil
-	for _, turn := range c.RecentSurfaced {
-		n.RecentSurfaced = append(n.RecentSurfaced, slices.Clone(turn))
-	}
-	n.RecentTurns = nil
-	for _, turn := range c.RecentTurns {
-		n.RecentTurns = append(n.RecentTurns, slices.Clone(turn))
-	}
-	return &n
+	return s.convs.get(ns, id)
 }
 
 var _ models.Store = (*Store)(nil)

@@ -1,0 +1,129 @@
+package sqlite
+
+import (
+	"slices"
+	"sync"
+	"unsafe"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// convCacheBytes bounds the conversation cache by the approximate size of the states it
+// holds. A state that has reached its bounds (twenty turns of surfaced ids, three turns of
+// concepts, a few topics and message times) takes about 10 KB, so the cache keeps the latest
+// three thousand or so conversations of full length, and more of short ones. A state
+// evicted is read from SQLite the next time its conversation has a turn (about 0.1 ms).
+const convCacheBytes = 32 << 20
+
+// convCache holds conversation states, bounded by bytes, keeping the most recently used.
+// It has two generations: every write and every hit goes to the newer one; when the newer
+// holds half the budget, the older is dropped and the newer takes its place. So whatever
+// was used since the last turnover stays, the whole holds at most about the budget, and
+// each operation is a map lookup or two, with no list to keep in order.
+//
+// Before, the cache held at most 10,000 states and was dropped whole when full: up to
+// about 100 MB of full-length states, and after each drop every conversation missed at once.
+type convCache struct {
+	mu       sync.Mutex
+	budget   int // bytes; 0 means convCacheBytes
+	cur, old map[[2]string]*models.ConversationState
+	curBytes int
+	oldBytes int
+}
+
+// put stores a copy of c, the conversation's newest state.
+func (cc *convCache) put(c *models.ConversationState) {
+	k := [2]string{c.Namespace, c.ConversationID}
+	n := cloneConversation(c)
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if o, ok := cc.old[k]; ok {
+		delete(cc.old, k)
+		cc.oldBytes -= stateBytes(o)
+	}
+	cc.insert(k, n)
+}
+
+// get returns a copy of the cached state of conversation id in ns, or nil.
+func (cc *convCache) get(ns, id string) *models.ConversationState {
+	k := [2]string{ns, id}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if c, ok := cc.cur[k]; ok {
+		return cloneConversation(c)
+	}
+	c, ok := cc.old[k]
+	if !ok {
+		return nil
+	}
+	delete(cc.old, k)
+	cc.oldBytes -= stateBytes(c)
+	cc.insert(k, c)
+	return cloneConversation(c)
+}
+
+// insert puts c under k in the newer generation, turning the generations over when it is
+// full. Called with mu held; c is the cache's own copy.
+func (cc *convCache) insert(k [2]string, c *models.ConversationState) {
+	if cc.cur == nil {
+		cc.cur = make(map[[2]string]*models.ConversationState)
+	}
+	if o, ok := cc.cur[k]; ok {
+		cc.curBytes -= stateBytes(o)
+	}
+	cc.cur[k] = c
+	cc.curBytes += stateBytes(c)
+	budget := cc.budget
+	if budget <= 0 {
+		budget = convCacheBytes
+	}
+	if cc.curBytes >= budget/2 {
+		cc.old, cc.oldBytes = cc.cur, cc.curBytes
+		cc.cur, cc.curBytes = make(map[[2]string]*models.ConversationState), 0
+	}
+}
+
+// size returns how many states the cache holds and their approximate bytes.
+func (cc *convCache) size() (n, bytes int) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	return len(cc.cur) + len(cc.old), cc.curBytes + cc.oldBytes
+}
+
+// stateBytes approximates the memory a cached state takes: the struct, its map entry, and
+// every string and slice it holds, headers included.
+func stateBytes(c *models.ConversationState) int {
+	const str, slice, entry = 16, 24, 64
+	n := entry + 2*str + int(unsafe.Sizeof(models.ConversationState{})) + len(c.Namespace) + len(c.ConversationID) + len(c.Type)
+	for _, list := range [][]string{c.RecentTopics, c.Participants} {
+		for _, s := range list {
+			n += str + len(s)
+		}
+	}
+	n += 24 * len(c.MessageTimes)
+	for _, lists := range [][][]string{c.RecentSurfaced, c.RecentTurns} {
+		for _, turn := range lists {
+			n += slice
+			for _, s := range turn {
+				n += str + len(s)
+			}
+		}
+	}
+	return n
+}
+
+func cloneConversation(c *models.ConversationState) *models.ConversationState {
+	n := *c
+	n.RecentTopics = slices.Clone(c.RecentTopics)
+	n.MessageTimes = slices.Clone(c.MessageTimes)
+	n.Participants = slices.Clone(c.Participants)
+	n.RecentSurfaced = nil
+	for _, turn := range c.RecentSurfaced {
+		n.RecentSurfaced = append(n.RecentSurfaced, slices.Clone(turn))
+	}
+	n.RecentTurns = nil
+	for _, turn := range c.RecentTurns {
+		n.RecentTurns = append(n.RecentTurns, slices.Clone(turn))
+	}
+	return &n
+}
