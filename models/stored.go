@@ -222,6 +222,20 @@ func ValidateLeaseRequest(name, holder string, ttl time.Duration, now time.Time)
 	return errors.Join(CheckStoredTime("now", now), CheckStoredTime("ttl", now.Add(ttl)))
 }
 
+// ValidateStopExperiment checks a request to stop experiment id of namespace ns at at.
+func ValidateStopExperiment(ns, id string, at time.Time) error {
+	if err := ValidateNamespace(ns); err != nil {
+		return err
+	}
+	if err := ValidateStoredID(id, "id"); err != nil {
+		return err
+	}
+	if at.IsZero() {
+		return Invalid("stopped_at", "the stop time is required")
+	}
+	return CheckStoredTime("stopped_at", at)
+}
+
 // ValidatePutEdge checks an edge a transaction is asked to write (Tx.PutEdge): present, of
 // a valid namespace, and as ValidateStoredEdge wants it; it returns the copy to write.
 func ValidatePutEdge(e *Edge) (*Edge, error) {

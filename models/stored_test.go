@@ -126,7 +126,7 @@ func TestValidateStoredRecords(t *testing.T) {
 	}
 }
 
-// TestValidateJobsAndLeases: the job-run and lease checks both stores share.
+// TestValidateJobsAndLeases: the job-run, lease and experiment-stop checks both stores share.
 func TestValidateJobsAndLeases(t *testing.T) {
 	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	run := JobRun{ID: "r1", Job: "decay", Start: at}
@@ -146,6 +146,11 @@ func TestValidateJobsAndLeases(t *testing.T) {
 		{"lease ttl", ValidateLeaseRequest("decay", "a", 0, at), "ttl"},
 		{"lease now", ValidateLeaseRequest("decay", "a", time.Minute, time.Time{}), "now"},
 		{"lease until out of range", ValidateLeaseRequest("decay", "a", math.MaxInt64, at), "ttl"},
+		{"stop valid", ValidateStopExperiment("ns", "e1", at), ""},
+		{"stop namespace", ValidateStopExperiment("bad ns!", "e1", at), "namespace"},
+		{"stop id", ValidateStopExperiment("ns", "", at), "id"},
+		{"stop time missing", ValidateStopExperiment("ns", "e1", time.Time{}), "stopped_at"},
+		{"stop time out of range", ValidateStopExperiment("ns", "e1", time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC)), "stopped_at"},
 	} {
 		if tc.field == "" {
 			if tc.err != nil {

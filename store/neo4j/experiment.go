@@ -136,16 +136,7 @@ func (s *Store) FindExperiments(ctx context.Context, ns string) ([]*models.Exper
 
 // StopExperiment marks a running experiment stopped.
 func (s *Store) StopExperiment(ctx context.Context, ns, id string, at time.Time) (*models.Experiment, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
-		return nil, err
-	}
-	if err := models.ValidateStoredID(id, "id"); err != nil {
-		return nil, err
-	}
-	if at.IsZero() {
-		return nil, models.Invalid("stopped_at", "the stop time is required")
-	}
-	if err := models.CheckStoredTime("stopped_at", at); err != nil {
+	if err := models.ValidateStopExperiment(ns, id, at); err != nil {
 		return nil, err
 	}
 	var out *models.Experiment
