@@ -70,7 +70,10 @@ func TestMeasureScaling(t *testing.T) {
 			t.Errorf("block %d ran %d calls at once, want %d (peaks %v)", b, peak[b], want, peak)
 		}
 	}
-	if res.ratio < 2 || res.ratio > 3.3 || res.lo > res.median || res.median > res.hi {
+	// The median round is the tight check: a loaded machine oversleeps a round's short
+	// sleeps now and then (a one-caller round at 9 times the rate of its pair was seen while
+	// a soak ran beside the tests), which moves the whole run's ratio but not the median.
+	if res.median < 2 || res.median > 3.3 || res.ratio < 1.5 || res.ratio > 6 || res.lo > res.median || res.median > res.hi {
 		t.Errorf("sleeping calls at concurrency %d: ratio %.2f (rounds %.2f–%.2f, median %.2f), want about %d", n, res.ratio, res.lo, res.hi, res.median, n)
 	}
 	if got := res.qpsN / res.qps1; got != res.ratio {
