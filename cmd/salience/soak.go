@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,6 +46,7 @@ type soakOptions struct {
 	seed      uint64
 	gogc      string
 	warmup    time.Duration
+	heapProf  string
 }
 
 // Routes of the soak's traffic, in the order they are printed.
@@ -75,6 +77,7 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	// own default (GOGC=400, set in main for the 100k-memory latency), the heap may grow to
 	// five times what is live before a collection, so over a minute RSS climbs with no leak:
 	// measured on the 60 s, 4-client soak, ×1.145 at GOGC=400 against ×1.002 at GOGC=100.
+	fs.StringVar(&o.heapProf, "heapprofile", "", "with --in-process: write heap profiles, after a collection, to FILE.third when the first third is over and FILE.end at the end (compare them with go tool pprof -base FILE.third FILE.end)")
 	fs.StringVar(&o.gogc, "gogc", "100", "GOGC of the spawned server, so RSS follows live memory; empty keeps the server's default (400)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -82,6 +85,8 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	switch {
 	case fs.NArg() > 0:
 		return fmt.Errorf("soak: unexpected arguments %q", fs.Args())
+	case o.heapProf != "" && !o.inProcess:
+		return errors.New("soak: --heapprofile needs --in-process: the profile is of this process's heap")
 	case o.duration <= 0 || o.warmup < 0 || o.clients < 1 || o.preload < 0 || o.window < 1 || o.maxWALMB <= 0 || o.maxGrowth < 1:
 		return errors.New("soak: --duration, --clients, --window and --max-wal-mb must be positive, --preload not negative, --max-rss-growth at least 1")
 	}
@@ -299,6 +304,9 @@ sampling:
 			break sampling
 		case <-third:
 			rep.rssThird = rssMB(srv.pid)
+			if err := heapProfile(o.heapProf, ".third"); err != nil {
+				return nil, err
+			}
 		case <-tick.C:
 			rep.walMax = max(rep.walMax, fileMB(srv.wal))
 		}
@@ -307,6 +315,9 @@ sampling:
 	wg.Wait()
 	rep.elapsed = time.Since(start)
 	rep.rssEnd, rep.walEnd, rep.rssParts = rssMB(srv.pid), fileMB(srv.wal), rssBreakdown(srv.pid)
+	if err := heapProfile(o.heapProf, ".end"); err != nil {
+		return nil, err
+	}
 	rep.walMax = max(rep.walMax, rep.walEnd)
 
 	// The store still answers, and holds about the steady-state corpus.
@@ -319,6 +330,19 @@ sampling:
 		rep.finalTotal = list.Total
 	}
 	return rep, nil
+}
+
+// heapProfile writes this process's heap profile, after a collection so that it shows what
+// is live, to path+suffix; nothing when path is empty.
+func heapProfile(path, suffix string) error {
+	if path == "" {
+		return nil
+	}
+	runtime.GC()
+	if err := writeProfile("heap", path+suffix); err != nil {
+		return fmt.Errorf("soak: heap profile: %w", err)
+	}
+	return nil
 }
 
 // runClients runs the clients for d, recording into rep.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -18,8 +20,9 @@ func TestSoakShort(t *testing.T) {
 		t.Skip("runs a server under load for 2 s; skipped with -short")
 	}
 	var out bytes.Buffer
+	prof := filepath.Join(t.TempDir(), "heap")
 	err := runSoak(context.Background(), []string{"--in-process", "--duration", "2s", "--warmup", "500ms", "--clients", "2",
-		"--preload", "100", "--window", "10", "--max-wal-mb", "10000", "--max-rss-growth", "100"}, &out, io.Discard)
+		"--preload", "100", "--window", "10", "--max-wal-mb", "10000", "--max-rss-growth", "100", "--heapprofile", prof}, &out, io.Discard)
 	if err != nil {
 		t.Fatalf("soak: %v\n%s", err, out.String())
 	}
@@ -40,6 +43,13 @@ func TestSoakShort(t *testing.T) {
 	for _, want := range []string{"rss: start ", "wal: start ", "soak: ok"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q:\n%s", want, report)
+		}
+	}
+	// Heap profiles at the third and at the end: gzipped protocol buffers.
+	for _, suffix := range []string{".third", ".end"} {
+		b, err := os.ReadFile(prof + suffix)
+		if err != nil || len(b) < 100 || b[0] != 0x1f || b[1] != 0x8b {
+			t.Errorf("heap profile %s: %d bytes, %v; want a gzipped profile", suffix, len(b), err)
 		}
 	}
 	// The corpus stays at its steady size: the preload and each client's window, plus at
@@ -85,7 +95,7 @@ func TestSoakCheck(t *testing.T) {
 
 // TestSoakFlags: bad settings are refused before anything starts.
 func TestSoakFlags(t *testing.T) {
-	for _, args := range [][]string{{"--clients", "0"}, {"--duration", "0s"}, {"--warmup", "-1s"}, {"--max-rss-growth", "0.5"}, {"extra"}} {
+	for _, args := range [][]string{{"--clients", "0"}, {"--duration", "0s"}, {"--warmup", "-1s"}, {"--max-rss-growth", "0.5"}, {"extra"}, {"--heapprofile", "h"}} {
 		start := time.Now()
 		if err := runSoak(context.Background(), args, io.Discard, io.Discard); err == nil {
 			t.Errorf("soak %q: no error", args)
