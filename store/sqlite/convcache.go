@@ -91,7 +91,9 @@ func (cc *convCache) size() (n, bytes int) {
 }
 
 // stateBytes approximates the memory a cached state takes: the struct, its map entry, and
-// every string and slice it holds, headers included.
+// every string and slice it holds, headers included. It counts each string's bytes as the
+// state's own, though a surfaced memory's id usually shares them with the memory cache, so
+// the cache tends to take less than it counts: never more.
 func stateBytes(c *models.ConversationState) int {
 	const str, slice, entry = 16, 24, 64
 	n := entry + 2*str + int(unsafe.Sizeof(models.ConversationState{})) + len(c.Namespace) + len(c.ConversationID) + len(c.Type)
