@@ -3,6 +3,7 @@ package sqlite
 import (
 	"slices"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/salience-ai/salience/models"
@@ -15,11 +16,19 @@ import (
 // evicted is read from SQLite the next time its conversation has a turn (about 0.1 ms).
 const convCacheBytes = 32 << 20
 
+// convCacheAge is how long a generation of the conversation cache takes writes before it
+// turns over: a state not used for convCacheAge to twice that is dropped, so the cache
+// holds the conversations active in the last half hour or so, not every one since the
+// start, and reaches its steady size within that time. A conversation that comes back
+// after a longer pause reads its state from SQLite once.
+const convCacheAge = 15 * time.Minute
+
 // convCache holds conversation states, bounded by bytes, keeping the most recently used.
 // It has two generations: every write and every hit goes to the newer one; when the newer
-// holds half the budget, the older is dropped and the newer takes its place. So whatever
-// was used since the last turnover stays, the whole holds at most about the budget, and
-// each operation is a map lookup or two, with no list to keep in order.
+// holds half the budget or has taken writes for convCacheAge, the older is dropped and the
+// newer takes its place. So whatever was used since the last turnover stays, the whole
+// holds at most about the budget, and each operation is a map lookup or two, with no list
+// to keep in order.
 //
 // Before, the cache held at most 10,000 states and was dropped whole when full: up to
 // about 100 MB of full-length states, and after each drop every conversation missed at once.
@@ -29,6 +38,8 @@ type convCache struct {
 	cur, old map[[2]string]*models.ConversationState
 	curBytes int
 	oldBytes int
+	curSince time.Time        // when the newer generation took its first write
+	now      func() time.Time // nil: time.Now
 }
 
 // put stores a copy of c, the conversation's newest state.
@@ -65,8 +76,13 @@ func (cc *convCache) get(ns, id string) *models.ConversationState {
 // insert puts c under k in the newer generation, turning the generations over when it is
 // full. Called with mu held; c is the cache's own copy.
 func (cc *convCache) insert(k [2]string, c *models.ConversationState) {
+	now := time.Now
+	if cc.now != nil {
+		now = cc.now
+	}
+	t := now()
 	if cc.cur == nil {
-		cc.cur = make(map[[2]string]*models.ConversationState)
+		cc.cur, cc.curSince = make(map[[2]string]*models.ConversationState), t
 	}
 	if o, ok := cc.cur[k]; ok {
 		cc.curBytes -= stateBytes(o)
@@ -77,9 +93,9 @@ func (cc *convCache) insert(k [2]string, c *models.ConversationState) {
 	if budget <= 0 {
 		budget = convCacheBytes
 	}
-	if cc.curBytes >= budget/2 {
+	if cc.curBytes >= budget/2 || t.Sub(cc.curSince) >= convCacheAge {
 		cc.old, cc.oldBytes = cc.cur, cc.curBytes
-		cc.cur, cc.curBytes = make(map[[2]string]*models.ConversationState), 0
+		cc.cur, cc.curBytes, cc.curSince = make(map[[2]string]*models.ConversationState), 0, t
 	}
 }
 

@@ -108,3 +108,27 @@ func TestConvCacheGivesTheNewestStateAndCopies(t *testing.T) {
 		t.Error("changing a stored state changed the cache")
 	}
 }
+
+func TestConvCacheDropsIdleConversations(t *testing.T) {
+	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	now := t0
+	cc := convCache{now: func() time.Time { return now }}
+	cc.put(fullState("ns", "a", 1))
+	now = t0.Add(16 * time.Minute) // a generation's age: the states so far become the older one
+	cc.put(fullState("ns", "b", 1))
+	now = t0.Add(17 * time.Minute)
+	if cc.get("ns", "a") == nil { // used: back in the newer generation
+		t.Fatal("conversation a dropped after 17 minutes")
+	}
+	now = t0.Add(32 * time.Minute)
+	cc.put(fullState("ns", "c", 1))
+	if cc.get("ns", "b") != nil {
+		t.Error("conversation b, idle since minute 16, is still cached at minute 32")
+	}
+	if cc.get("ns", "a") == nil || cc.get("ns", "c") == nil {
+		t.Error("conversations a and c, used at minutes 17 and 32, are not cached")
+	}
+	if n, _ := cc.size(); n != 2 {
+		t.Errorf("the cache holds %d states, want 2", n)
+	}
+}
