@@ -40,6 +40,9 @@ type IndexStats struct {
 	Evictions  int64   `json:"evictions"`
 	LoadMeanMS float64 `json:"load_mean_ms"` // first-use latency: the load a first recall waits for
 	LoadMaxMS  float64 `json:"load_max_ms"`
+	// The conversation cache (convcache.go): states held and their counted bytes.
+	ConversationStates int   `json:"conversation_states"`
+	ConversationBytes  int64 `json:"conversation_bytes"`
 }
 
 // IndexStats returns the in-memory indexes' figures.
@@ -52,6 +55,8 @@ func (s *Store) IndexStats() IndexStats {
 		st.LoadMeanMS = float64(s.lazy.loadNanos.Load()) / float64(st.Loads) / 1e6
 	}
 	st.LoadMaxMS = float64(s.lazy.maxLoadNanos.Load()) / 1e6
+	n, b := s.convs.size()
+	st.ConversationStates, st.ConversationBytes = n, int64(b)
 	return st
 }
 
