@@ -1,10 +1,13 @@
 package sqlite
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,6 +72,76 @@ func TestPowerChunks(t *testing.T) {
 		if got := powerChunks(c.n, c.max); !slices.Equal(got, c.want) {
 			t.Errorf("powerChunks(%d, %d) = %v, want %v", c.n, c.max, got, c.want)
 		}
+	}
+}
+
+func TestRowChunks(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want []int
+	}{
+		{0, nil}, {1, []int{1}}, {10, []int{10}}, {16, []int{16}}, {17, []int{16, 1}},
+		{37, []int{32, 5}}, {48, []int{32, 16}}, {300, []int{256, 32, 12}}, {600, []int{256, 256, 64, 16, 8}},
+	} {
+		if got := rowChunks(c.n, 256); !slices.Equal(got, c.want) {
+			t.Errorf("rowChunks(%d, 256) = %v, want %v", c.n, got, c.want)
+		}
+	}
+	// Whatever the batches' sizes, a handful of statement sizes: 1–16, 32, 64, 128, 256.
+	sizes := map[int]bool{}
+	for n := range 2000 {
+		sum := 0
+		for _, k := range rowChunks(n, 256) {
+			sizes[k] = true
+			sum += k
+		}
+		if sum != n {
+			t.Fatalf("rowChunks(%d) covers %d rows", n, sum)
+		}
+	}
+	if len(sizes) != 20 {
+		t.Errorf("%d statement sizes over batches of 0–1,999 rows, want 20", len(sizes))
+	}
+}
+
+// TestRecordKeepsFewStatements: journal batches of every size from 1 to 300 rows leave the
+// writer a handful of prepared inserts, not one per size (each kept one held SQLite memory
+// outside the Go heap: 90 MB for 256 sizes).
+func TestRecordKeepsFewStatements(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "s.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if err := s.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	k := 0
+	for n := 1; n <= 300; n++ {
+		var ss []*models.Surfacing
+		for range n {
+			k++
+			ss = append(ss, &models.Surfacing{Namespace: "ns", ID: fmt.Sprintf("s%06d", k), ConversationID: "c",
+				TurnID: fmt.Sprintf("t%d", n), MemoryID: "m1", Mode: models.ModeSearch, Rank: 1, Score: 0.5, At: at})
+		}
+		if err := s.write(ctx, "record", func(tx *wtx) (func(), error) { return s.recordTx(ctx, tx, ss, nil) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inserts := 0
+	for q := range s.prepared {
+		if strings.HasPrefix(q, "INSERT INTO surfacings") {
+			inserts++
+		}
+	}
+	if inserts > 20 {
+		t.Errorf("%d multi-row surfacing inserts kept prepared, want at most 20", inserts)
+	}
+	var stored int
+	if err := s.rdb.QueryRowContext(ctx, `SELECT count(*) FROM surfacings`).Scan(&stored); err != nil || stored != k {
+		t.Errorf("%d surfacings stored (%v), want %d", stored, err, k)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -39,10 +38,13 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 // to apply to the caches once tx commits.
 func (s *Store) recordTx(ctx context.Context, tx *wtx, ss []*models.Surfacing, state *models.ConversationState) (func(), error) {
 	if len(ss) > 0 {
-		// One statement for the rows. SQLite binds at most 32,766 variables a statement:
-		// 500 rows at a time.
-		const rowsPerInsert = 500
-		for part := range slices.Chunk(ss, rowsPerInsert) {
+		// A few statements for the rows, in the sizes rowChunks keeps prepared. SQLite
+		// binds at most 32,766 variables a statement: 256 rows is 4,864.
+		const rowsPerInsert = 256
+		rest := ss
+		for _, n := range rowChunks(len(ss), rowsPerInsert) {
+			part := rest[:n]
+			rest = rest[n:]
 			args := make([]any, 0, len(part)*len(surfacingRows.cols))
 			for _, sf := range part {
 				args = appendValues(args, surfacingRows.cols, sf)
