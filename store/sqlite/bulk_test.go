@@ -104,7 +104,7 @@ func TestRowChunks(t *testing.T) {
 	}
 }
 
-// TestRecordKeepsFewStatements: journal batches of every size from 1 to 300 rows leave the
+// TestRecordKeepsFewStatements: journal batches of 67 sizes from 1 to 300 rows leave the
 // writer a handful of prepared inserts, not one per size (each kept one held SQLite memory
 // outside the Go heap: 90 MB for 256 sizes).
 func TestRecordKeepsFewStatements(t *testing.T) {
@@ -119,7 +119,11 @@ func TestRecordKeepsFewStatements(t *testing.T) {
 	}
 	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 	k := 0
-	for n := 1; n <= 300; n++ {
+	sizes := []int{100, 200, 300}
+	for n := 1; n <= 64; n++ {
+		sizes = append(sizes, n)
+	}
+	for _, n := range sizes {
 		var ss []*models.Surfacing
 		for range n {
 			k++
