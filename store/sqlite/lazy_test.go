@@ -17,6 +17,7 @@ import (
 // each load, so every read loads again and every write lands on a namespace that is
 // usually not loaded.
 func TestConformanceOnDemand(t *testing.T) {
+	t.Parallel() // the longest tests of the package: with the other three, on both cores
 	storetest.Run(t, func(t *testing.T) models.Store {
 		s, err := Open(filepath.Join(t.TempDir(), "salience.db"), Options{Logger: quiet(), IndexBudget: 1})
 		if err != nil {
@@ -35,6 +36,7 @@ func TestConformanceOnDemand(t *testing.T) {
 // loaded total stays under the budget, and namespaces are loaded and evicted as they go; a
 // write to a namespace that is not loaded is seen when it next loads.
 func TestOnDemandMatchesEager(t *testing.T) {
+	t.Parallel() // the longest tests of the package: with the other three, on both cores
 	path := filepath.Join(t.TempDir(), "salience.db")
 	eager := openAt(t, path)
 	r := rand.New(rand.NewPCG(21, 22))

@@ -62,11 +62,13 @@ func openDirect(t testing.TB) *Store {
 }
 
 func TestConformance(t *testing.T) {
+	t.Parallel() // the longest tests of the package: with the other three, on both cores
 	storetest.Run(t, func(t *testing.T) models.Store { return openReady(t) })
 }
 
 // TestConformanceDirect runs the conformance suite on a store without the surfacing journal.
 func TestConformanceDirect(t *testing.T) {
+	t.Parallel() // the longest tests of the package: with the other three, on both cores
 	storetest.Run(t, func(t *testing.T) models.Store { return openDirect(t) })
 }
 
