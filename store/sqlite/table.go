@@ -195,7 +195,7 @@ func powerChunks(n, max int) []int {
 const exactRows = 16
 
 // rowChunks splits n rows into the sizes of multi-row statements that a connection keeps
-// prepared: n itself up to exactRows; past it, powers of two from exactRows·2 to max (a
+// prepared: n itself up to exactRows; past it, powers of two from exactRows to max (a
 // power of two at least exactRows) and one chunk of the rest. So a writer sees at most
 // exactRows + log2(max/exactRows) sizes, whatever sizes its batches come in.
 //
