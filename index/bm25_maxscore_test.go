@@ -85,6 +85,7 @@ func zipfCorpus(rng *rand.Rand, n, vocab int) (*BM25, [][]string) {
 }
 
 func TestSearchLearnedEqualsExhaustive(t *testing.T) {
+	t.Parallel() // the package's longest test under -race: the others run beside it
 	rng := rand.New(rand.NewPCG(7, 8))
 	x, docs := zipfCorpus(rng, 20_000, 3_000)
 	l := NewLearned()

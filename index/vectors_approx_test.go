@@ -500,7 +500,17 @@ func TestSelectBest(t *testing.T) {
 			want = want[:min(k, n)]
 			var vals []float64
 			got := slices.Clone(selectBest(c, k, ids, &vals))
-			slices.SortFunc(got, func(a, b scored) int { return slices.Index(want, a) - slices.Index(want, b) })
+			pos := make(map[scored]int, len(want)) // each entry's place in want; -1 when absent
+			for i, w := range want {
+				pos[w] = i
+			}
+			at := func(s scored) int {
+				if i, ok := pos[s]; ok {
+					return i
+				}
+				return -1
+			}
+			slices.SortFunc(got, func(a, b scored) int { return at(a) - at(b) })
 			if !slices.Equal(got, want) {
 				t.Fatalf("%s, k %d: selected other entries than the sort's best", name, k)
 			}
