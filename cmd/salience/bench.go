@@ -68,6 +68,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	scaling := fs.Int("scaling", 0, "then measure how throughput scales to this many concurrent callers: alternate blocks of calls at concurrency 1 and at this one on the same store, so both meet the machine in the same state, and print each one's qps and their ratio (0 = skip)")
 	scalingRounds := fs.Int("scaling-rounds", 6, "--scaling: rounds, each a block at concurrency 1 and one at the other, in alternating order")
 	scalingCalls := fs.Int("scaling-calls", 300, "--scaling: calls in each block")
+	runs := fs.Int("runs", 1, "time this many runs, each on a fresh copy of the corpus (a reopen, its rebuild and the calls; the copy and its recorded turns discarded after), print each and the median of their figures (sqlite store; not with profiles, a trace or --scaling)")
 	sc := storeFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -77,6 +78,13 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	if *scaling < 0 || (*scaling > 0 && (*scalingRounds < 1 || *scalingCalls < 1)) {
 		return errors.New("bench recall: --scaling, --scaling-rounds and --scaling-calls must be positive")
+	}
+	if *runs < 1 {
+		return errors.New("bench recall: --runs must be positive")
+	}
+	if *runs > 1 && (sc.Kind == StoreNeo4j || *scaling > 0 || *cpuprofile != "" || *memprofile != "" ||
+		*rebuildProfile != "" || *tracePath != "" || *blockprofile != "") {
+		return errors.New("bench recall: --runs above 1 times the sqlite store alone, without profiles, a trace or --scaling")
 	}
 	dir := *data
 	if dir == "" {
@@ -95,7 +103,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 	// open opens the store and loads what it searches with (the Neo4j store keeps its corpus
 	// in the database between runs, as --data does for SQLite).
-	open := func() (appStore, error) {
+	open := func(path string) (appStore, error) {
 		if sc.Kind == StoreNeo4j {
 			st, _, _, err := openStore(ctx, sc, "", quiet())
 			return st, err
@@ -110,7 +118,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		return st, nil
 	}
-	st, err := open()
+	st, err := open(path)
 	if err != nil {
 		return err
 	}
@@ -139,195 +147,304 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 
-	if *memprofile != "" {
-		// Fine-grained, and from before the rebuild: the profile's in-use space is then the
-		// indexes' heap, and the timed calls allocate in small pieces. (A rate set later
-		// would scale the rebuild's samples, taken at the default rate, as if taken at this
-		// one, and undercount them.)
-		runtime.MemProfileRate = 4096
-	}
-	// The timed rebuild is a server's start: the first store's indexes (gigabytes at a
-	// million memories) are collected first, not swept while the second store loads.
-	st = nil
-	debug.FreeOSMemory()
-	stopRebuildProfile, err := startCPUProfile(*rebuildProfile)
-	if err != nil {
-		return err
-	}
-	start := time.Now()
-	st, err = open()
-	if err != nil {
-		stopRebuildProfile()
-		return err
-	}
-	defer st.Close()
-	rebuild := time.Since(start)
-	stopRebuildProfile()
-	debug.FreeOSMemory() // as serve does: collect the rebuild's garbage and return it to the OS
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	rssMB, heapMB := float64(residentBytes())/(1<<20), float64(ms.HeapInuse)/(1<<20)
-	fmt.Fprintf(stdout, "reopened and rebuilt indexes in %.2fs; resident set %.0f MB, heap in use %.0f MB\n", rebuild.Seconds(), rssMB, heapMB)
-
-	rb, err := newBenchReranker(*fakeLatency)
-	if err != nil {
-		return err
-	}
-	defer rb.close()
-	p := recall.New(st, emb, recall.Options{Reranker: rb.reranker()})
-	// The turns' clock runs on from the corpus's time, as a live server's does, so each
-	// turn's ids (ULIDs, made at the request's time) sort above every stored one and
-	// recording them needs no lookup. (With one fixed time for every turn, a run whose ids
-	// fell in the corpus's millisecond below its random tails looked them up: a record stage
-	// of 0.3 ms instead of 0.1.) A kept corpus remembers where the last run's clock stopped.
-	clock := newBenchClock(filepath.Join(dir, "bench.clock"), now)
-	defer clock.save()
-	extra := 0
-	if *scaling > 0 {
-		extra = 2 * *scalingRounds * *scalingCalls
-	}
-	qs := make([]string, *queries+50+extra)
-	for i := range qs {
-		qs[i] = syn.Query()
-	}
-	var stageMu sync.Mutex
-	stageSum := map[string]float64{}                   // the pipeline's own stage timings, summed over the timed calls
-	callStages := make([]map[string]float64, *queries) // each timed call's, for the slowest calls' means
-	ask := func(i int) (time.Duration, int, error) {
-		t := time.Now()
-		resp, err := p.Recall(ctx, &recall.Request{
-			Namespace: ns, ConversationID: fmt.Sprintf("bench-%d", i%100), Mode: models.Mode(*mode),
-			Query: qs[i], Now: clock.now(), Rerank: rb.mode(), LatencyBudget: *budget,
-		})
-		if err != nil {
-			return 0, 0, err
+	// timeRun reopens the corpus at path (its index rebuild timed) and times the calls; the
+	// turns they record go into that database, and the turns' clock into dir.
+	timeRun := func(path, dir string) (benchRun, error) {
+		if *memprofile != "" {
+			// Fine-grained, and from before the rebuild: the profile's in-use space is then the
+			// indexes' heap, and the timed calls allocate in small pieces. (A rate set later
+			// would scale the rebuild's samples, taken at the default rate, as if taken at this
+			// one, and undercount them.)
+			runtime.MemProfileRate = 4096
 		}
-		d := time.Since(t)
-		if i < *queries {
-			rb.count(resp, d, *budget)
-			stageMu.Lock()
-			for k, v := range resp.Stages {
-				stageSum[k] += v
-			}
-			callStages[i] = resp.Stages
-			stageMu.Unlock()
-		}
-		return d, len(resp.Results), nil
-	}
-	for i := 0; i < 50; i++ { // warm-up
-		if _, _, err := ask(*queries + i); err != nil {
-			return err
-		}
-	}
-	lat := make([]time.Duration, *queries)
-	var results atomic.Int64
-	stopProfile, err := startCPUProfile(*cpuprofile)
-	if err != nil {
-		return err
-	}
-	stopTrace, err := startTrace(*tracePath)
-	if err != nil {
-		return err
-	}
-	if *blockprofile != "" {
-		runtime.SetBlockProfileRate(int(10 * time.Microsecond))
-	}
-	cpu0 := processCPU()
-	start = time.Now()
-	err = benchParallel(*conc, *queries, func(i int) error {
-		d, k, err := ask(i)
-		lat[i] = d
-		results.Add(int64(k))
-		return err
-	})
-	wall := time.Since(start)
-	cpu := processCPU() - cpu0
-	stopTrace()
-	stopProfile()
-	if err != nil {
-		return err
-	}
-	if *blockprofile != "" {
-		runtime.SetBlockProfileRate(0)
-		if err := writeProfile("block", *blockprofile); err != nil {
-			return err
-		}
-	}
-	if *memprofile != "" {
-		f, err := os.Create(*memprofile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		runtime.GC() // the profile holds what was allocated up to the last GC
-		if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
-			return err
-		}
-	}
-	if is, ok := st.(interface{ IndexStats() sqlite.IndexStats }); ok && sc.IndexBudget > 0 {
-		// Budget mode: the namespace loaded at its first use, in the warm-up.
-		x := is.IndexStats()
+		// The timed rebuild is a server's start: the first store's indexes (gigabytes at a
+		// million memories) are collected first, not swept while the second store loads.
 		debug.FreeOSMemory()
+		stopRebuildProfile, err := startCPUProfile(*rebuildProfile)
+		if err != nil {
+			return benchRun{}, err
+		}
+		start := time.Now()
+		st, err := open(path)
+		if err != nil {
+			stopRebuildProfile()
+			return benchRun{}, err
+		}
+		defer st.Close()
+		rebuild := time.Since(start)
+		stopRebuildProfile()
+		debug.FreeOSMemory() // as serve does: collect the rebuild's garbage and return it to the OS
+		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		fmt.Fprintf(stdout, "index budget %.0f MB: %d namespaces loaded, estimated %.0f MB (heap in use %.0f MB), %d loads, first use mean %.1f ms, max %.1f ms\n",
-			float64(x.Budget)/(1<<20), x.Loaded, float64(x.Bytes)/(1<<20), float64(ms.HeapInuse)/(1<<20), x.Loads, x.LoadMeanMS, x.LoadMaxMS)
+		rssMB, heapMB := float64(residentBytes())/(1<<20), float64(ms.HeapInuse)/(1<<20)
+		fmt.Fprintf(stdout, "reopened and rebuilt indexes in %.2fs; resident set %.0f MB, heap in use %.0f MB\n", rebuild.Seconds(), rssMB, heapMB)
+
+		rb, err := newBenchReranker(*fakeLatency)
+		if err != nil {
+			return benchRun{}, err
+		}
+		defer rb.close()
+		p := recall.New(st, emb, recall.Options{Reranker: rb.reranker()})
+		// The turns' clock runs on from the corpus's time, as a live server's does, so each
+		// turn's ids (ULIDs, made at the request's time) sort above every stored one and
+		// recording them needs no lookup. (With one fixed time for every turn, a run whose ids
+		// fell in the corpus's millisecond below its random tails looked them up: a record stage
+		// of 0.3 ms instead of 0.1.) A kept corpus remembers where the last run's clock stopped.
+		clock := newBenchClock(filepath.Join(dir, "bench.clock"), now)
+		defer clock.save()
+		extra := 0
+		if *scaling > 0 {
+			extra = 2 * *scalingRounds * *scalingCalls
+		}
+		qs := make([]string, *queries+50+extra)
+		for i := range qs {
+			qs[i] = syn.Query()
+		}
+		var stageMu sync.Mutex
+		stageSum := map[string]float64{}                   // the pipeline's own stage timings, summed over the timed calls
+		callStages := make([]map[string]float64, *queries) // each timed call's, for the slowest calls' means
+		ask := func(i int) (time.Duration, int, error) {
+			t := time.Now()
+			resp, err := p.Recall(ctx, &recall.Request{
+				Namespace: ns, ConversationID: fmt.Sprintf("bench-%d", i%100), Mode: models.Mode(*mode),
+				Query: qs[i], Now: clock.now(), Rerank: rb.mode(), LatencyBudget: *budget,
+			})
+			if err != nil {
+				return 0, 0, err
+			}
+			d := time.Since(t)
+			if i < *queries {
+				rb.count(resp, d, *budget)
+				stageMu.Lock()
+				for k, v := range resp.Stages {
+					stageSum[k] += v
+				}
+				callStages[i] = resp.Stages
+				stageMu.Unlock()
+			}
+			return d, len(resp.Results), nil
+		}
+		for i := 0; i < 50; i++ { // warm-up
+			if _, _, err := ask(*queries + i); err != nil {
+				return benchRun{}, err
+			}
+		}
+		lat := make([]time.Duration, *queries)
+		var results atomic.Int64
+		stopProfile, err := startCPUProfile(*cpuprofile)
+		if err != nil {
+			return benchRun{}, err
+		}
+		stopTrace, err := startTrace(*tracePath)
+		if err != nil {
+			return benchRun{}, err
+		}
+		if *blockprofile != "" {
+			runtime.SetBlockProfileRate(int(10 * time.Microsecond))
+		}
+		cpu0 := processCPU()
+		start = time.Now()
+		err = benchParallel(*conc, *queries, func(i int) error {
+			d, k, err := ask(i)
+			lat[i] = d
+			results.Add(int64(k))
+			return err
+		})
+		wall := time.Since(start)
+		cpu := processCPU() - cpu0
+		stopTrace()
+		stopProfile()
+		if err != nil {
+			return benchRun{}, err
+		}
+		if *blockprofile != "" {
+			runtime.SetBlockProfileRate(0)
+			if err := writeProfile("block", *blockprofile); err != nil {
+				return benchRun{}, err
+			}
+		}
+		if *memprofile != "" {
+			f, err := os.Create(*memprofile)
+			if err != nil {
+				return benchRun{}, err
+			}
+			defer f.Close()
+			runtime.GC() // the profile holds what was allocated up to the last GC
+			if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+				return benchRun{}, err
+			}
+		}
+		if is, ok := st.(interface{ IndexStats() sqlite.IndexStats }); ok && sc.IndexBudget > 0 {
+			// Budget mode: the namespace loaded at its first use, in the warm-up.
+			x := is.IndexStats()
+			debug.FreeOSMemory()
+			runtime.ReadMemStats(&ms)
+			fmt.Fprintf(stdout, "index budget %.0f MB: %d namespaces loaded, estimated %.0f MB (heap in use %.0f MB), %d loads, first use mean %.1f ms, max %.1f ms\n",
+				float64(x.Budget)/(1<<20), x.Loaded, float64(x.Bytes)/(1<<20), float64(ms.HeapInuse)/(1<<20), x.Loads, x.LoadMeanMS, x.LoadMaxMS)
+		}
+		byCall := slices.Clone(lat) // percentiles sorts lat
+		pct := percentiles(lat)
+		qps := float64(*queries) / wall.Seconds()
+		fmt.Fprintf(stdout, "recall (%s store, %s, %d memories, %d queries, concurrency %d): p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, %.0f qps, %.1f results/query\n",
+			sc.Kind, *mode, *n, *queries, *conc, pct(0.50), pct(0.95), pct(0.99), qps, float64(results.Load())/float64(*queries))
+		stages := slices.Sorted(maps.Keys(stageSum))
+		fmt.Fprint(stdout, "stage means:")
+		for _, k := range stages {
+			fmt.Fprintf(stdout, " %s %.2f ms", k, stageSum[k]/float64(*queries))
+		}
+		fmt.Fprintln(stdout)
+		// Where the tail's time goes: the stage means of the calls at or above p95, beside the
+		// time those calls took that no stage accounts for (waiting for a core between stages).
+		slow, slowSum, slowLat := 0, map[string]float64{}, 0.0
+		for i, d := range byCall {
+			took := float64(d.Microseconds()) / 1000 // as percentiles counts it
+			if took < pct(0.95) {
+				continue
+			}
+			slow++
+			slowLat += took
+			for k, v := range callStages[i] {
+				slowSum[k] += v
+			}
+		}
+		if slow > 0 {
+			fmt.Fprintf(stdout, "slowest 5%% (%d calls, mean %.2f ms) stage means:", slow, slowLat/float64(slow))
+			rest := slowLat
+			for _, k := range stages {
+				fmt.Fprintf(stdout, " %s %.2f ms", k, slowSum[k]/float64(slow))
+				rest -= slowSum[k]
+			}
+			fmt.Fprintf(stdout, ", outside stages %.2f ms\n", rest/float64(slow))
+		}
+		// The CPU time of the whole process over the timed calls, per call: the pipeline's own
+		// work on every core, and what runs beside it in the background (the store applying
+		// journaled surfacings and checkpointing, the garbage collector). Less sensitive than
+		// latency to a machine's other load, so a change's cost shows in it sooner.
+		cpuPerCall := float64(cpu) / float64(time.Millisecond) / float64(*queries)
+		fmt.Fprintf(stdout, "process CPU per call: %.2f ms (all threads, background work included)\n", cpuPerCall)
+		more := rb.report(stdout, *budget, *queries)
+		if *scaling > 0 {
+			first := *queries + 50 // the scaling calls' queries follow the timed ones and the warm-up's
+			sc, err := measureScaling(*scaling, *scalingRounds, *scalingCalls, func(i int) error {
+				_, _, err := ask(first + i)
+				return err
+			})
+			if err != nil {
+				return benchRun{}, err
+			}
+			fmt.Fprintf(stdout, "scaling (%d rounds of %d calls at concurrency 1 and %d, alternating): %.0f qps against %.0f: ×%.2f (rounds ×%.2f–%.2f, median ×%.2f)\n",
+				*scalingRounds, *scalingCalls, *scaling, sc.qpsN, sc.qps1, sc.ratio, sc.lo, sc.hi, sc.median)
+			more += fmt.Sprintf(`,"scaling_qps_1":%.1f,"scaling_qps_n":%.1f,"scaling_ratio":%.3f`, sc.qps1, sc.qpsN, sc.ratio)
+		}
+		return benchRun{P50: pct(0.50), P95: pct(0.95), P99: pct(0.99), QPS: qps, CPU: cpuPerCall, Rebuild: rebuild.Seconds(), RSS: rssMB, Heap: heapMB,
+			json: fmt.Sprintf(`{"p50_ms":%.3f,"p95_ms":%.3f,"p99_ms":%.3f,"qps":%.1f,"cpu_ms_per_call":%.3f,"rebuild_s":%.3f,"rss_mb":%.0f,"heap_mb":%.0f%s}`, pct(0.50), pct(0.95), pct(0.99), qps, cpuPerCall, rebuild.Seconds(), rssMB, heapMB, more)}, nil
 	}
-	byCall := slices.Clone(lat) // percentiles sorts lat
-	pct := percentiles(lat)
-	qps := float64(*queries) / wall.Seconds()
-	fmt.Fprintf(stdout, "recall (%s store, %s, %d memories, %d queries, concurrency %d): p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, %.0f qps, %.1f results/query\n",
-		sc.Kind, *mode, *n, *queries, *conc, pct(0.50), pct(0.95), pct(0.99), qps, float64(results.Load())/float64(*queries))
-	stages := slices.Sorted(maps.Keys(stageSum))
-	fmt.Fprint(stdout, "stage means:")
-	for _, k := range stages {
-		fmt.Fprintf(stdout, " %s %.2f ms", k, stageSum[k]/float64(*queries))
+
+	if *runs == 1 {
+		res, err := timeRun(path, dir)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, res.json)
+		return nil
 	}
-	fmt.Fprintln(stdout)
-	// Where the tail's time goes: the stage means of the calls at or above p95, beside the
-	// time those calls took that no stage accounts for (waiting for a core between stages).
-	slow, slowSum, slowLat := 0, map[string]float64{}, 0.0
-	for i, d := range byCall {
-		took := float64(d.Microseconds()) / 1000 // as percentiles counts it
-		if took < pct(0.95) {
+	var all []benchRun
+	for r := range *runs {
+		copyDir, err := os.MkdirTemp("", "salience-bench-run-")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "run %d of %d, on a copy of the corpus:\n", r+1, *runs)
+		res, err := func() (benchRun, error) {
+			defer os.RemoveAll(copyDir)
+			if err := copyCorpus(dir, copyDir); err != nil {
+				return benchRun{}, err
+			}
+			return timeRun(filepath.Join(copyDir, "bench.db"), copyDir)
+		}()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, res.json)
+		all = append(all, res)
+	}
+	m := medianRun(all)
+	each := func(f func(benchRun) float64, format, sep string) string {
+		parts := make([]string, len(all))
+		for i, r := range all {
+			parts[i] = fmt.Sprintf(format, f(r))
+		}
+		return strings.Join(parts, sep)
+	}
+	p95 := func(r benchRun) float64 { return r.P95 }
+	fmt.Fprintf(stdout, "median of %d runs: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, %.0f qps, rebuild %.2fs, resident set %.0f MB (each run: p95 %s ms; p99 %s ms; %s qps; rebuild %s s)\n",
+		len(all), m.P50, m.P95, m.P99, m.QPS, m.Rebuild, m.RSS, each(p95, "%.2f", " / "),
+		each(func(r benchRun) float64 { return r.P99 }, "%.2f", " / "), each(func(r benchRun) float64 { return r.QPS }, "%.0f", " / "),
+		each(func(r benchRun) float64 { return r.Rebuild }, "%.2f", " / "))
+	fmt.Fprintf(stdout, `{"runs":%d,"p50_ms":%.3f,"p95_ms":%.3f,"p99_ms":%.3f,"qps":%.1f,"cpu_ms_per_call":%.3f,"rebuild_s":%.3f,"rss_mb":%.0f,"heap_mb":%.0f,"p95_ms_each":[%s]}`+"\n",
+		len(all), m.P50, m.P95, m.P99, m.QPS, m.CPU, m.Rebuild, m.RSS, m.Heap, each(p95, "%.3f", ","))
+	return nil
+}
+
+// benchRun is one timed run's figures, and the JSON line that reports it.
+type benchRun struct {
+	P50, P95, P99, QPS, CPU, Rebuild, RSS, Heap float64
+	json                                        string
+}
+
+// medianRun is each figure's median over runs (an odd count's middle value, an even one's
+// upper middle), taken figure by figure.
+func medianRun(runs []benchRun) benchRun {
+	med := func(f func(benchRun) float64) float64 {
+		v := make([]float64, len(runs))
+		for i, r := range runs {
+			v[i] = f(r)
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	return benchRun{
+		P50: med(func(r benchRun) float64 { return r.P50 }), P95: med(func(r benchRun) float64 { return r.P95 }),
+		P99: med(func(r benchRun) float64 { return r.P99 }), QPS: med(func(r benchRun) float64 { return r.QPS }),
+		CPU: med(func(r benchRun) float64 { return r.CPU }), Rebuild: med(func(r benchRun) float64 { return r.Rebuild }),
+		RSS: med(func(r benchRun) float64 { return r.RSS }), Heap: med(func(r benchRun) float64 { return r.Heap }),
+	}
+}
+
+// copyCorpus copies the bench's files in src (the closed database, its clock) into dst.
+func copyCorpus(src, dst string) error {
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), "bench.") {
 			continue
 		}
-		slow++
-		slowLat += took
-		for k, v := range callStages[i] {
-			slowSum[k] += v
-		}
-	}
-	if slow > 0 {
-		fmt.Fprintf(stdout, "slowest 5%% (%d calls, mean %.2f ms) stage means:", slow, slowLat/float64(slow))
-		rest := slowLat
-		for _, k := range stages {
-			fmt.Fprintf(stdout, " %s %.2f ms", k, slowSum[k]/float64(slow))
-			rest -= slowSum[k]
-		}
-		fmt.Fprintf(stdout, ", outside stages %.2f ms\n", rest/float64(slow))
-	}
-	// The CPU time of the whole process over the timed calls, per call: the pipeline's own
-	// work on every core, and what runs beside it in the background (the store applying
-	// journaled surfacings and checkpointing, the garbage collector). Less sensitive than
-	// latency to a machine's other load, so a change's cost shows in it sooner.
-	cpuPerCall := float64(cpu) / float64(time.Millisecond) / float64(*queries)
-	fmt.Fprintf(stdout, "process CPU per call: %.2f ms (all threads, background work included)\n", cpuPerCall)
-	more := rb.report(stdout, *budget, *queries)
-	if *scaling > 0 {
-		first := *queries + 50 // the scaling calls' queries follow the timed ones and the warm-up's
-		sc, err := measureScaling(*scaling, *scalingRounds, *scalingCalls, func(i int) error {
-			_, _, err := ask(first + i)
-			return err
-		})
-		if err != nil {
+		if err := streamFile(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "scaling (%d rounds of %d calls at concurrency 1 and %d, alternating): %.0f qps against %.0f: ×%.2f (rounds ×%.2f–%.2f, median ×%.2f)\n",
-			*scalingRounds, *scalingCalls, *scaling, sc.qpsN, sc.qps1, sc.ratio, sc.lo, sc.hi, sc.median)
-		more += fmt.Sprintf(`,"scaling_qps_1":%.1f,"scaling_qps_n":%.1f,"scaling_ratio":%.3f`, sc.qps1, sc.qpsN, sc.ratio)
 	}
-	fmt.Fprintf(stdout, `{"p50_ms":%.3f,"p95_ms":%.3f,"p99_ms":%.3f,"qps":%.1f,"cpu_ms_per_call":%.3f,"rebuild_s":%.3f,"rss_mb":%.0f,"heap_mb":%.0f%s}`+"\n", pct(0.50), pct(0.95), pct(0.99), qps, cpuPerCall, rebuild.Seconds(), rssMB, heapMB, more)
 	return nil
+}
+
+// streamFile copies src to dst without holding it in memory (a million-memory corpus is
+// gigabytes).
+func streamFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // writeProfile writes the named runtime profile to path.

@@ -5,7 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -120,5 +124,80 @@ func TestBenchRecallScaling(t *testing.T) {
 		if err := benchRecall(context.Background(), append(bad, "--memories", "10", "--data", t.TempDir()), &buf, &buf); err == nil || !strings.Contains(err.Error(), "must be positive") {
 			t.Errorf("%v: %v, want refused", bad, err)
 		}
+	}
+}
+
+// TestBenchRecallRuns: `bench recall --runs 3` times three runs, each on a copy of the kept
+// corpus, which none of them changes; it prints each run's figures and their median, in its
+// text and in the last line's JSON, consistently; combinations it cannot time are refused.
+func TestBenchRecallRuns(t *testing.T) {
+	dir := t.TempDir()
+	run := func(args ...string) string {
+		t.Helper()
+		var buf bytes.Buffer
+		args = append([]string{"--memories", "150", "--queries", "12", "--data", dir}, args...)
+		if err := benchRecall(context.Background(), args, &buf, &buf); err != nil {
+			t.Fatalf("bench recall %v: %v\n%s", args, err, buf.String())
+		}
+		return buf.String()
+	}
+	run("--runs", "1") // builds the corpus (in place, as before --runs)
+	before, err := os.ReadFile(filepath.Join(dir, "bench.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clockBefore, _ := os.ReadFile(filepath.Join(dir, "bench.clock"))
+	out := run("--runs", "3")
+	for i := 1; i <= 3; i++ {
+		if !strings.Contains(out, fmt.Sprintf("run %d of 3, on a copy of the corpus:\n", i)) {
+			t.Fatalf("no run %d:\n%s", i, out)
+		}
+	}
+	if n := strings.Count(out, "\nrecall (sqlite store, search, 150 memories, 12 queries, concurrency 1): "); n != 3 {
+		t.Fatalf("%d timed runs reported, want 3:\n%s", n, out)
+	}
+	if !strings.Contains(out, "median of 3 runs: ") {
+		t.Fatalf("no median line:\n%s", out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var got struct {
+		Runs int       `json:"runs"`
+		P95  float64   `json:"p95_ms"`
+		Each []float64 `json:"p95_ms_each"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
+		t.Fatalf("last line: %v\n%s", err, out)
+	}
+	if got.Runs != 3 || len(got.Each) != 3 {
+		t.Fatalf("last line: %+v, want 3 runs", got)
+	}
+	sorted := slices.Sorted(slices.Values(got.Each))
+	if got.P95 != sorted[1] {
+		t.Fatalf("p95 %v, want the median of %v", got.P95, got.Each)
+	}
+	after, err := os.ReadFile(filepath.Join(dir, "bench.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clockAfter, _ := os.ReadFile(filepath.Join(dir, "bench.clock"))
+	if !bytes.Equal(before, after) || !bytes.Equal(clockBefore, clockAfter) {
+		t.Fatal("the runs on copies changed the kept corpus")
+	}
+	for _, bad := range [][]string{{"--runs", "0"}, {"--runs", "2", "--scaling", "2"}, {"--runs", "2", "--cpuprofile", filepath.Join(dir, "p")}} {
+		var buf bytes.Buffer
+		err := benchRecall(context.Background(), append(bad, "--memories", "10", "--data", t.TempDir()), &buf, &buf)
+		if err == nil || !strings.Contains(err.Error(), "--runs") {
+			t.Errorf("%v: %v, want refused", bad, err)
+		}
+	}
+}
+
+func TestMedianRun(t *testing.T) {
+	runs := []benchRun{{P95: 3, QPS: 10}, {P95: 1, QPS: 30}, {P95: 2, QPS: 20}}
+	if m := medianRun(runs); m.P95 != 2 || m.QPS != 20 {
+		t.Fatalf("median %+v, want p95 2 and qps 20", m)
+	}
+	if m := medianRun(runs[:2]); m.P95 != 3 || m.QPS != 30 {
+		t.Fatalf("median of two %+v, want the upper values", m)
 	}
 }
