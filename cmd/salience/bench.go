@@ -350,7 +350,9 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	var all []benchRun
 	for r := range *runs {
-		copyDir, err := os.MkdirTemp("", "salience-bench-run-")
+		// Beside the corpus, on its file system: /tmp may be memory, and a million-memory
+		// corpus is gigabytes.
+		copyDir, err := os.MkdirTemp(dir, "run-")
 		if err != nil {
 			return err
 		}
