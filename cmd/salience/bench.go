@@ -430,15 +430,15 @@ func copyCorpus(src, dst string) error {
 	return nil
 }
 
-// streamFile copies src to dst without holding it in memory (a million-memory corpus is
-// gigabytes).
+// streamFile copies src to dst, replacing it, without holding it in memory (a
+// million-memory corpus is gigabytes).
 func streamFile(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}

@@ -87,7 +87,7 @@ func benchNamespaces(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	replay := func(name string, b int64) (*run, error) {
 		path := filepath.Join(dir, name+".db")
-		if err := copyFile(base, path); err != nil {
+		if err := streamFile(base, path); err != nil { // a closed database: its WAL checkpointed by Close
 			return nil, err
 		}
 		defer os.Remove(path)
@@ -212,13 +212,4 @@ func fillNamespaces(ctx context.Context, path string, emb embed.Embedder, now ti
 	}
 	fmt.Fprintf(stdout, "ingested %d namespaces of %d memories in %.1fs\n", spaces, per, time.Since(start).Seconds())
 	return os.Rename(tmp, path)
-}
-
-// copyFile copies a closed SQLite database (its WAL checkpointed by Close) to dst.
-func copyFile(src, dst string) error {
-	b, err := os.ReadFile(src)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(dst, b, 0o600)
 }
