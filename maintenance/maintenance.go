@@ -37,6 +37,7 @@ type Store interface {
 	Enqueue(ctx context.Context, items []*models.ResurfaceItem) error
 	Queue(ctx context.Context, ns string, limit int) ([]*models.ResurfaceItem, error)
 	Dequeue(ctx context.Context, ns string, memoryIDs []string) error
+	PruneHistory(ctx context.Context, before time.Time) (models.Pruned, error)
 }
 
 // Run is what a job body needs of its run (jobs.Run implements it): the clock and
@@ -92,6 +93,9 @@ type Options struct {
 	// EmptyReward returns a namespace's reward for a turn that surfaced nothing; nil means
 	// engagement.EmptyTurnReward for all (the namespace settings record will set it).
 	EmptyReward func(ns string) float64
+	// Retention is how long prune-history keeps the turn history; 0 keeps it all. It must
+	// pass CheckRetention.
+	Retention time.Duration
 }
 
 // Service runs the maintenance jobs over a store.
@@ -106,6 +110,7 @@ type Service struct {
 	log         *slog.Logger
 	bandit      predict.Bandit
 	empty       func(ns string) float64
+	retention   time.Duration
 	// engagement applies implicit-ignore's events, as it applies the bots' reports.
 	engagement *engagement.Service
 }
@@ -113,7 +118,8 @@ type Service struct {
 // New returns the maintenance jobs over store.
 func New(store Store, opts Options) *Service {
 	s := &Service{store: store, policy: opts.Policy, rules: opts.Rules, queueCap: opts.QueueCap,
-		batch: opts.BatchSize, ignoreAfter: opts.IgnoreAfter, settings: opts.Settings, log: opts.Logger, bandit: opts.Bandit, empty: opts.EmptyReward}
+		batch: opts.BatchSize, ignoreAfter: opts.IgnoreAfter, settings: opts.Settings, log: opts.Logger, bandit: opts.Bandit, empty: opts.EmptyReward,
+		retention: opts.Retention}
 	if s.bandit == (predict.Bandit{}) {
 		s.bandit = predict.DefaultBandit()
 	}
@@ -157,6 +163,7 @@ func (s *Service) Tasks() []Task {
 		{JobDismissalCooldown, s.DismissalCooldown},
 		{JobImplicitIgnore, s.ImplicitIgnore},
 		{JobBanditUpkeep, s.BanditUpkeep},
+		{JobPruneHistory, s.PruneHistory},
 	}
 }
 

@@ -233,6 +233,12 @@ type Store interface {
 	GetState(ctx context.Context, key string) (string, error)
 	SetState(ctx context.Context, key, value string) error
 
+	// PruneHistory deletes the turn history older than before, as Pruned's fields say what
+	// is old enough, and returns how much of it went. It works in short transactions, so
+	// recall and engagement go on meanwhile, and may be called again after an error or a
+	// cancelled ctx: what it deleted stays deleted, and nothing else is touched.
+	PruneHistory(ctx context.Context, before time.Time) (Pruned, error)
+
 	// Experiments (experiment.go).
 	ExperimentStore
 

@@ -153,3 +153,29 @@ const (
 	ConvCasual      = "casual"
 	ConvOther       = "other"
 )
+
+// Pruned counts what Store.PruneHistory deleted. A row is old enough when:
+//   - a surfacing: its outcome was decided before the cutoff (one still awaiting its outcome
+//     stays), and it is not an experiment's (the experiment's reports read them);
+//   - an event: it happened before the cutoff, and it is not its namespace's latest (the
+//     next event's sequence number follows it);
+//   - a decision: it was made before the cutoff and rewarded already, and it is not an
+//     experiment's;
+//   - a conversation's state: last updated before the cutoff (a conversation that comes
+//     back starts afresh);
+//   - a job run: started before the cutoff, and it is not its job's latest.
+//
+// Memories, edges, concepts, learned models, the bandit's posteriors and experiment
+// reports already taken are never touched: what the turns taught stays.
+type Pruned struct {
+	Surfacings    int `json:"surfacings"`
+	Events        int `json:"events"`
+	Decisions     int `json:"decisions"`
+	Conversations int `json:"conversations"`
+	JobRuns       int `json:"job_runs"`
+}
+
+// Total is the number of rows deleted.
+func (p Pruned) Total() int {
+	return p.Surfacings + p.Events + p.Decisions + p.Conversations + p.JobRuns
+}

@@ -34,7 +34,7 @@ func TestDefaults(t *testing.T) {
 			MaxContentBytes: 64 << 10, Embedder: "local", LogLevel: "info", LogFormat: "text",
 			ShutdownTimeout: 15 * time.Second, Jobs: JobsConfig{
 				Enabled: true, DecayScan: "@every 1h", EdgeDecay: "@daily", DismissalCooldown: "@weekly",
-				ImplicitIgnore: "@every 5m", BanditUpkeep: "@every 1m", ReportSnapshot: "10 0 * * *", IgnoreAfter: 30 * time.Minute, ResurfaceCap: 100, Policy: "fsrs",
+				ImplicitIgnore: "@every 5m", BanditUpkeep: "@every 1m", ReportSnapshot: "10 0 * * *", PruneHistory: "30 1 * * *", IgnoreAfter: 30 * time.Minute, ResurfaceCap: 100, Policy: "fsrs",
 				Threshold: 0.7, TargetRetention: 0.9, DismissCooldown: 168 * time.Hour, LeaseTTL: time.Minute,
 			},
 			Rerank:          RerankConfig{Policy: "off", Model: "claude-haiku-4-5", TopN: 20},

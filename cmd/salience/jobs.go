@@ -25,6 +25,8 @@ type JobsConfig struct {
 	ImplicitIgnore    string        // --schedule-implicit-ignore
 	BanditUpkeep      string        // --schedule-bandit-upkeep
 	ReportSnapshot    string        // --schedule-report-snapshot
+	PruneHistory      string        // --schedule-prune-history
+	HistoryRetention  time.Duration // --history-retention; 0 keeps the turn history forever
 	IgnoreAfter       time.Duration // --implicit-ignore-after
 	ResurfaceCap      int           // --resurface-cap: queue size per namespace
 	Policy            string        // --decay-policy: linear or fsrs
@@ -44,6 +46,7 @@ func DefaultJobsConfig() JobsConfig {
 		ImplicitIgnore:    "@every 5m",
 		BanditUpkeep:      "@every 1m",
 		ReportSnapshot:    "10 0 * * *",
+		PruneHistory:      "30 1 * * *",
 		IgnoreAfter:       maintenance.DefaultIgnoreAfter,
 		ResurfaceCap:      maintenance.DefaultQueueCap,
 		Policy:            decay.DefaultPolicy,
@@ -63,6 +66,8 @@ func (j *JobsConfig) flagSet(fs *flag.FlagSet) {
 	fs.StringVar(&j.ImplicitIgnore, "schedule-implicit-ignore", j.ImplicitIgnore, "cron schedule (UTC) of implicit-ignore")
 	fs.StringVar(&j.BanditUpkeep, "schedule-bandit-upkeep", j.BanditUpkeep, "cron schedule (UTC) of bandit-upkeep, which feeds settled turns' rewards to the threshold bandit")
 	fs.StringVar(&j.ReportSnapshot, "schedule-report-snapshot", j.ReportSnapshot, "cron schedule (UTC) of report-snapshot, which keeps each experiment's report as of the end of the last UTC day (run it after midnight)")
+	fs.StringVar(&j.PruneHistory, "schedule-prune-history", j.PruneHistory, "cron schedule (UTC) of prune-history, which deletes the turn history older than --history-retention")
+	fs.DurationVar(&j.HistoryRetention, "history-retention", j.HistoryRetention, "keep the turn history (surfacings, engagement events, bandit decisions, conversation states, job runs) this long, e.g. 720h for 30 days; 0 keeps it forever. At least 24h; what it taught (memories, edges, learned models) always stays")
 	fs.DurationVar(&j.IgnoreAfter, "implicit-ignore-after", j.IgnoreAfter, "a surfacing with no engagement event this long after it was shown counts as ignored (a namespace's settings may set its own: implicit_ignore_after_hours)")
 	fs.IntVar(&j.ResurfaceCap, "resurface-cap", j.ResurfaceCap, "how many due memories decay-scan keeps queued per namespace, most overdue first")
 	fs.StringVar(&j.Policy, "decay-policy", j.Policy, "decay policy of every namespace whose settings name none: fsrs (FSRS-6) or linear")
@@ -90,6 +95,7 @@ func (j *JobsConfig) schedules() map[string]string {
 		maintenance.JobImplicitIgnore:    j.ImplicitIgnore,
 		maintenance.JobBanditUpkeep:      j.BanditUpkeep,
 		experiment.JobReportSnapshot:     j.ReportSnapshot,
+		maintenance.JobPruneHistory:      j.PruneHistory,
 	}
 }
 
@@ -100,6 +106,7 @@ func (j *JobsConfig) validate() error {
 		{"schedule-decay-scan", j.DecayScan}, {"schedule-edge-decay", j.EdgeDecay},
 		{"schedule-dismissal-cooldown", j.DismissalCooldown}, {"schedule-implicit-ignore", j.ImplicitIgnore},
 		{"schedule-bandit-upkeep", j.BanditUpkeep}, {"schedule-report-snapshot", j.ReportSnapshot},
+		{"schedule-prune-history", j.PruneHistory},
 	} {
 		if _, err := jobs.ParseSpec(f.spec); err != nil {
 			errs = append(errs, fmt.Errorf("--%s: %s", f.flag, models.ErrorMessage(err)))
@@ -123,6 +130,9 @@ func (j *JobsConfig) validate() error {
 	if j.DismissCooldown < 0 {
 		errs = append(errs, fmt.Errorf("--dismiss-cooldown must not be negative, got %v", j.DismissCooldown))
 	}
+	if err := maintenance.CheckRetention(j.HistoryRetention); err != nil {
+		errs = append(errs, fmt.Errorf("--history-retention: %v", err))
+	}
 	if j.LeaseTTL < time.Second {
 		errs = append(errs, fmt.Errorf("--lease-ttl must be at least 1s, got %v", j.LeaseTTL))
 	}
@@ -143,7 +153,8 @@ func newScheduler(st jobsStore, settings maintenance.SettingsSource, exps *exper
 		return nil, nil, err
 	}
 	svc := maintenance.New(st, maintenance.Options{Policy: policies.For, QueueCap: j.ResurfaceCap,
-		IgnoreAfter: j.IgnoreAfter, Settings: settings, Logger: logger, EmptyReward: emptyReward(settings)})
+		IgnoreAfter: j.IgnoreAfter, Settings: settings, Logger: logger, EmptyReward: emptyReward(settings),
+		Retention: j.HistoryRetention})
 	specs := j.schedules()
 	var js []jobs.Job
 	for _, t := range svc.Tasks() {

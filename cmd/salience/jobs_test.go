@@ -26,6 +26,8 @@ func TestJobsFlagsAndEnvironment(t *testing.T) {
 		"SALIENCE_SCHEDULE_IMPLICIT_IGNORE": "*/10 * * * *",
 		"SALIENCE_SCHEDULE_BANDIT_UPKEEP":   "@every 2m",
 		"SALIENCE_SCHEDULE_REPORT_SNAPSHOT": "30 1 * * *",
+		"SALIENCE_SCHEDULE_PRUNE_HISTORY":   "0 4 * * *",
+		"SALIENCE_HISTORY_RETENTION":        "720h",
 	}
 	m, err := parse(t, env, "--schedule-decay-scan", "@hourly", "--schedule-dismissal-cooldown", "@midnight")
 	if err != nil {
@@ -33,7 +35,7 @@ func TestJobsFlagsAndEnvironment(t *testing.T) {
 	}
 	want := JobsConfig{
 		Enabled: false, DecayScan: "@hourly", EdgeDecay: "0 3 * * *", DismissalCooldown: "@midnight", ImplicitIgnore: "*/10 * * * *",
-		BanditUpkeep: "@every 2m", ReportSnapshot: "30 1 * * *", IgnoreAfter: 45 * time.Minute, ResurfaceCap: 25, Policy: "linear", Threshold: 0.5, TargetRetention: 0.85,
+		BanditUpkeep: "@every 2m", ReportSnapshot: "30 1 * * *", PruneHistory: "0 4 * * *", HistoryRetention: 720 * time.Hour, IgnoreAfter: 45 * time.Minute, ResurfaceCap: 25, Policy: "linear", Threshold: 0.5, TargetRetention: 0.85,
 		DismissCooldown: 72 * time.Hour, LeaseTTL: 2 * time.Minute,
 	}
 	if m.Config.Jobs != want {
@@ -65,6 +67,9 @@ func TestJobsConfigErrors(t *testing.T) {
 		{[]string{"--lease-ttl", "10ms"}, "--lease-ttl"},
 		{[]string{"--resurface-cap", "0"}, "--resurface-cap"},
 		{[]string{"--jobs=maybe"}, "jobs"},
+		{[]string{"--history-retention", "1h"}, "--history-retention"},
+		{[]string{"--history-retention", "-24h"}, "--history-retention"},
+		{[]string{"--schedule-prune-history", "daily"}, "--schedule-prune-history"},
 	} {
 		if _, err := parse(t, nil, tt.args...); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q: err = %v, want it to mention %q", tt.args, err, tt.want)
@@ -86,7 +91,7 @@ func TestJobsEndToEnd(t *testing.T) {
 			t.Errorf("job before any run: %+v", j)
 		}
 	}
-	if got := strings.Join(names, ", "); got != "decay-scan @every 1h, edge-decay 30 3 * * *, dismissal-cooldown @weekly, implicit-ignore @every 5m, bandit-upkeep @every 1m, report-snapshot 10 0 * * *" {
+	if got := strings.Join(names, ", "); got != "decay-scan @every 1h, edge-decay 30 3 * * *, dismissal-cooldown @weekly, implicit-ignore @every 5m, bandit-upkeep @every 1m, prune-history 30 1 * * *, report-snapshot 10 0 * * *" {
 		t.Errorf("jobs = %s", got)
 	}
 
@@ -143,7 +148,7 @@ func TestJobsDisabledStillListAndRun(t *testing.T) {
 	s := startServer(t, "", "--jobs=false")
 	var list api.JobsResponse
 	s.must("GET", "/v1/admin/jobs", "", "", 200, &list)
-	if len(list.Jobs) != 6 || list.Jobs[0].Scheduled || !list.Jobs[0].NextRun.IsZero() {
+	if len(list.Jobs) != 7 || list.Jobs[0].Scheduled || !list.Jobs[0].NextRun.IsZero() {
 		t.Errorf("jobs with --jobs=false = %+v", list.Jobs)
 	}
 	var started api.JobRunResponse

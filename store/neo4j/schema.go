@@ -41,6 +41,7 @@ var schema = []string{
 	`CREATE INDEX salience_surfacing_turn IF NOT EXISTS FOR (n:Surfacing) ON (n.ns, n.turn)`,
 	`CREATE INDEX salience_surfacing_memory IF NOT EXISTS FOR (n:Surfacing) ON (n.ns, n.memory)`,
 	`CREATE INDEX salience_surfacing_conv IF NOT EXISTS FOR (n:Surfacing) ON (n.ns, n.conv)`,
+	`CREATE INDEX salience_conversation_updated IF NOT EXISTS FOR (n:Conversation) ON (n.updated)`,
 	`CREATE INDEX salience_event_at IF NOT EXISTS FOR (n:Event) ON (n.ns, n.at)`,
 	`CREATE INDEX salience_event_seq IF NOT EXISTS FOR (n:Event) ON (n.ns, n.seq)`,
 	`CREATE INDEX salience_queue_ns IF NOT EXISTS FOR (n:QueueItem) ON (n.ns)`,

@@ -59,6 +59,15 @@ func TestNeo4j(t *testing.T) {
 			return s
 		})
 	})
+	t.Run("PruneSmallBatches", func(t *testing.T) {
+		// Windows of two nodes: every cursor moves through several, ties of time included.
+		defer func(n int) { pruneBatch = n }(pruneBatch)
+		pruneBatch = 2
+		storetest.PruneHistory(t, func(t *testing.T) models.Store {
+			wipe(t, s)
+			return s
+		})
+	})
 	t.Run("SchemaIdempotent", func(t *testing.T) {
 		// Every replica creates the schema at start; again is a no-op, not an error.
 		if err := s.ensureSchema(context.Background()); err != nil {

@@ -55,6 +55,22 @@ func (cc *convCache) put(c *models.ConversationState) {
 	cc.insert(k, n)
 }
 
+// drop forgets these conversations (ns, id), as their states were deleted.
+func (cc *convCache) drop(keys [][2]string) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	for _, k := range keys {
+		if c, ok := cc.cur[k]; ok {
+			delete(cc.cur, k)
+			cc.curBytes -= stateBytes(c)
+		}
+		if c, ok := cc.old[k]; ok {
+			delete(cc.old, k)
+			cc.oldBytes -= stateBytes(c)
+		}
+	}
+}
+
 // get returns a copy of the cached state of conversation id in ns, or nil.
 func (cc *convCache) get(ns, id string) *models.ConversationState {
 	k := [2]string{ns, id}

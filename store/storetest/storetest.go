@@ -59,6 +59,7 @@ func Run(t *testing.T, open func(t *testing.T) models.Store) {
 		{"Decisions", testDecisions},
 		{"Experiments", testExperiments},
 		{"EpochTimes", testEpochTimes},
+		{"PruneHistory", testPruneHistory},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open) })

@@ -1,0 +1,179 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// pruneBatch is how many rows one PruneHistory transaction looks at: small enough that a
+// recorded turn or an engagement report waits a few milliseconds at most behind it.
+var pruneBatch = 1000 // a variable: tests walk many windows with a small one
+
+// PruneHistory deletes the turn history older than before (models.Pruned says which rows),
+// a batch a transaction. Surfacings, events and decisions are walked per namespace along
+// their time indexes, from the oldest, with a cursor, so the rows that must stay are read
+// once a call, not once a batch. Two more rules are this store's own:
+//   - surfacings are folded into their memories' counters (surfaced.go) before any is
+//     deleted, so the counters keep them;
+//   - the newest surfacing stays whatever its age: a new row's rowid follows the largest,
+//     and the fold's watermark is a rowid.
+func (s *Store) PruneHistory(ctx context.Context, before time.Time) (models.Pruned, error) {
+	var p models.Pruned
+	if before.IsZero() {
+		return p, models.Invalid("before", "before is missing")
+	}
+	// Every turn recorded so far goes to SQLite first: a journaled one would escape this call.
+	if err := s.settle(ctx); err != nil {
+		return p, err
+	}
+	cut := filterTime(before)
+	for _, t := range []struct {
+		table string
+		n     *int
+		batch func(ctx context.Context, w *wtx, ns string, cur *pruneCursor) (int, error)
+	}{
+		{"surfacings", &p.Surfacings, func(ctx context.Context, w *wtx, ns string, cur *pruneCursor) (int, error) {
+			if err := w.foldIfNeeded(ctx); err != nil {
+				return 0, err
+			}
+			return cur.step(ctx, w, `SELECT at, rowid FROM surfacings WHERE ns = ?1 AND at < ?2 AND (at, rowid) > (?3, ?4)
+				ORDER BY at, rowid LIMIT 1 OFFSET ?5`,
+				`DELETE FROM surfacings WHERE ns = ?1 AND at < ?2 AND (at, rowid) > (?3, ?4) AND (at, rowid) <= (?5, ?6)
+				AND outcome != '' AND outcome_at < ?2 AND experiment_id = ''
+				AND rowid < (SELECT max(rowid) FROM surfacings)`, ns, cut)
+		}},
+		{"events", &p.Events, func(ctx context.Context, w *wtx, ns string, cur *pruneCursor) (int, error) {
+			return cur.step(ctx, w, `SELECT at, rowid FROM events WHERE ns = ?1 AND at < ?2 AND (at, rowid) > (?3, ?4)
+				ORDER BY at, rowid LIMIT 1 OFFSET ?5`,
+				`DELETE FROM events WHERE ns = ?1 AND at < ?2 AND (at, rowid) > (?3, ?4) AND (at, rowid) <= (?5, ?6)
+				AND seq < (SELECT max(seq) FROM events WHERE ns = ?1)`, ns, cut)
+		}},
+		{"decisions", &p.Decisions, func(ctx context.Context, w *wtx, ns string, cur *pruneCursor) (int, error) {
+			return cur.step(ctx, w, `SELECT at, rowid FROM decisions WHERE ns = ?1 AND rewarded = 1 AND at < ?2
+				AND (at, rowid) > (?3, ?4) ORDER BY at, rowid LIMIT 1 OFFSET ?5`,
+				`DELETE FROM decisions WHERE ns = ?1 AND rewarded = 1 AND at < ?2 AND (at, rowid) > (?3, ?4)
+				AND (at, rowid) <= (?5, ?6) AND experiment_id = ''`, ns, cut)
+		}},
+	} {
+		nss, err := s.pruneNamespaces(ctx, t.table)
+		if err != nil {
+			return p, err
+		}
+		for _, ns := range nss {
+			cur := &pruneCursor{at: noTime, rowid: -1 << 63}
+			for !cur.done {
+				var n int
+				err := s.write(ctx, "prune "+t.table, func(w *wtx) (func(), error) {
+					var err error
+					n, err = t.batch(ctx, w, ns, cur)
+					return nil, err
+				})
+				if err != nil {
+					return p, err
+				}
+				*t.n += n
+			}
+		}
+	}
+	// Conversations are walked in key order, a window a transaction: an index on their update
+	// time would cost every turn an entry, where this costs one pass a run.
+	var after [2]string
+	for done := false; !done; {
+		var n int
+		err := s.write(ctx, "prune conversations", func(w *wtx) (func(), error) {
+			last := after
+			err := w.QueryRowContext(ctx, `SELECT ns, id FROM conversations WHERE (ns, id) > (?1, ?2)
+				ORDER BY ns, id LIMIT 1 OFFSET ?3`, after[0], after[1], pruneBatch-1).Scan(&last[0], &last[1])
+			window := ` AND (ns, id) <= (?4, ?5)`
+			if errors.Is(err, sql.ErrNoRows) {
+				done, window = true, ""
+			} else if err != nil {
+				return nil, err
+			}
+			rows, err := w.QueryContext(ctx, `DELETE FROM conversations WHERE (ns, id) > (?1, ?2)`+window+`
+				AND updated_at < ?3 AND updated_at != `+strconv.FormatInt(noTime, 10)+` RETURNING ns, id`,
+				after[0], after[1], cut, last[0], last[1])
+			if err != nil {
+				return nil, err
+			}
+			var gone [][2]string
+			for rows.Next() {
+				var k [2]string
+				if err := rows.Scan(&k[0], &k[1]); err != nil {
+					rows.Close()
+					return nil, err
+				}
+				gone = append(gone, k)
+			}
+			if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+				return nil, err
+			}
+			n, after = len(gone), last
+			return func() { s.convs.drop(gone) }, nil
+		})
+		if err != nil {
+			return p, err
+		}
+		p.Conversations += n
+	}
+	err := s.write(ctx, "prune job runs", func(w *wtx) (func(), error) {
+		res, err := w.ExecContext(ctx, `DELETE FROM job_runs WHERE started_at < ?1
+			AND started_at < (SELECT max(j.started_at) FROM job_runs j WHERE j.job = job_runs.job)`, cut)
+		if err != nil {
+			return nil, err
+		}
+		n, err := res.RowsAffected()
+		p.JobRuns = int(n)
+		return nil, err
+	})
+	return p, err
+}
+
+// pruneCursor walks one namespace's rows of a table by (at, rowid), a window at a time.
+type pruneCursor struct {
+	at, rowid int64
+	done      bool
+}
+
+// step deletes what may go of the next window of rows (at most pruneBatch) and moves the
+// cursor past it. last finds the window's last row: args ns, cut, the cursor, the offset;
+// del deletes within the window: ns, cut, the cursor and the window's last row.
+func (c *pruneCursor) step(ctx context.Context, w *wtx, last, del, ns string, cut int64) (int, error) {
+	var at, rowid int64
+	err := w.QueryRowContext(ctx, last, ns, cut, c.at, c.rowid, pruneBatch-1).Scan(&at, &rowid)
+	if errors.Is(err, sql.ErrNoRows) {
+		// Fewer than a window's rows are left: the last window runs to the end.
+		at, rowid, c.done = cut, -1<<63, true
+	} else if err != nil {
+		return 0, err
+	}
+	res, err := w.ExecContext(ctx, del, ns, cut, c.at, c.rowid, at, rowid)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	c.at, c.rowid = at, rowid
+	return int(n), err
+}
+
+// pruneNamespaces lists the namespaces with rows in table, one index seek each.
+func (s *Store) pruneNamespaces(ctx context.Context, table string) ([]string, error) {
+	var out []string
+	last := ""
+	for {
+		var ns sql.NullString
+		if err := s.rdb.QueryRowContext(ctx, `SELECT min(ns) FROM `+table+` WHERE ns > ?`, last).Scan(&ns); err != nil {
+			return nil, wrap(err, "prune "+table)
+		}
+		if !ns.Valid {
+			return out, nil
+		}
+		out = append(out, ns.String)
+		last = ns.String
+	}
+}
