@@ -188,7 +188,7 @@ func TestTourOfEveryRoute(t *testing.T) {
 		t.Errorf("relearn = %+v, %v; want 1 event, version 1, max diff 0", rl, err)
 	}
 	jobs, err := c.Jobs(ctx)
-	if err != nil || len(jobs) != 6 {
+	if err != nil || len(jobs) != 7 {
 		t.Fatalf("jobs = %+v, %v", jobs, err)
 	}
 	run, err := c.RunJob(ctx, "decay-scan")

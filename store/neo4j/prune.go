@@ -12,22 +12,45 @@ import (
 // pruneBatch is how many nodes one PruneHistory transaction looks at.
 var pruneBatch = 1000 // a variable: tests walk many windows with a small one
 
-// pruneKind is one label of the turn history: how to find the next window of a namespace's
-// old nodes along its (ns, at) index, and which of a window's nodes may go.
-type pruneKind struct {
-	label string
-	// keep is the Cypher condition on n that keeps a node of the window; $cut and $top
-	// (the namespace's latest event sequence number) are in scope.
-	keep string
-	// where narrows the window itself (an indexed property), or "".
-	where string
-}
+// The turn history's labels PruneHistory walks, in order, with their queries (tables of
+// constants: TestCypherIsConstant). A window is the next pruneBatch nodes of a namespace
+// after $after along the (ns, at) index; the delete takes the window's nodes that may go.
+// Surfacings stay while awaiting their outcome, decided after $cut, or an experiment's;
+// events while they are the namespace's latest ($top); decisions while not rewarded or an
+// experiment's.
+var (
+	pruneLabels     = []string{"Surfacing", "Event", "Decision"}
+	pruneNamespaces = map[string]string{
+		"Surfacing": `MATCH (n:Surfacing) RETURN DISTINCT n.ns AS ns`,
+		"Event":     `MATCH (n:Event) RETURN DISTINCT n.ns AS ns`,
+		"Decision":  `MATCH (n:Decision) RETURN DISTINCT n.ns AS ns`,
+	}
+	pruneWindow = map[string]string{
+		"Surfacing": `MATCH (n:Surfacing {ns: $ns}) WHERE n.at > $after AND n.at < $cut` + pruneWindowTail,
+		"Event":     `MATCH (n:Event {ns: $ns}) WHERE n.at > $after AND n.at < $cut` + pruneWindowTail,
+		"Decision":  `MATCH (n:Decision {ns: $ns}) WHERE n.at > $after AND n.at < $cut AND n.rewarded = true` + pruneWindowTail,
+	}
+	pruneDelete = map[string]string{
+		"Surfacing": `MATCH (n:Surfacing {ns: $ns}) WHERE n.at > $after AND n.at <= $last AND n.at < $cut
+			AND coalesce(n.outcome, '') <> '' AND n.outcome_at < $cut AND coalesce(n.experiment, '') = ''` + pruneDeleteTail,
+		"Event": `MATCH (n:Event {ns: $ns}) WHERE n.at > $after AND n.at <= $last AND n.at < $cut
+			AND coalesce(n.seq, $top) < $top` + pruneDeleteTail,
+		"Decision": `MATCH (n:Decision {ns: $ns}) WHERE n.at > $after AND n.at <= $last AND n.at < $cut
+			AND n.rewarded = true AND coalesce(n.experiment, '') = ''` + pruneDeleteTail,
+	}
+)
 
-var pruneKinds = []pruneKind{
-	{label: "Surfacing", keep: `coalesce(n.outcome, '') = '' OR n.outcome_at >= $cut OR coalesce(n.experiment, '') <> ''`},
-	{label: "Event", keep: `coalesce(n.seq, $top) >= $top`},
-	{label: "Decision", keep: `coalesce(n.experiment, '') <> ''`, where: ` AND n.rewarded = true`},
-}
+const (
+	pruneWindowTail = ` WITH n.at AS at ORDER BY at LIMIT $batch
+		WITH collect(at) AS ats RETURN size(ats) AS seen, ats[-1] AS last`
+	pruneDeleteTail = ` DETACH DELETE n RETURN count(*) AS n`
+	pruneTopEvent   = `MATCH (n:Event {ns: $ns}) WHERE n.seq IS NOT NULL RETURN n.seq AS seq ORDER BY seq DESC LIMIT 1`
+	pruneConvs      = `MATCH (n:Conversation) WHERE n.updated < $cut AND n.updated <> ` + noTimeCypher + `
+		WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS n`
+	pruneJobRuns = `MATCH (r:JobRun) WITH r.job AS job, max(r.start) AS newest
+		MATCH (n:JobRun {job: job}) WHERE n.start < $cut AND n.start < newest
+		DETACH DELETE n RETURN count(*) AS n`
+)
 
 // PruneHistory deletes the turn history older than before (models.Pruned says which nodes).
 // Surfacings, events and decisions are walked per namespace along their (ns, at) indexes
@@ -40,10 +63,10 @@ func (s *Store) PruneHistory(ctx context.Context, before time.Time) (models.Prun
 	}
 	cut := filterTime(before)
 	counts := []*int{&p.Surfacings, &p.Events, &p.Decisions}
-	for i, k := range pruneKinds {
+	for i, label := range pruneLabels {
 		var nss []string
-		err := s.read(ctx, "prune "+k.label, func(tx neo4j.ManagedTransaction) error {
-			recs, err := collect(ctx, tx, `MATCH (n:`+k.label+`) RETURN DISTINCT n.ns AS ns`, nil)
+		err := s.read(ctx, "prune "+label, func(tx neo4j.ManagedTransaction) error {
+			recs, err := collect(ctx, tx, pruneNamespaces[label], nil)
 			nss = nss[:0]
 			for _, r := range recs {
 				if ns, ok := r.Values[0].(string); ok {
@@ -55,17 +78,11 @@ func (s *Store) PruneHistory(ctx context.Context, before time.Time) (models.Prun
 		if err != nil {
 			return p, err
 		}
-		window := `MATCH (n:` + k.label + ` {ns: $ns}) WHERE n.at > $after AND n.at < $cut` + k.where + `
-			WITH n.at AS at ORDER BY at LIMIT $batch
-			WITH collect(at) AS ats RETURN size(ats) AS seen, ats[-1] AS last`
-		del := `MATCH (n:` + k.label + ` {ns: $ns}) WHERE n.at > $after AND n.at <= $last AND n.at < $cut` + k.where + `
-			AND NOT (` + k.keep + `) DETACH DELETE n RETURN count(*) AS n`
 		for _, ns := range nss {
 			params := map[string]any{"ns": ns, "cut": cut, "after": int64(noTime), "batch": int64(pruneBatch), "top": int64(0)}
-			if k.label == "Event" {
+			if label == "Event" {
 				err := s.read(ctx, "prune events", func(tx neo4j.ManagedTransaction) error {
-					recs, err := collect(ctx, tx, `MATCH (n:Event {ns: $ns}) WHERE n.seq IS NOT NULL
-						RETURN n.seq AS seq ORDER BY seq DESC LIMIT 1`, params)
+					recs, err := collect(ctx, tx, pruneTopEvent, params)
 					if err == nil && len(recs) == 1 {
 						params["top"], _ = recs[0].Values[0].(int64)
 					}
@@ -77,8 +94,8 @@ func (s *Store) PruneHistory(ctx context.Context, before time.Time) (models.Prun
 			}
 			for done := false; !done; {
 				var n int64
-				err := s.write(ctx, "prune "+k.label, func(tx neo4j.ManagedTransaction) error {
-					recs, err := collect(ctx, tx, window, params)
+				err := s.write(ctx, "prune "+label, func(tx neo4j.ManagedTransaction) error {
+					recs, err := collect(ctx, tx, pruneWindow[label], params)
 					if err != nil {
 						return err
 					}
@@ -89,7 +106,7 @@ func (s *Store) PruneHistory(ctx context.Context, before time.Time) (models.Prun
 					}
 					done = seen < int64(pruneBatch)
 					params["last"] = recs[0].Values[1]
-					if recs, err = collect(ctx, tx, del, params); err != nil {
+					if recs, err = collect(ctx, tx, pruneDelete[label], params); err != nil {
 						return err
 					}
 					n, _ = recs[0].Values[0].(int64)
@@ -108,8 +125,7 @@ func (s *Store) PruneHistory(ctx context.Context, before time.Time) (models.Prun
 	for {
 		var n int64
 		err := s.write(ctx, "prune conversations", func(tx neo4j.ManagedTransaction) error {
-			recs, err := collect(ctx, tx, `MATCH (n:Conversation) WHERE n.updated < $cut AND n.updated <> `+noTimeCypher+`
-				WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS n`, map[string]any{"cut": cut, "batch": int64(pruneBatch)})
+			recs, err := collect(ctx, tx, pruneConvs, map[string]any{"cut": cut, "batch": int64(pruneBatch)})
 			if err == nil {
 				n, _ = recs[0].Values[0].(int64)
 			}
@@ -124,9 +140,7 @@ func (s *Store) PruneHistory(ctx context.Context, before time.Time) (models.Prun
 		}
 	}
 	err := s.write(ctx, "prune job runs", func(tx neo4j.ManagedTransaction) error {
-		recs, err := collect(ctx, tx, `MATCH (r:JobRun) WITH r.job AS job, max(r.start) AS newest
-			MATCH (n:JobRun {job: job}) WHERE n.start < $cut AND n.start < newest
-			DETACH DELETE n RETURN count(*) AS n`, map[string]any{"cut": cut})
+		recs, err := collect(ctx, tx, pruneJobRuns, map[string]any{"cut": cut})
 		if err == nil {
 			var n int64
 			if len(recs) == 1 {
