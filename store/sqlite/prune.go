@@ -12,11 +12,11 @@ import (
 
 // pruneBatch is how many rows one PruneHistory transaction looks at: small enough that a
 // recorded turn or an engagement report waits a few milliseconds at most behind it.
-var pruneBatch = 1000 // a variable: tests walk many windows with a small one
+var pruneBatch = 500 // a variable: tests walk many windows with a small one
 
 // PruneHistory deletes the turn history older than before (models.Pruned says which rows),
 // a batch a transaction. Surfacings, events and decisions are walked per namespace along
-// their time indexes, from the oldest, with a cursor, so the rows that must stay are read
+// their time indexes, from the oldest, with a cursor (pruneCursor), so the rows that must stay are read
 // once a call, not once a batch. Two more rules are this store's own:
 //   - surfacings are folded into their memories' counters (surfaced.go) before any is
 //     deleted, so the counters keep them;
@@ -34,29 +34,32 @@ func (s *Store) PruneHistory(ctx context.Context, before time.Time) (models.Prun
 	cut := filterTime(before)
 	for _, t := range []struct {
 		table string
-		n     *int
-		batch func(ctx context.Context, w *wtx, ns string, cur *pruneCursor) (int, error)
+		// first and last are the cursor's keys before the first row and after the last: the
+		// tables' time indexes end in id (text: no UTF-8 byte is 0xff), or in rowid.
+		first, last any
+		n           *int
+		batch       func(ctx context.Context, w *wtx, ns string, cur *pruneCursor) (int, error)
 	}{
-		{"surfacings", &p.Surfacings, func(ctx context.Context, w *wtx, ns string, cur *pruneCursor) (int, error) {
+		{"surfacings", "", "\xff", &p.Surfacings, func(ctx context.Context, w *wtx, ns string, cur *pruneCursor) (int, error) {
 			if err := w.foldIfNeeded(ctx); err != nil {
 				return 0, err
 			}
-			return cur.step(ctx, w, `SELECT at, rowid FROM surfacings WHERE ns = ?1 AND at < ?2 AND (at, rowid) > (?3, ?4)
-				ORDER BY at, rowid LIMIT 1 OFFSET ?5`,
-				`DELETE FROM surfacings WHERE ns = ?1 AND at < ?2 AND (at, rowid) > (?3, ?4) AND (at, rowid) <= (?5, ?6)
+			return cur.step(ctx, w, `SELECT at, id FROM surfacings WHERE ns = ?1 AND at < ?2 AND (at, id) > (?3, ?4)
+				ORDER BY at, id LIMIT 1 OFFSET ?5`,
+				`DELETE FROM surfacings WHERE ns = ?1 AND (at, id) > (?3, ?4) AND (at, id) <= (?5, ?6)
 				AND outcome != '' AND outcome_at < ?2 AND experiment_id = ''
 				AND rowid < (SELECT max(rowid) FROM surfacings)`, ns, cut)
 		}},
-		{"events", &p.Events, func(ctx context.Context, w *wtx, ns string, cur *pruneCursor) (int, error) {
-			return cur.step(ctx, w, `SELECT at, rowid FROM events WHERE ns = ?1 AND at < ?2 AND (at, rowid) > (?3, ?4)
-				ORDER BY at, rowid LIMIT 1 OFFSET ?5`,
-				`DELETE FROM events WHERE ns = ?1 AND at < ?2 AND (at, rowid) > (?3, ?4) AND (at, rowid) <= (?5, ?6)
+		{"events", "", "\xff", &p.Events, func(ctx context.Context, w *wtx, ns string, cur *pruneCursor) (int, error) {
+			return cur.step(ctx, w, `SELECT at, id FROM events WHERE ns = ?1 AND at < ?2 AND (at, id) > (?3, ?4)
+				ORDER BY at, id LIMIT 1 OFFSET ?5`,
+				`DELETE FROM events WHERE ns = ?1 AND (at, id) > (?3, ?4) AND (at, id) <= (?5, ?6)
 				AND seq < (SELECT max(seq) FROM events WHERE ns = ?1)`, ns, cut)
 		}},
-		{"decisions", &p.Decisions, func(ctx context.Context, w *wtx, ns string, cur *pruneCursor) (int, error) {
+		{"decisions", int64(-1 << 63), int64(1<<63 - 1), &p.Decisions, func(ctx context.Context, w *wtx, ns string, cur *pruneCursor) (int, error) {
 			return cur.step(ctx, w, `SELECT at, rowid FROM decisions WHERE ns = ?1 AND rewarded = 1 AND at < ?2
 				AND (at, rowid) > (?3, ?4) ORDER BY at, rowid LIMIT 1 OFFSET ?5`,
-				`DELETE FROM decisions WHERE ns = ?1 AND rewarded = 1 AND at < ?2 AND (at, rowid) > (?3, ?4)
+				`DELETE FROM decisions WHERE ns = ?1 AND rewarded = 1 AND (at, rowid) > (?3, ?4)
 				AND (at, rowid) <= (?5, ?6) AND experiment_id = ''`, ns, cut)
 		}},
 	} {
@@ -65,7 +68,7 @@ func (s *Store) PruneHistory(ctx context.Context, before time.Time) (models.Prun
 			return p, err
 		}
 		for _, ns := range nss {
-			cur := &pruneCursor{at: noTime, rowid: -1 << 63}
+			cur := &pruneCursor{at: noTime, key: t.first, end: t.last}
 			for !cur.done {
 				var n int
 				err := s.write(ctx, "prune "+t.table, func(w *wtx) (func(), error) {
@@ -134,30 +137,45 @@ func (s *Store) PruneHistory(ctx context.Context, before time.Time) (models.Prun
 	return p, err
 }
 
-// pruneCursor walks one namespace's rows of a table by (at, rowid), a window at a time.
+// pruneCursor walks one namespace's rows of a table by (at, key) — key is the column that
+// follows at in the table's time index (id, or the implicit rowid), so that the window's
+// bounds are ranges of the index — a window at a time.
 type pruneCursor struct {
-	at, rowid int64
-	done      bool
+	at   int64
+	key  any
+	end  any // a key above every row's
+	done bool
 }
 
 // step deletes what may go of the next window of rows (at most pruneBatch) and moves the
 // cursor past it. last finds the window's last row: args ns, cut, the cursor, the offset;
 // del deletes within the window: ns, cut, the cursor and the window's last row.
 func (c *pruneCursor) step(ctx context.Context, w *wtx, last, del, ns string, cut int64) (int, error) {
-	var at, rowid int64
-	err := w.QueryRowContext(ctx, last, ns, cut, c.at, c.rowid, pruneBatch-1).Scan(&at, &rowid)
+	var at int64
+	key := c.key
+	var err error
+	switch k := key.(type) {
+	case string:
+		err = w.QueryRowContext(ctx, last, ns, cut, c.at, c.key, pruneBatch-1).Scan(&at, &k)
+		key = k
+	case int64:
+		err = w.QueryRowContext(ctx, last, ns, cut, c.at, c.key, pruneBatch-1).Scan(&at, &k)
+		key = k
+	}
 	if errors.Is(err, sql.ErrNoRows) {
-		// Fewer than a window's rows are left: the last window runs to the end.
-		at, rowid, c.done = cut, -1<<63, true
+		// Fewer than a window's rows are left: the last window runs to the cut. Its bounds,
+		// like every window's, are the index's range (a bound on at alone would be taken
+		// instead, and each window would read every row to the cut).
+		at, key, c.done = cut-1, c.end, true
 	} else if err != nil {
 		return 0, err
 	}
-	res, err := w.ExecContext(ctx, del, ns, cut, c.at, c.rowid, at, rowid)
+	res, err := w.ExecContext(ctx, del, ns, cut, c.at, c.key, at, key)
 	if err != nil {
 		return 0, err
 	}
 	n, err := res.RowsAffected()
-	c.at, c.rowid = at, rowid
+	c.at, c.key = at, key
 	return int(n), err
 }
 

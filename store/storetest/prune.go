@@ -24,6 +24,8 @@ func testPruneHistory(t *testing.T, open func(t *testing.T) models.Store) {
 		sf.Outcome, sf.OutcomeAt = models.EventUsed, at(outcome)
 		return sf
 	}
+	edge := surfacing(ns, "s-edge", "c1", "m1", 0) // shown and decided a nanosecond before the cut: goes
+	edge.At = cut.Add(-time.Nanosecond)
 	exp := surfacing(ns, "s-exp", "c1", "m1", 10)
 	exp.Experiment, exp.Variant = "e1", "control"
 	surfs := []*models.Surfacing{
@@ -31,6 +33,7 @@ func testPruneHistory(t *testing.T, open func(t *testing.T) models.Store) {
 		surfacing(ns, "s-pending", "c1", "m1", 10), // no outcome yet: stays
 		surfacing(ns, "s-late", "c1", "m1", 50),    // decided after the cut: stays
 		exp,                                        // an experiment's: stays
+		edge,
 		surfacing(other, "o-done", "c1", "m1", 10), // the other namespace's, old: goes
 		surfacing(ns, "s-new", "c2", "m1", 200),    // recent: stays
 	}
@@ -46,21 +49,23 @@ func testPruneHistory(t *testing.T, open func(t *testing.T) models.Store) {
 				}
 			}
 		}
-		return nil
+		edge.Outcome, edge.OutcomeAt = models.EventIgnored, edge.At
+		return tx.PutSurfacing(edge)
 	}))
 	before, err := s.GetMemory(ctx, ns, "m1")
 	mustNil(t, err)
-	if before.SurfaceCount != 5 {
-		t.Fatalf("surface count before pruning = %d, want 5", before.SurfaceCount)
+	if before.SurfaceCount != 6 {
+		t.Fatalf("surface count before pruning = %d, want 6", before.SurfaceCount)
 	}
 
 	mustNil(t, s.Update(ctx, func(tx models.Tx) error {
 		for _, e := range []*models.Event{
 			{ID: "e1", Namespace: ns, Type: models.EventUsed, At: at(10)},
 			{ID: "e2", Namespace: ns, Type: models.EventUsed, At: at(20)},
-			{ID: "e3", Namespace: ns, Type: models.EventUsed, At: at(30)}, // the latest: stays
+			{ID: "e3", Namespace: ns, Type: models.EventUsed, At: at(30)},
+			{ID: "e-edge", Namespace: ns, Type: models.EventUsed, At: cut.Add(-time.Nanosecond)},
 			{ID: "e4", Namespace: ns, Type: models.EventUsed, At: at(150)},
-			{ID: "o1", Namespace: other, Type: models.EventUsed, At: at(10)}, // its namespace's latest
+			{ID: "o1", Namespace: other, Type: models.EventUsed, At: at(10)},
 		} {
 			if err := tx.InsertEvent(e); err != nil {
 				return err
@@ -68,8 +73,8 @@ func testPruneHistory(t *testing.T, open func(t *testing.T) models.Store) {
 		}
 		return nil
 	}))
-	// e4 is recorded before e3 in time but after it in the log: the latest by sequence (e4)
-	// is what stays, and e3, old, goes.
+	// In ns every event before the cut goes; in other, o1 stays, old as it is: it is its
+	// namespace's latest.
 
 	dec := func(turn string, minute int, rewarded bool, experiment string) *models.Decision {
 		return &models.Decision{Namespace: ns, TurnID: turn, ConversationID: "c1", Policy: "bandit", Arm: 1,
@@ -108,7 +113,7 @@ func testPruneHistory(t *testing.T, open func(t *testing.T) models.Store) {
 
 	got, err := s.PruneHistory(ctx, cut)
 	mustNil(t, err)
-	want := models.Pruned{Surfacings: 2, Events: 3, Decisions: 1, Conversations: 1, JobRuns: 1}
+	want := models.Pruned{Surfacings: 3, Events: 4, Decisions: 1, Conversations: 1, JobRuns: 1}
 	if got != want {
 		t.Fatalf("pruned %+v, want %+v", got, want)
 	}
@@ -144,7 +149,7 @@ func testPruneHistory(t *testing.T, open func(t *testing.T) models.Store) {
 	for _, e := range evs {
 		seqs = append(seqs, e.ID+"#"+string(rune('0'+e.Seq)))
 	}
-	assertIDs(t, "events left, by sequence", seqs, []string{"e4#4", "e5#5"})
+	assertIDs(t, "events left, by sequence", seqs, []string{"e4#5", "e5#6"})
 	oevs, err := s.FindEvents(ctx, models.EventFilter{Namespace: other})
 	mustNil(t, err)
 	if len(oevs) != 1 || oevs[0].ID != "o1" {
