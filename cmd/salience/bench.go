@@ -322,7 +322,10 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		// latency to a machine's other load, so a change's cost shows in it sooner.
 		cpuPerCall := float64(cpu) / float64(time.Millisecond) / float64(*queries)
 		fmt.Fprintf(stdout, "process CPU per call: %.2f ms (all threads, background work included)\n", cpuPerCall)
+		host := hostCheck() // after the calls, so as not to disturb them
+		fmt.Fprintf(stdout, "host, right after: %s\n", host)
 		more := rb.report(stdout, *budget, *queries)
+		more += fmt.Sprintf(`,"host_read_gb_s":%.2f,"host_sha256_mb_s":%.0f`, host.ReadGBs, host.SHAMBs)
 		if *scaling > 0 {
 			first := *queries + 50 // the scaling calls' queries follow the timed ones and the warm-up's
 			sc, err := measureScaling(*scaling, *scalingRounds, *scalingCalls, func(i int) error {
@@ -337,6 +340,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			more += fmt.Sprintf(`,"scaling_qps_1":%.1f,"scaling_qps_n":%.1f,"scaling_ratio":%.3f`, sc.qps1, sc.qpsN, sc.ratio)
 		}
 		return benchRun{P50: pct(0.50), P95: pct(0.95), P99: pct(0.99), QPS: qps, CPU: cpuPerCall, Rebuild: rebuild.Seconds(), RSS: rssMB, Heap: heapMB,
+			Host: host,
 			json: fmt.Sprintf(`{"p50_ms":%.3f,"p95_ms":%.3f,"p99_ms":%.3f,"qps":%.1f,"cpu_ms_per_call":%.3f,"rebuild_s":%.3f,"rss_mb":%.0f,"heap_mb":%.0f%s}`, pct(0.50), pct(0.95), pct(0.99), qps, cpuPerCall, rebuild.Seconds(), rssMB, heapMB, more)}, nil
 	}
 
@@ -379,18 +383,19 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return strings.Join(parts, sep)
 	}
 	p95 := func(r benchRun) float64 { return r.P95 }
-	fmt.Fprintf(stdout, "median of %d runs: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, %.0f qps, rebuild %.2fs, resident set %.0f MB (each run: p95 %s ms; p99 %s ms; %s qps; rebuild %s s)\n",
+	fmt.Fprintf(stdout, "median of %d runs: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, %.0f qps, rebuild %.2fs, resident set %.0f MB (each run: p95 %s ms; p99 %s ms; %s qps; rebuild %s s; host read %s GB/s)\n",
 		len(all), m.P50, m.P95, m.P99, m.QPS, m.Rebuild, m.RSS, each(p95, "%.2f", " / "),
 		each(func(r benchRun) float64 { return r.P99 }, "%.2f", " / "), each(func(r benchRun) float64 { return r.QPS }, "%.0f", " / "),
-		each(func(r benchRun) float64 { return r.Rebuild }, "%.2f", " / "))
-	fmt.Fprintf(stdout, `{"runs":%d,"p50_ms":%.3f,"p95_ms":%.3f,"p99_ms":%.3f,"qps":%.1f,"cpu_ms_per_call":%.3f,"rebuild_s":%.3f,"rss_mb":%.0f,"heap_mb":%.0f,"p95_ms_each":[%s]}`+"\n",
-		len(all), m.P50, m.P95, m.P99, m.QPS, m.CPU, m.Rebuild, m.RSS, m.Heap, each(p95, "%.3f", ","))
+		each(func(r benchRun) float64 { return r.Rebuild }, "%.2f", " / "), each(func(r benchRun) float64 { return r.Host.ReadGBs }, "%.1f", " / "))
+	fmt.Fprintf(stdout, `{"runs":%d,"p50_ms":%.3f,"p95_ms":%.3f,"p99_ms":%.3f,"qps":%.1f,"cpu_ms_per_call":%.3f,"rebuild_s":%.3f,"rss_mb":%.0f,"heap_mb":%.0f,"p95_ms_each":[%s],"host_read_gb_s":%.2f,"host_sha256_mb_s":%.0f}`+"\n",
+		len(all), m.P50, m.P95, m.P99, m.QPS, m.CPU, m.Rebuild, m.RSS, m.Heap, each(p95, "%.3f", ","), m.Host.ReadGBs, m.Host.SHAMBs)
 	return nil
 }
 
 // benchRun is one timed run's figures, and the JSON line that reports it.
 type benchRun struct {
 	P50, P95, P99, QPS, CPU, Rebuild, RSS, Heap float64
+	Host                                        hostState // measured right after the calls
 	json                                        string
 }
 
@@ -410,6 +415,7 @@ func medianRun(runs []benchRun) benchRun {
 		P99: med(func(r benchRun) float64 { return r.P99 }), QPS: med(func(r benchRun) float64 { return r.QPS }),
 		CPU: med(func(r benchRun) float64 { return r.CPU }), Rebuild: med(func(r benchRun) float64 { return r.Rebuild }),
 		RSS: med(func(r benchRun) float64 { return r.RSS }), Heap: med(func(r benchRun) float64 { return r.Heap }),
+		Host: hostState{ReadGBs: med(func(r benchRun) float64 { return r.Host.ReadGBs }), SHAMBs: med(func(r benchRun) float64 { return r.Host.SHAMBs })},
 	}
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"runtime/pprof"
 	"runtime/trace"
@@ -113,4 +115,57 @@ func measureScaling(n, rounds, calls int, call func(i int) error) (scalingResult
 	res.lo, res.hi = ratios[0], ratios[len(ratios)-1]
 	res.median = stat.Quantile(0.5, stat.Empirical, ratios, nil)
 	return res, nil
+}
+
+// hostState is what one core of this machine gave at one moment: read bandwidth from a
+// buffer the size of the 100k benchmark's vector scan (6.4 MB: beyond the core's own caches,
+// within the shared last-level cache of a server part) and SHA-256 throughput (arithmetic,
+// within the core's caches). On a shared machine neighbours take shared cache and memory
+// bandwidth, and the same binary's recall then costs more CPU: these figures let a reader
+// tell a slow host from a slow change.
+type hostState struct {
+	ReadGBs float64 `json:"read_gb_s"`
+	SHAMBs  float64 `json:"sha256_mb_s"`
+}
+
+func (h hostState) String() string {
+	return fmt.Sprintf("one core reads 6.4 MB at %.1f GB/s, hashes at %.0f MB/s", h.ReadGBs, h.SHAMBs)
+}
+
+// hostSink keeps hostCheck's sums alive.
+var hostSink uint64
+
+// hostCheck measures hostState: the median of 15 timed passes of each, after a warm-up.
+func hostCheck() hostState {
+	buf := make([]uint64, 6_400_000/8)
+	for i := range buf {
+		buf[i] = uint64(i) * 0x9e3779b97f4a7c15
+	}
+	read := func() {
+		var a, b, c, d uint64
+		for i := 0; i+3 < len(buf); i += 4 {
+			a += buf[i]
+			b ^= buf[i+1]
+			c += buf[i+2]
+			d ^= buf[i+3]
+		}
+		hostSink += a + b + c + d
+	}
+	block := make([]byte, 1<<20)
+	hash := func() {
+		s := sha256.Sum256(block)
+		hostSink += uint64(s[0])
+	}
+	median := func(f func()) float64 {
+		f()
+		ts := make([]float64, 15)
+		for i := range ts {
+			t := time.Now()
+			f()
+			ts[i] = time.Since(t).Seconds()
+		}
+		slices.Sort(ts)
+		return ts[len(ts)/2]
+	}
+	return hostState{ReadGBs: 6.4e-3 / median(read), SHAMBs: 1.048576 / median(hash)}
 }

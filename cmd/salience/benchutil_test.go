@@ -201,3 +201,16 @@ func TestMedianRun(t *testing.T) {
 		t.Fatalf("median of two %+v, want the upper values", m)
 	}
 }
+
+// TestHostCheck: the host figures are rates in the units they are printed in: a core reads
+// its shared cache at some gigabytes a second (a tenth of that under the race detector), not
+// bytes or terabytes, and hashes at tens to thousands of megabytes a second.
+func TestHostCheck(t *testing.T) {
+	h := hostCheck()
+	if !(h.ReadGBs > 0.05 && h.ReadGBs < 500) || !(h.SHAMBs > 10 && h.SHAMBs < 20000) {
+		t.Fatalf("host check = %+v: not rates of a machine", h)
+	}
+	if s := h.String(); !strings.Contains(s, "GB/s") || !strings.Contains(s, "MB/s") {
+		t.Fatalf("host check reads %q", s)
+	}
+}
