@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"net/url"
 	"time"
 
 	"github.com/salience-ai/salience/api"
@@ -63,10 +64,16 @@ func (c *Client) JobRuns(ctx context.Context, job string, limit int) ([]api.JobR
 }
 
 // Relearn rebuilds a namespace's relevance model from its event log, in sequence order.
-// Retried: a rebuild from the same log stores the same model.
-func (c *Client) Relearn(ctx context.Context, ns string) (*api.RelearnResponse, error) {
+// When prune-history has deleted the log's oldest events it is refused (CodeConflict)
+// unless fromKept, which rebuilds from the kept events only. Retried: a rebuild from the
+// same log stores the same model.
+func (c *Client) Relearn(ctx context.Context, ns string, fromKept bool) (*api.RelearnResponse, error) {
 	var out api.RelearnResponse
-	if err := c.do(ctx, call{route: routeRelearn, params: []string{ns}, idempotent: true}, &out); err != nil {
+	cl := call{route: routeRelearn, params: []string{ns}, idempotent: true}
+	if fromKept {
+		cl.query = url.Values{"from_kept": {"true"}}
+	}
+	if err := c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

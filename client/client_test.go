@@ -184,7 +184,7 @@ func TestTourOfEveryRoute(t *testing.T) {
 		t.Errorf("namespaces = %v, %v", names, err)
 	}
 	// The tour reported one use: the relevance model learned from one event.
-	if rl, err := c.Relearn(ctx, "tour"); err != nil || rl.Events != 1 || rl.Version != 1 || rl.MaxDiff != 0 {
+	if rl, err := c.Relearn(ctx, "tour", false); err != nil || rl.Events != 1 || rl.Version != 1 || rl.MaxDiff != 0 {
 		t.Errorf("relearn = %+v, %v; want 1 event, version 1, max diff 0", rl, err)
 	}
 	jobs, err := c.Jobs(ctx)

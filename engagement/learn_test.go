@@ -2,6 +2,7 @@ package engagement_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,7 +88,7 @@ func TestModelLearnsFromEvents(t *testing.T) {
 	}
 
 	// Relearn from the log.
-	rr, err := svc.Relearn(ctx, "a")
+	rr, err := svc.Relearn(ctx, "a", false)
 	must(t, err)
 	if rr.Events != 30 || rr.Version != 30 || rr.MaxDiff > 1e-9 {
 		t.Errorf("relearn: %+v, want 30 events, version 30, max diff ≤ 1e-9", rr)
@@ -147,7 +148,7 @@ func TestPredictionsDoNotTrainTheModel(t *testing.T) {
 	if got, err := st.GetMemory(ctx, "a", "m2"); err != nil || got.UsageCount == 0 {
 		t.Errorf("the predicted memory's use was not counted: %+v, %v", got, err)
 	}
-	rr, err := svc.Relearn(ctx, "a")
+	rr, err := svc.Relearn(ctx, "a", false)
 	must(t, err)
 	if rr.Events != 6 || rr.Skipped != 0 || rr.Version != 6 || rr.MaxDiff > 1e-9 {
 		t.Errorf("relearn: %+v, want 6 events, none skipped, version 6, no difference", rr)
@@ -162,4 +163,30 @@ func decodeState(t *testing.T, s string) (string, *learn.Model) {
 	m, err := learn.Decode(s, learn.DefaultConfig())
 	must(t, err)
 	return s, m
+}
+
+// Once prune-history has deleted the log's oldest events, relearn refuses to rebuild the
+// model from what is left unless asked to (from kept), and then learns from the kept events.
+func TestRelearnRefusesPrunedLog(t *testing.T) {
+	st, svc, evs := learnFixture(t, 30)
+	_, err := svc.Apply(ctx, "a", evs)
+	must(t, err)
+	online, _ := modelOf(t, st)
+	p, err := st.PruneHistory(ctx, evs[20].At) // events 0–19 go
+	must(t, err)
+	if p.Events != 20 {
+		t.Fatalf("pruned %+v, want 20 events", p)
+	}
+	_, err = svc.Relearn(ctx, "a", false)
+	if models.ErrorCode(err) != models.ECONFLICT || !strings.Contains(models.ErrorMessage(err), "pruned") {
+		t.Fatalf("relearn of a pruned log: %v, want a conflict naming the pruning", err)
+	}
+	if still, _ := modelOf(t, st); still != online {
+		t.Error("a refused relearn changed the model")
+	}
+	rr, err := svc.Relearn(ctx, "a", true)
+	must(t, err)
+	if rr.Events != 10 || rr.Version != 10 {
+		t.Errorf("relearn from the kept events: %+v, want 10 events, version 10", rr)
+	}
 }

@@ -27,9 +27,24 @@ const relearnTries = 10
 // the prior, and stores it. It reads the log outside a transaction, then in one checks that
 // the stored model has seen no later event — else it replays the new events and tries
 // again — so it is safe while a server applies events to the same database.
-func (s *Service) Relearn(ctx context.Context, ns string) (*RelearnResult, error) {
+//
+// A log that no longer starts at its first event (prune-history deleted the oldest) would
+// rebuild the model from the kept events only, and forget what the deleted ones taught the
+// online model: Relearn refuses it (ECONFLICT) unless fromKept.
+func (s *Service) Relearn(ctx context.Context, ns string, fromKept bool) (*RelearnResult, error) {
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
+	}
+	if !fromKept {
+		first, err := s.store.FindEvents(ctx, models.EventFilter{Namespace: ns, BySeq: true, Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		if len(first) == 1 && first[0].Seq > 1 {
+			return nil, models.Errorf(models.ECONFLICT, "namespace %s's event log was pruned (its oldest kept event is number %d): "+
+				"a relearn would rebuild the relevance model from the kept events only and forget what the deleted ones taught; "+
+				"ask for from_kept to do so anyway", ns, first[0].Seq)
+		}
 	}
 	m := learn.New(s.learn)
 	res := &RelearnResult{}

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -13,7 +14,7 @@ import (
 
 // Relearner rebuilds a namespace's relevance model from its event log (engagement.Service).
 type Relearner interface {
-	Relearn(ctx context.Context, ns string) (*engagement.RelearnResult, error)
+	Relearn(ctx context.Context, ns string, fromKept bool) (*engagement.RelearnResult, error)
 }
 
 // errNoRelearn answers the relearn route of a server built without it.
@@ -26,7 +27,16 @@ func (s *Server) relearn(c *gin.Context) {
 		return
 	}
 	ns := c.Param("ns")
-	r, err := s.relearner.Relearn(c.Request.Context(), ns)
+	fromKept := false
+	if v, ok := c.GetQuery("from_kept"); ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			fail(c, models.Invalid("from_kept", "from_kept must be true or false, got %q", models.Clip(v, 40)))
+			return
+		}
+		fromKept = b
+	}
+	r, err := s.relearner.Relearn(c.Request.Context(), ns, fromKept)
 	if err != nil {
 		fail(c, err)
 		return

@@ -114,6 +114,13 @@ func TestEngagementLoopEndToEnd(t *testing.T) {
 	if rr != (api.RelearnResponse{Namespace: "loop", Events: 2, Version: 2}) {
 		t.Errorf("relearn route = %+v", rr)
 	}
+	s.must("POST", "/v1/admin/namespaces/loop/relearn?from_kept=true", "", "", 200, &rr)
+	if rr != (api.RelearnResponse{Namespace: "loop", Events: 2, Version: 2}) {
+		t.Errorf("relearn route from the kept events of an unpruned log = %+v", rr)
+	}
+	if status, body := s.do("POST", "/v1/admin/namespaces/loop/relearn?from_kept=maybe", "", ""); status != 400 || !strings.Contains(string(body), "from_kept") {
+		t.Errorf("from_kept=maybe: %d %s, want 400 naming from_kept", status, body)
+	}
 }
 
 func TestMetricsCommandErrors(t *testing.T) {

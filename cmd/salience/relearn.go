@@ -25,8 +25,9 @@ func runRelearn(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.SetOutput(stderr)
 	data := fs.String("data", DefaultDataDir, "data directory; the database is <data>/"+DatabaseFile)
 	ns := fs.String("ns", "", "namespace (required)")
+	fromKept := fs.Bool("from-kept", false, "rebuild even when prune-history deleted the oldest events: from the kept ones only, forgetting what the deleted ones taught")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: salience relearn --ns NS [--data DIR]")
+		fmt.Fprintln(fs.Output(), "usage: salience relearn --ns NS [--data DIR] [--from-kept]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -48,7 +49,7 @@ func runRelearn(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer st.Close()
-	r, err := engagement.NewService(st, engagement.ServiceOptions{}).Relearn(ctx, *ns)
+	r, err := engagement.NewService(st, engagement.ServiceOptions{}).Relearn(ctx, *ns, *fromKept)
 	if err != nil {
 		return err
 	}
