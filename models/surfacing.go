@@ -156,7 +156,8 @@ const (
 
 // Pruned counts what Store.PruneHistory deleted. A row is old enough when:
 //   - a surfacing: its outcome was decided before the cutoff (one still awaiting its outcome
-//     stays), and it is not an experiment's (the experiment's reports read them);
+//     stays), it is not an experiment's (the experiment's reports read them), and its turn's
+//     decision is not awaiting its reward (bandit-upkeep reads the turn's surfacings);
 //   - an event: it happened before the cutoff, and it is not its namespace's latest (the
 //     next event's sequence number follows it);
 //   - a decision: it was made before the cutoff and rewarded already, and it is not an

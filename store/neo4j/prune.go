@@ -15,7 +15,8 @@ var pruneBatch = 1000 // a variable: tests walk many windows with a small one
 // The turn history's labels PruneHistory walks, in order, with their queries (tables of
 // constants: TestCypherIsConstant). A window is the next pruneBatch nodes of a namespace
 // after $after along the (ns, at) index; the delete takes the window's nodes that may go.
-// Surfacings stay while awaiting their outcome, decided after $cut, or an experiment's;
+// Surfacings stay while awaiting their outcome, decided after $cut, an experiment's, or of a
+// turn whose decision awaits its reward;
 // events while they are the namespace's latest ($top); decisions while not rewarded or an
 // experiment's.
 var (
@@ -32,7 +33,8 @@ var (
 	}
 	pruneDelete = map[string]string{
 		"Surfacing": `MATCH (n:Surfacing {ns: $ns}) WHERE n.at > $after AND n.at <= $last AND n.at < $cut
-			AND coalesce(n.outcome, '') <> '' AND n.outcome_at < $cut AND coalesce(n.experiment, '') = ''` + pruneDeleteTail,
+			AND coalesce(n.outcome, '') <> '' AND n.outcome_at < $cut AND coalesce(n.experiment, '') = ''
+			AND NOT EXISTS { MATCH (d:Decision {ns: $ns, turn: n.turn}) WHERE d.rewarded = false }` + pruneDeleteTail,
 		"Event": `MATCH (n:Event {ns: $ns}) WHERE n.at > $after AND n.at <= $last AND n.at < $cut
 			AND coalesce(n.seq, $top) < $top` + pruneDeleteTail,
 		"Decision": `MATCH (n:Decision {ns: $ns}) WHERE n.at > $after AND n.at <= $last AND n.at < $cut

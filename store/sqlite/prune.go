@@ -48,6 +48,7 @@ func (s *Store) PruneHistory(ctx context.Context, before time.Time) (models.Prun
 				ORDER BY at, id LIMIT 1 OFFSET ?5`,
 				`DELETE FROM surfacings WHERE ns = ?1 AND (at, id) > (?3, ?4) AND (at, id) <= (?5, ?6)
 				AND outcome != '' AND outcome_at < ?2 AND experiment_id = ''
+				AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.ns = ?1 AND d.turn_id = surfacings.turn_id AND d.rewarded = 0)
 				AND rowid < (SELECT max(rowid) FROM surfacings)`, ns, cut)
 		}},
 		{"events", "", "\xff", &p.Events, func(ctx context.Context, w *wtx, ns string, cur *pruneCursor) (int, error) {

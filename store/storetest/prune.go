@@ -24,6 +24,8 @@ func testPruneHistory(t *testing.T, open func(t *testing.T) models.Store) {
 		sf.Outcome, sf.OutcomeAt = models.EventUsed, at(outcome)
 		return sf
 	}
+	waits := surfacing(ns, "s-waits", "c1", "m1", 10) // decided, but its turn's decision awaits its reward: stays
+	waits.TurnID = "t-pending"
 	edge := surfacing(ns, "s-edge", "c1", "m1", 0) // shown and decided a nanosecond before the cut: goes
 	edge.At = cut.Add(-time.Nanosecond)
 	exp := surfacing(ns, "s-exp", "c1", "m1", 10)
@@ -34,13 +36,14 @@ func testPruneHistory(t *testing.T, open func(t *testing.T) models.Store) {
 		surfacing(ns, "s-late", "c1", "m1", 50),    // decided after the cut: stays
 		exp,                                        // an experiment's: stays
 		edge,
+		waits,
 		surfacing(other, "o-done", "c1", "m1", 10), // the other namespace's, old: goes
 		surfacing(ns, "s-new", "c2", "m1", 200),    // recent: stays
 	}
 	for _, sf := range surfs { // one turn each, in this order: the newest row is recent
 		mustNil(t, s.RecordSurfacings(ctx, []*models.Surfacing{sf}, nil))
 	}
-	outcomes := map[string]int{"s-done": 20, "s-late": 150, "s-exp": 20, "s-new": 210, "o-done": 20}
+	outcomes := map[string]int{"s-done": 20, "s-late": 150, "s-exp": 20, "s-new": 210, "o-done": 20, "s-waits": 20}
 	mustNil(t, s.Update(ctx, func(tx models.Tx) error {
 		for _, sf := range surfs {
 			if o, ok := outcomes[sf.ID]; ok {
@@ -54,8 +57,8 @@ func testPruneHistory(t *testing.T, open func(t *testing.T) models.Store) {
 	}))
 	before, err := s.GetMemory(ctx, ns, "m1")
 	mustNil(t, err)
-	if before.SurfaceCount != 6 {
-		t.Fatalf("surface count before pruning = %d, want 6", before.SurfaceCount)
+	if before.SurfaceCount != 7 {
+		t.Fatalf("surface count before pruning = %d, want 7", before.SurfaceCount)
 	}
 
 	mustNil(t, s.Update(ctx, func(tx models.Tx) error {
@@ -126,7 +129,7 @@ func testPruneHistory(t *testing.T, open func(t *testing.T) models.Store) {
 	ss, err := s.FindSurfacings(ctx, models.SurfacingFilter{Namespace: ns})
 	mustNil(t, err)
 	assertIDs(t, "surfacings left", sortedKeys(ss, func(sf *models.Surfacing) string { return sf.ID }),
-		[]string{"s-exp", "s-late", "s-new", "s-pending"})
+		[]string{"s-exp", "s-late", "s-new", "s-pending", "s-waits"})
 	left, err := s.GetSurfacing(ctx, ns, "s-exp")
 	mustNil(t, err)
 	assertEqual(t, "experiment surfacing", left, done(exp, 20))
