@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/salience-ai/salience/decay"
@@ -67,7 +69,7 @@ func (j *JobsConfig) flagSet(fs *flag.FlagSet) {
 	fs.StringVar(&j.BanditUpkeep, "schedule-bandit-upkeep", j.BanditUpkeep, "cron schedule (UTC) of bandit-upkeep, which feeds settled turns' rewards to the threshold bandit")
 	fs.StringVar(&j.ReportSnapshot, "schedule-report-snapshot", j.ReportSnapshot, "cron schedule (UTC) of report-snapshot, which keeps each experiment's report as of the end of the last UTC day (run it after midnight)")
 	fs.StringVar(&j.PruneHistory, "schedule-prune-history", j.PruneHistory, "cron schedule (UTC) of prune-history, which deletes the turn history older than --history-retention")
-	fs.DurationVar(&j.HistoryRetention, "history-retention", j.HistoryRetention, "keep the turn history (surfacings, engagement events, bandit decisions, conversation states, job runs) this long, e.g. 720h for 30 days; 0 keeps it forever. At least 24h; what it taught (memories, edges, learned models) always stays")
+	fs.Var(durationDays{&j.HistoryRetention}, "history-retention", "keep the turn history (surfacings, engagement events, bandit decisions, conversation states, job runs) this long, e.g. 30d or 720h; 0 keeps it forever. At least 1d; what it taught (memories, edges, learned models) always stays")
 	fs.DurationVar(&j.IgnoreAfter, "implicit-ignore-after", j.IgnoreAfter, "a surfacing with no engagement event this long after it was shown counts as ignored (a namespace's settings may set its own: implicit_ignore_after_hours)")
 	fs.IntVar(&j.ResurfaceCap, "resurface-cap", j.ResurfaceCap, "how many due memories decay-scan keeps queued per namespace, most overdue first")
 	fs.StringVar(&j.Policy, "decay-policy", j.Policy, "decay policy of every namespace whose settings name none: fsrs (FSRS-6) or linear")
@@ -182,4 +184,33 @@ func emptyReward(sets maintenance.SettingsSource) func(ns string) float64 {
 		}
 		return *s.EmptyTurnReward
 	}
+}
+
+// durationDays is a flag over a time.Duration that also takes days: "30d", "1.5d", or any
+// duration time.ParseDuration reads ("720h").
+type durationDays struct{ d *time.Duration }
+
+func (v durationDays) String() string {
+	if v.d == nil {
+		return "0s"
+	}
+	return v.d.String()
+}
+
+func (v durationDays) Set(s string) error {
+	t := strings.TrimSpace(s)
+	if days, ok := strings.CutSuffix(t, "d"); ok {
+		n, err := strconv.ParseFloat(days, 64)
+		if err != nil || !(n >= 0) || n > 100*365 {
+			return fmt.Errorf("want a duration such as 30d or 720h, got %q", s)
+		}
+		*v.d = time.Duration(n * 24 * float64(time.Hour))
+		return nil
+	}
+	d, err := time.ParseDuration(t)
+	if err != nil {
+		return fmt.Errorf("want a duration such as 30d or 720h, got %q", s)
+	}
+	*v.d = d
+	return nil
 }

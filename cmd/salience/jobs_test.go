@@ -27,7 +27,7 @@ func TestJobsFlagsAndEnvironment(t *testing.T) {
 		"SALIENCE_SCHEDULE_BANDIT_UPKEEP":   "@every 2m",
 		"SALIENCE_SCHEDULE_REPORT_SNAPSHOT": "30 1 * * *",
 		"SALIENCE_SCHEDULE_PRUNE_HISTORY":   "0 4 * * *",
-		"SALIENCE_HISTORY_RETENTION":        "720h",
+		"SALIENCE_HISTORY_RETENTION":        "30d",
 	}
 	m, err := parse(t, env, "--schedule-decay-scan", "@hourly", "--schedule-dismissal-cooldown", "@midnight")
 	if err != nil {
@@ -68,6 +68,9 @@ func TestJobsConfigErrors(t *testing.T) {
 		{[]string{"--resurface-cap", "0"}, "--resurface-cap"},
 		{[]string{"--jobs=maybe"}, "jobs"},
 		{[]string{"--history-retention", "1h"}, "--history-retention"},
+		{[]string{"--history-retention", "0.5d"}, "--history-retention"},
+		{[]string{"--history-retention", "monthly"}, "history-retention"},
+		{[]string{"--history-retention", "-1d"}, "history-retention"},
 		{[]string{"--history-retention", "-24h"}, "--history-retention"},
 		{[]string{"--schedule-prune-history", "daily"}, "--schedule-prune-history"},
 	} {
@@ -179,6 +182,19 @@ func TestEmptyRewardFromSettings(t *testing.T) {
 	for ns, want := range map[string]float64{"q": 0.25, "z": 0, "none": 0.4, "broken": 0.4} {
 		if got := f(ns); got != want {
 			t.Errorf("emptyReward(%s) = %v, want %v", ns, got, want)
+		}
+	}
+}
+
+func TestHistoryRetentionTakesDays(t *testing.T) {
+	for in, want := range map[string]time.Duration{"30d": 720 * time.Hour, "1.5d": 36 * time.Hour, "0": 0, "48h": 48 * time.Hour, " 2d ": 48 * time.Hour} {
+		m, err := parse(t, nil, "--history-retention", in)
+		if err != nil {
+			t.Errorf("%q: %v", in, err)
+			continue
+		}
+		if got := m.Config.Jobs.HistoryRetention; got != want {
+			t.Errorf("--history-retention %q = %v, want %v", in, got, want)
 		}
 	}
 }
