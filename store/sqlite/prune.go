@@ -16,8 +16,8 @@ var pruneBatch = 500 // a variable: tests walk many windows with a small one
 
 // PruneHistory deletes the turn history older than before (models.Pruned says which rows),
 // a batch a transaction. Surfacings, events and decisions are walked per namespace along
-// their time indexes, from the oldest, with a cursor (pruneCursor), so the rows that must stay are read
-// once a call, not once a batch. Two more rules are this store's own:
+// their time indexes, from the oldest, with a cursor (pruneCursor), so the rows that must
+// stay are read once a call, not once a batch. Two more rules are this store's own:
 //   - surfacings are folded into their memories' counters (surfaced.go) before any is
 //     deleted, so the counters keep them;
 //   - the newest surfacing stays whatever its age: a new row's rowid follows the largest,
