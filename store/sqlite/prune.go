@@ -153,16 +153,8 @@ type pruneCursor struct {
 // del deletes within the window: ns, cut, the cursor and the window's last row.
 func (c *pruneCursor) step(ctx context.Context, w *wtx, last, del, ns string, cut int64) (int, error) {
 	var at int64
-	key := c.key
-	var err error
-	switch k := key.(type) {
-	case string:
-		err = w.QueryRowContext(ctx, last, ns, cut, c.at, c.key, pruneBatch-1).Scan(&at, &k)
-		key = k
-	case int64:
-		err = w.QueryRowContext(ctx, last, ns, cut, c.at, c.key, pruneBatch-1).Scan(&at, &k)
-		key = k
-	}
+	var key any // the driver's value: a string id or an int64 rowid, as the cursor's
+	err := w.QueryRowContext(ctx, last, ns, cut, c.at, c.key, pruneBatch-1).Scan(&at, &key)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Fewer than a window's rows are left: the last window runs to the cut. Its bounds,
 		// like every window's, are the index's range (a bound on at alone would be taken

@@ -20,10 +20,7 @@ func TestPruneKeepsNewestSurfacing(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	if err := s.CreateMemories(ctx, []*models.MemoryWrite{{Memory: &models.Memory{ID: "m1", Namespace: "ns", Kind: models.KindFact,
-		Content: "the kettle is broken", CreatedAt: t0, Importance: 0.5, Confidence: models.DefaultConfidence}}}); err != nil {
-		t.Fatal(err)
-	}
+	createKettle(t, s, t0)
 	record := func(id string, at time.Time) {
 		t.Helper()
 		sf := &models.Surfacing{ID: id, Namespace: "ns", ConversationID: "c1", TurnID: "turn-" + id, MemoryID: "m1",
@@ -89,10 +86,7 @@ func TestPruneWhileTurnsArrive(t *testing.T) {
 	pruneBatch = 16
 	s := openReady(t)
 	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	if err := s.CreateMemories(ctx, []*models.MemoryWrite{{Memory: &models.Memory{ID: "m1", Namespace: "ns", Kind: models.KindFact,
-		Content: "the kettle is broken", CreatedAt: t0, Importance: 0.5, Confidence: models.DefaultConfidence}}}); err != nil {
-		t.Fatal(err)
-	}
+	createKettle(t, s, t0)
 	turn := func(i int, at time.Time) error {
 		id := fmt.Sprintf("s%04d", i)
 		sf := &models.Surfacing{ID: id, Namespace: "ns", ConversationID: fmt.Sprintf("c%d", i%7), TurnID: "turn-" + id,
@@ -172,5 +166,14 @@ func TestPruneWhileTurnsArrive(t *testing.T) {
 		if err != nil || c.UpdatedAt.Before(cut) {
 			t.Errorf("conversation c%d: %+v, %v; want its fresh state", i, c, err)
 		}
+	}
+}
+
+// createKettle stores the memory "m1" of namespace "ns" the pruning tests surface.
+func createKettle(t *testing.T, s *Store, at time.Time) {
+	t.Helper()
+	if err := s.CreateMemories(ctx, []*models.MemoryWrite{{Memory: &models.Memory{ID: "m1", Namespace: "ns", Kind: models.KindFact,
+		Content: "the kettle is broken", CreatedAt: at, Importance: 0.5, Confidence: models.DefaultConfidence}}}); err != nil {
+		t.Fatal(err)
 	}
 }
