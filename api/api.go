@@ -32,6 +32,15 @@ type NamespacesResponse struct {
 	Namespaces []string `json:"namespaces"`
 }
 
+// NamespaceDeletedResponse says what deleting a namespace deleted (admin): its memories,
+// chunks included, and every record, the memories included (rows in the embedded store,
+// nodes in Neo4j).
+type NamespaceDeletedResponse struct {
+	Namespace string `json:"namespace"`
+	Memories  int    `json:"memories"`
+	Records   int    `json:"records"`
+}
+
 // RelearnResponse says what rebuilding a namespace's relevance model did (admin): the
 // events replayed, those skipped because their surfacing is gone, the rebuilt model's
 // version and the largest difference of a weight from the online model's.

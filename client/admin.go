@@ -79,6 +79,17 @@ func (c *Client) Relearn(ctx context.Context, ns string, fromKept bool) (*api.Re
 	return &out, nil
 }
 
+// DeleteNamespace deletes a namespace and everything it holds — memories, surfacings,
+// events, conversations, experiments, the learned model, settings — and says how much went.
+// Retried: a second call deletes what the first left, and nothing when it finished.
+func (c *Client) DeleteNamespace(ctx context.Context, ns string) (*api.NamespaceDeletedResponse, error) {
+	var out api.NamespaceDeletedResponse
+	if err := c.do(ctx, call{route: routeDeleteNS, params: []string{ns}, idempotent: true}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // RunJob starts a manual run of a job and returns the run as it started; JobRuns shows how
 // it ended. CodeConflict when the job is already running. Not retried: a repeat would
 // start a second run.

@@ -268,6 +268,14 @@ func TestTourOfEveryRoute(t *testing.T) {
 		t.Errorf("get after delete = %v, want not_found", err)
 	}
 
+	// Delete the namespace: nothing of it is left.
+	if d, err := c.DeleteNamespace(ctx, "tour"); err != nil || d.Namespace != "tour" || d.Memories < 1 || d.Records <= d.Memories {
+		t.Errorf("delete namespace = %+v, %v", d, err)
+	}
+	if list, err := ns.List(ctx, client.ListOptions{}); err != nil || len(list.Memories) != 0 {
+		t.Errorf("memories after deleting the namespace = %+v, %v", list, err)
+	}
+
 	// Every documented operation was called, and the client's routes are all documented
 	// (an undocumented one fails in the validator).
 	seen := map[string]bool{}

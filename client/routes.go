@@ -54,6 +54,7 @@ var (
 	routeJobRuns     = route{"GET", "/v1/admin/jobs/{name}/runs"}
 	routeJobRun      = route{"POST", "/v1/admin/jobs/{name}/run"}
 	routeRelearn     = route{"POST", "/v1/admin/namespaces/{ns}/relearn"}
+	routeDeleteNS    = route{"DELETE", "/v1/admin/namespaces/{ns}"}
 	routeSettings    = route{"GET", "/v1/namespaces/{ns}/settings"}
 	routePutSettings = route{"PUT", "/v1/namespaces/{ns}/settings"}
 	routePatch       = route{"PATCH", "/v1/namespaces/{ns}/settings"}
@@ -63,6 +64,6 @@ var (
 	routeExperiment  = route{"GET", "/v1/namespaces/{ns}/experiments/{id}"}
 	routeExpStop     = route{"POST", "/v1/namespaces/{ns}/experiments/{id}/stop"}
 	routeExpReport   = route{"GET", "/v1/namespaces/{ns}/experiments/{id}/report"}
-	routes           = []route{routeHealth, routeReady, routeCreate, routeList, routeGet, routeDelete, routeRecall, routePredict, routeEngagement, routeMetrics, routeResurfacing, routeThresholds, routeNamespaces, routeJobs, routeJobRuns, routeJobRun, routeRelearn, routeSettings, routePutSettings, routePatch, routeHistory,
+	routes           = []route{routeHealth, routeReady, routeCreate, routeList, routeGet, routeDelete, routeRecall, routePredict, routeEngagement, routeMetrics, routeResurfacing, routeThresholds, routeNamespaces, routeJobs, routeJobRuns, routeJobRun, routeRelearn, routeDeleteNS, routeSettings, routePutSettings, routePatch, routeHistory,
 		routeExperiments, routeExpCreate, routeExperiment, routeExpStop, routeExpReport}
 )

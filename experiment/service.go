@@ -73,7 +73,7 @@ func (s *Service) Create(ctx context.Context, ns string, e *models.Experiment, b
 	if err := s.store.CreateExperiment(ctx, &c); err != nil {
 		return nil, err
 	}
-	s.forget(ns)
+	s.Forget(ns)
 	return &c, nil
 }
 
@@ -94,11 +94,13 @@ func (s *Service) Stop(ctx context.Context, ns, id string) (*models.Experiment, 
 	if err != nil {
 		return nil, err
 	}
-	s.forget(ns)
+	s.Forget(ns)
 	return e, nil
 }
 
-func (s *Service) forget(ns string) {
+// Forget drops ns's cached running experiment (after a stop, or the namespace's deletion):
+// the next Running reads the store. Other processes' caches see it within their TTL.
+func (s *Service) Forget(ns string) {
 	s.mu.Lock()
 	delete(s.cache, ns)
 	s.mu.Unlock()

@@ -3,10 +3,12 @@ package learn
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/salience-ai/salience/models"
 )
 
 // Key is the store state key of a namespace's model.
-func Key(ns string) string { return "learn/model/" + ns }
+func Key(ns string) string { return models.LearnKeyPrefix + ns }
 
 // Decode reads a model stored by Encode; "" is the prior (a namespace with no events).
 // JSON keeps float64s exactly (shortest round-trip form), so a stored model continues as

@@ -83,3 +83,27 @@ func TestNamespacesAndConcepts(t *testing.T) {
 		t.Error("Edge.Other")
 	}
 }
+
+func TestNamespaceOwnsKey(t *testing.T) {
+	for _, tc := range []struct {
+		ns, key string
+		want    bool
+	}{
+		{"demo", "learn/model/demo", true},
+		{"demo", "bandit/demo", true},
+		{"demo", "settings/demo", true},
+		{"demo", "settings-audit/demo", true},
+		{"demo", "policy/demo", true},
+		{"demo", "experiment-snapshot/demo/01J/2026-05-01", true},
+		{"demo", "learn/model/demo2", false},       // a longer namespace's
+		{"demo", "settings/demo.v2", false},        // likewise
+		{"demo.v2", "settings/demo", false},        // a shorter one's
+		{"demo", "decay-scan/demo", false},         // no namespace kind
+		{"demo", "learn/model/", false},            // no namespace at all
+		{"demo", "experiment-snapshot/demo", true}, // the kind and the namespace alone
+	} {
+		if got := NamespaceOwnsKey(tc.ns, tc.key); got != tc.want {
+			t.Errorf("NamespaceOwnsKey(%q, %q) = %v, want %v", tc.ns, tc.key, got, tc.want)
+		}
+	}
+}

@@ -238,6 +238,15 @@ type Store interface {
 	// recall and engagement go on meanwhile, and may be called again after an error or a
 	// cancelled ctx: what it deleted stays deleted, and nothing else is touched.
 	PruneHistory(ctx context.Context, before time.Time) (Pruned, error)
+	// DeleteNamespace deletes everything the store holds of namespace ns: its memories with
+	// their chunks, vectors, edges and concepts, its surfacings, events, decisions,
+	// conversations, resurfacing queue and experiments, the state keys it owns
+	// (NamespaceOwnsKey), and the namespace itself, which may then be created anew (with
+	// another embedding size, say). It works in short transactions, so other namespaces go
+	// on meanwhile; interrupted, it leaves ns partly deleted and a second call finishes it.
+	// An unknown namespace deletes nothing and is no error. Rows that calls racing with it
+	// write to ns may stay.
+	DeleteNamespace(ctx context.Context, ns string) (NamespaceDeleted, error)
 
 	// Experiments (experiment.go).
 	ExperimentStore

@@ -62,7 +62,7 @@ type Posterior struct {
 }
 
 // StateKey is the store key of a namespace's Posteriors.
-func StateKey(ns string) string { return "bandit/" + ns }
+func StateKey(ns string) string { return models.BanditKeyPrefix + ns }
 
 // PosteriorKey names the posterior of a conversation type under an experiment variant
 // (bandit posteriors are kept per variant, DESIGN §8); no variant: the type alone.

@@ -44,9 +44,30 @@ func (s *Server) relearn(c *gin.Context) {
 	c.JSON(http.StatusOK, api.RelearnResponse{Namespace: ns, Events: r.Events, Skipped: r.Skipped, Version: r.Version, MaxDiff: r.MaxDiff})
 }
 
-// NamespaceLister lists the namespaces that hold memories (admin).
+// NamespaceLister lists the namespaces that hold memories and deletes one (admin).
 type NamespaceLister interface {
 	Namespaces(ctx context.Context) ([]string, error)
+	DeleteNamespace(ctx context.Context, ns string) (models.NamespaceDeleted, error)
+}
+
+// deleteNamespace handles DELETE /v1/admin/namespaces/{ns}: everything of the namespace
+// goes (models.Store's DeleteNamespace), and this server's caches of its settings and
+// experiment with it.
+func (s *Server) deleteNamespace(c *gin.Context) {
+	ns := c.Param("ns")
+	d, err := s.namespaces.DeleteNamespace(c.Request.Context(), ns)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	if s.settings != nil {
+		s.settings.Forget(ns)
+	}
+	if s.experiments != nil {
+		s.experiments.Forget(ns)
+	}
+	s.log.Info("namespace deleted", "namespace", ns, "memories", d.Memories, "records", d.Records)
+	c.JSON(http.StatusOK, api.NamespaceDeletedResponse{Namespace: ns, Memories: d.Memories, Records: d.Records})
 }
 
 // listNamespaces handles GET /v1/admin/namespaces.

@@ -28,6 +28,8 @@ type ExperimentService interface {
 	// (ENOTFOUND naming as_of when none).
 	Report(ctx context.Context, ns, id string) (experiment.Report, error)
 	SnapshotOn(ctx context.Context, ns, id string, day time.Time) (experiment.Snapshot, error)
+	// Forget drops what is cached of ns, as the namespace was deleted.
+	Forget(ns string)
 }
 
 // requireExperiments answers EUNAVAILABLE when the server was built without experiments.

@@ -68,6 +68,7 @@ func (s *Server) routes() *gin.Engine {
 	// Admin routes: admin keys only.
 	admin := v1.Group("/admin", s.requireAdmin, s.requireReady)
 	admin.GET("/namespaces", s.listNamespaces)
+	admin.DELETE("/namespaces/:ns", s.deleteNamespace)
 	admin.POST("/namespaces/:ns/relearn", s.relearn)
 	admin.GET("/jobs", s.listJobs)
 	admin.GET("/jobs/:name/runs", s.jobRuns)

@@ -44,6 +44,9 @@ func (brokenStore) FindMemories(context.Context, models.MemoryFilter) ([]*models
 func (brokenStore) DeleteMemory(context.Context, string, string) error {
 	return errors.New("sql: database disk image is malformed")
 }
+func (brokenStore) DeleteNamespace(context.Context, string) (models.NamespaceDeleted, error) {
+	return models.NamespaceDeleted{}, errors.New("sql: database disk image is malformed")
+}
 func (brokenStore) Namespaces(context.Context) ([]string, error) {
 	return nil, errors.New("sql: database disk image is malformed")
 }

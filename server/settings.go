@@ -23,6 +23,8 @@ type SettingsService interface {
 	Update(ctx context.Context, ns, by string, change func(cur *models.Settings) (*models.Settings, error)) (*models.Settings, error)
 	// History returns the audit trail, newest first, at most limit entries (0 = all).
 	History(ctx context.Context, ns string, limit int) ([]models.SettingsChange, error)
+	// Forget drops what is cached of ns, as the namespace was deleted.
+	Forget(ns string)
 }
 
 // Who may write a namespace's settings (Config.SettingsWriters, --settings-writers).

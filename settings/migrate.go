@@ -9,7 +9,7 @@ import (
 
 // LegacyPolicyPrefix starts the hidden state key that overrode a namespace's decay policy
 // before settings existed: "policy/<ns>" holding "linear" or "fsrs".
-const LegacyPolicyPrefix = "policy/"
+const LegacyPolicyPrefix = models.LegacyPolicyKeyPrefix
 
 // MigrationBy is the audit trail's author of migrated settings.
 const MigrationBy = "migration"

@@ -47,7 +47,7 @@ const (
 )
 
 // auditKeyPrefix starts the state key of a namespace's audit trail (a JSON array).
-const auditKeyPrefix = "settings-audit/"
+const auditKeyPrefix = models.SettingsAuditKeyPrefix
 
 // Options configure a Service.
 type Options struct {
@@ -100,6 +100,14 @@ func (s *Service) For(ctx context.Context, ns string) (*models.Settings, error) 
 	}
 	s.put(ns, cached{s: st, err: err, at: now})
 	return st, err
+}
+
+// Forget drops ns's cached settings, as the namespace was deleted: the next For reads the
+// store. Other processes' caches see it within their TTL.
+func (s *Service) Forget(ns string) {
+	s.mu.Lock()
+	delete(s.cache, ns)
+	s.mu.Unlock()
 }
 
 func (s *Service) put(ns string, c cached) {

@@ -163,7 +163,7 @@ func neo4jEngine(ctx context.Context, sc *StoreConfig, emb embed.Embedder, rr *r
 		return eval.Engine{}, nil, err
 	}
 	for _, c := range convs {
-		if err := st.(neo4jStore).DropNamespace(ctx, eval.Namespace(c)); err != nil {
+		if _, err := st.DeleteNamespace(ctx, eval.Namespace(c)); err != nil {
 			st.Close()
 			return eval.Engine{}, nil, err
 		}

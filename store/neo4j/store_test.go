@@ -39,6 +39,9 @@ func openTestStore(t *testing.T) *Store {
 
 const wipeAll = `MATCH (n) DETACH DELETE n`
 
+// nodesOfNamespace counts a namespace's nodes under any label: its :Space, and the others.
+const nodesOfNamespace = `MATCH (n) WHERE n.ns = $ns RETURN n:Space AS space, count(*) AS n`
+
 func wipe(t *testing.T, s *Store) {
 	t.Helper()
 	err := s.write(context.Background(), "wipe", func(tx neo4j.ManagedTransaction) error {
@@ -77,6 +80,32 @@ func TestNeo4j(t *testing.T) {
 	t.Run("VectorDimensions", func(t *testing.T) { testVectorDimensions(t, s) })
 	t.Run("VectorSmallNamespace", func(t *testing.T) { testVectorSmallNamespace(t, s) })
 	t.Run("DropNamespace", func(t *testing.T) { testDropNamespace(t, s) })
+	t.Run("DeleteNamespaceSmallBatches", func(t *testing.T) {
+		// Batches of two nodes, and then no node of the deleted namespace under any label.
+		defer func(n int) { pruneBatch = n }(pruneBatch)
+		pruneBatch = 2
+		storetest.DeleteNamespace(t, func(t *testing.T) models.Store {
+			wipe(t, s)
+			return s
+		})
+		var left []*neo4j.Record
+		err := s.read(context.Background(), "left", func(tx neo4j.ManagedTransaction) error {
+			var err error
+			left, err = collect(context.Background(), tx, nodesOfNamespace, map[string]any{"ns": "suite"})
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The suite made the namespace anew with one memory: its node and its :Space.
+		got := map[bool]int64{}
+		for _, r := range left {
+			got[r.Values[0].(bool)] += r.Values[1].(int64)
+		}
+		if len(got) != 2 || got[true] != 1 || got[false] != 1 {
+			t.Fatalf("nodes of the deleted and recreated namespace (true: its :Space): %v; want one of each", got)
+		}
+	})
 	t.Run("Reembed", func(t *testing.T) { testReembed(t, s) })
 	t.Run("FollowerReads", func(t *testing.T) {
 		// Reads through ExecuteRead (followers in a cluster) see the writes of this process.
@@ -179,7 +208,7 @@ func testDropNamespace(t *testing.T, s *Store) {
 			t.Fatal(err)
 		}
 	}
-	if err := s.DropNamespace(ctx, "gone"); err != nil {
+	if _, err := s.DeleteNamespace(ctx, "gone"); err != nil {
 		t.Fatal(err)
 	}
 	for ns, want := range map[string]int{"gone": 0, "kept": 1} {

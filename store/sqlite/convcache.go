@@ -71,6 +71,24 @@ func (cc *convCache) drop(keys [][2]string) {
 	}
 }
 
+// dropNamespace forgets every conversation of ns, as the namespace was deleted.
+func (cc *convCache) dropNamespace(ns string) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	for k, c := range cc.cur {
+		if k[0] == ns {
+			delete(cc.cur, k)
+			cc.curBytes -= stateBytes(c)
+		}
+	}
+	for k, c := range cc.old {
+		if k[0] == ns {
+			delete(cc.old, k)
+			cc.oldBytes -= stateBytes(c)
+		}
+	}
+}
+
 // get returns a copy of the cached state of conversation id in ns, or nil.
 func (cc *convCache) get(ns, id string) *models.ConversationState {
 	k := [2]string{ns, id}

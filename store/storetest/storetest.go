@@ -60,6 +60,7 @@ func Run(t *testing.T, open func(t *testing.T) models.Store) {
 		{"Experiments", testExperiments},
 		{"EpochTimes", testEpochTimes},
 		{"PruneHistory", testPruneHistory},
+		{"DeleteNamespace", testDeleteNamespace},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open) })
