@@ -31,6 +31,9 @@ type Settings struct {
 	// it was shown counts as ignored; above 0, at most 720 (default the server's
 	// --implicit-ignore-after, 30 minutes).
 	ImplicitIgnoreAfterHours float64 `json:"implicit_ignore_after_hours,omitempty"`
+	// HistoryRetentionDays: prune-history deletes this namespace's turn history older than
+	// this many days; 1 to 36,500 (default the server's --history-retention: keep all).
+	HistoryRetentionDays float64 `json:"history_retention_days,omitempty"`
 	// Rerank is on or off (default the server's --rerank).
 	Rerank string `json:"rerank,omitempty"`
 	// ThresholdPolicy is the ambient threshold policy of requests that name none: bandit

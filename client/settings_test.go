@@ -122,6 +122,9 @@ func TestSettingsValidationNamesTheField(t *testing.T) {
 		{map[string]any{"implicit_ignore_after_hours": -1}, "implicit_ignore_after_hours"},
 		{map[string]any{"implicit_ignore_after_hours": 721}, "implicit_ignore_after_hours"},
 		{map[string]any{"implicit_ignore_after_hours": "30m"}, "implicit_ignore_after_hours"},
+		{map[string]any{"history_retention_days": 0.5}, "history_retention_days"},
+		{map[string]any{"history_retention_days": -1}, "history_retention_days"},
+		{map[string]any{"history_retention_days": 36501}, "history_retention_days"},
 		{map[string]any{"rerank": "sometimes"}, "rerank"},
 		{map[string]any{"threshold_policy": "greedy"}, "threshold_policy"},
 		{map[string]any{"threshold_policy": "fixed:1.5"}, "threshold_policy"},
@@ -143,6 +146,9 @@ func TestSettingsValidationNamesTheField(t *testing.T) {
 	}
 	if got, err := ns.Settings(ctx); err != nil || got.Version != 0 {
 		t.Errorf("after only rejected writes: %+v, %v; want version 0", got, err)
+	}
+	if got, err := ns.PatchSettings(ctx, map[string]any{"history_retention_days": 30}); err != nil || got.HistoryRetentionDays != 30 || got.Version != 1 {
+		t.Errorf("history_retention_days 30: %+v, %v", got, err)
 	}
 }
 

@@ -172,7 +172,7 @@ func TestRelearnRefusesPrunedLog(t *testing.T) {
 	_, err := svc.Apply(ctx, "a", evs)
 	must(t, err)
 	online, _ := modelOf(t, st)
-	p, err := st.PruneHistory(ctx, evs[20].At) // events 0–19 go
+	p, err := st.PruneHistory(ctx, models.PruneCut{Before: evs[20].At}) // events 0–19 go
 	must(t, err)
 	if p.Events != 20 {
 		t.Fatalf("pruned %+v, want 20 events", p)

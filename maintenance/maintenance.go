@@ -37,7 +37,7 @@ type Store interface {
 	Enqueue(ctx context.Context, items []*models.ResurfaceItem) error
 	Queue(ctx context.Context, ns string, limit int) ([]*models.ResurfaceItem, error)
 	Dequeue(ctx context.Context, ns string, memoryIDs []string) error
-	PruneHistory(ctx context.Context, before time.Time) (models.Pruned, error)
+	PruneHistory(ctx context.Context, cut models.PruneCut) (models.Pruned, error)
 }
 
 // Run is what a job body needs of its run (jobs.Run implements it): the clock and

@@ -38,6 +38,9 @@ type Settings struct {
 	// it was shown counts as ignored (the implicit-ignore job), and its turn settles for the
 	// threshold bandit. 0 or absent: the server's --implicit-ignore-after.
 	ImplicitIgnoreAfterHours float64 `json:"implicit_ignore_after_hours,omitempty"`
+	// HistoryRetentionDays: the prune-history job deletes this namespace's turn history
+	// (Pruned) older than this many days. 0 or absent: the server's --history-retention.
+	HistoryRetentionDays float64 `json:"history_retention_days,omitempty"`
 	// Rerank is the LLM reranking policy: "on", "off", or "" for the server's --rerank.
 	Rerank string `json:"rerank,omitempty"`
 	// ThresholdPolicy decides each ambient turn's threshold when a request names none:
@@ -96,6 +99,12 @@ const (
 	MaxIgnoreAfterHours = 30 * 24
 	// MaxDecayThreshold bounds the linear policy's threshold as --decay-threshold does.
 	MaxDecayThreshold = 1e6
+	// MinHistoryRetentionDays is the shortest history retention: a day, so that a turn's
+	// surfacings, its engagement reports (late ones included) and its bandit reward are all
+	// settled, and the day's experiment report taken, before anything of it may go.
+	MinHistoryRetentionDays = 1
+	// MaxHistoryRetentionDays bounds a namespace's history retention at a hundred years.
+	MaxHistoryRetentionDays = 36500
 	// MaxDismissCooldownHours bounds the dismissal cooldown at a year.
 	MaxDismissCooldownHours = 365 * 24
 )
@@ -145,6 +154,10 @@ func (s *Settings) Validate() error {
 	if h := s.ImplicitIgnoreAfterHours; !finiteNumber(h) || h < 0 || h > MaxIgnoreAfterHours {
 		return Invalid("implicit_ignore_after_hours", "must be a number of hours above 0 and at most %d (0 or absent: the server's --implicit-ignore-after)", MaxIgnoreAfterHours)
 	}
+	if d := s.HistoryRetentionDays; !finiteNumber(d) || d < 0 || (d > 0 && d < MinHistoryRetentionDays) || d > MaxHistoryRetentionDays {
+		return Invalid("history_retention_days", "must be a number of days from %d to %d (0 or absent: the server's --history-retention)",
+			MinHistoryRetentionDays, MaxHistoryRetentionDays)
+	}
 	switch s.Rerank {
 	case "", "on", "off":
 	default:
@@ -186,6 +199,14 @@ func (s *Settings) IgnoreAfter(def time.Duration) time.Duration {
 		return def
 	}
 	return hours(s.ImplicitIgnoreAfterHours)
+}
+
+// Retention returns the history retention the settings set, or def when they set none.
+func (s *Settings) Retention(def time.Duration) time.Duration {
+	if s == nil || !(s.HistoryRetentionDays > 0) {
+		return def
+	}
+	return hours(24 * s.HistoryRetentionDays)
 }
 
 // DismissCooldown returns the dismissal cooldown the settings set (0: none), and whether

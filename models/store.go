@@ -233,11 +233,12 @@ type Store interface {
 	GetState(ctx context.Context, key string) (string, error)
 	SetState(ctx context.Context, key, value string) error
 
-	// PruneHistory deletes the turn history older than before, as Pruned's fields say what
-	// is old enough, and returns how much of it went. It works in short transactions, so
+	// PruneHistory deletes the turn history older than the cut (each namespace's cutoff,
+	// PruneCut.For; job runs by cut.Before), as Pruned's fields say what is old enough, and
+	// returns how much of it went. EINVALID when the cut deletes nothing anywhere. It works in short transactions, so
 	// recall and engagement go on meanwhile, and may be called again after an error or a
 	// cancelled ctx: what it deleted stays deleted, and nothing else is touched.
-	PruneHistory(ctx context.Context, before time.Time) (Pruned, error)
+	PruneHistory(ctx context.Context, cut PruneCut) (Pruned, error)
 	// DeleteNamespace deletes everything the store holds of namespace ns: its memories with
 	// their chunks, vectors, edges and concepts, its surfacings, events, decisions,
 	// conversations, resurfacing queue and experiments, the state keys it owns

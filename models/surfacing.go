@@ -176,6 +176,35 @@ type Pruned struct {
 	JobRuns       int `json:"job_runs"`
 }
 
+// PruneCut says what PruneHistory deletes: the history older than Before, or than a
+// namespace's own cutoff in Namespaces. A zero time keeps everything (of the namespace, or
+// of every namespace not in Namespaces; job runs, which belong to none, follow Before).
+type PruneCut struct {
+	Before     time.Time
+	Namespaces map[string]time.Time
+}
+
+// For returns namespace ns's cutoff (zero: keep everything).
+func (c PruneCut) For(ns string) time.Time {
+	if t, ok := c.Namespaces[ns]; ok {
+		return t
+	}
+	return c.Before
+}
+
+// None reports whether the cut deletes nothing anywhere.
+func (c PruneCut) None() bool {
+	if !c.Before.IsZero() {
+		return false
+	}
+	for _, t := range c.Namespaces {
+		if !t.IsZero() {
+			return false
+		}
+	}
+	return true
+}
+
 // Total is the number of rows deleted.
 func (p Pruned) Total() int {
 	return p.Surfacings + p.Events + p.Decisions + p.Conversations + p.JobRuns

@@ -194,7 +194,7 @@ func settingsToAPI(s *models.Settings) *api.Settings {
 		Version: s.Version, UpdatedAt: s.UpdatedAt, UpdatedBy: s.UpdatedBy,
 		FreshnessHalfLifeHours: s.FreshnessHalfLifeHours, Rerank: s.Rerank,
 		ThresholdPolicy: s.ThresholdPolicy, EmptyTurnReward: copyFloat(s.EmptyTurnReward),
-		ImplicitIgnoreAfterHours: s.ImplicitIgnoreAfterHours,
+		ImplicitIgnoreAfterHours: s.ImplicitIgnoreAfterHours, HistoryRetentionDays: s.HistoryRetentionDays,
 	}
 	if len(s.Weights) > 0 {
 		out.Weights = make(map[string]api.ScoreWeights, len(s.Weights))
@@ -221,7 +221,7 @@ func settingsFromAPI(s *api.Settings) *models.Settings {
 	out := &models.Settings{
 		Version: s.Version, FreshnessHalfLifeHours: s.FreshnessHalfLifeHours, Rerank: s.Rerank,
 		ThresholdPolicy: s.ThresholdPolicy, EmptyTurnReward: copyFloat(s.EmptyTurnReward),
-		ImplicitIgnoreAfterHours: s.ImplicitIgnoreAfterHours,
+		ImplicitIgnoreAfterHours: s.ImplicitIgnoreAfterHours, HistoryRetentionDays: s.HistoryRetentionDays,
 	}
 	if len(s.Weights) > 0 {
 		out.Weights = make(map[models.Mode]models.ScoreWeights, len(s.Weights))

@@ -2,7 +2,6 @@ package neo4j
 
 import (
 	"context"
-	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
@@ -45,25 +44,25 @@ var (
 const (
 	pruneWindowTail = ` WITH n.at AS at ORDER BY at LIMIT $batch
 		WITH collect(at) AS ats RETURN size(ats) AS seen, ats[-1] AS last`
-	pruneDeleteTail = ` DETACH DELETE n RETURN count(*) AS n`
-	pruneTopEvent   = `MATCH (n:Event {ns: $ns}) WHERE n.seq IS NOT NULL RETURN n.seq AS seq ORDER BY seq DESC LIMIT 1`
-	pruneConvs      = `MATCH (n:Conversation) WHERE n.updated < $cut AND n.updated <> ` + noTimeCypher + `
+	pruneDeleteTail     = ` DETACH DELETE n RETURN count(*) AS n`
+	pruneTopEvent       = `MATCH (n:Event {ns: $ns}) WHERE n.seq IS NOT NULL RETURN n.seq AS seq ORDER BY seq DESC LIMIT 1`
+	pruneConvNamespaces = `MATCH (n:Conversation) RETURN DISTINCT n.ns AS ns`
+	pruneConvs          = `MATCH (n:Conversation {ns: $ns}) WHERE n.updated < $cut AND n.updated <> ` + noTimeCypher + `
 		WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS n`
 	pruneJobRuns = `MATCH (r:JobRun) WITH r.job AS job, max(r.start) AS newest
 		MATCH (n:JobRun {job: job}) WHERE n.start < $cut AND n.start < newest
 		DETACH DELETE n RETURN count(*) AS n`
 )
 
-// PruneHistory deletes the turn history older than before (models.Pruned says which nodes).
-// Surfacings, events and decisions are walked per namespace along their (ns, at) indexes
-// from the oldest, a window of pruneBatch a transaction, so the nodes that must stay are
-// read once a call.
-func (s *Store) PruneHistory(ctx context.Context, before time.Time) (models.Pruned, error) {
+// PruneHistory deletes the turn history older than each namespace's cutoff (pc.For;
+// models.Pruned says which nodes). Surfacings, events and decisions are walked per
+// namespace along their (ns, at) indexes from the oldest, a window of pruneBatch a
+// transaction, so the nodes that must stay are read once a call.
+func (s *Store) PruneHistory(ctx context.Context, pc models.PruneCut) (models.Pruned, error) {
 	var p models.Pruned
-	if before.IsZero() {
-		return p, models.Invalid("before", "before is missing")
+	if pc.None() {
+		return p, models.Invalid("before", "the cut deletes nothing: no cutoff is set")
 	}
-	cut := filterTime(before)
 	counts := []*int{&p.Surfacings, &p.Events, &p.Decisions}
 	for i, label := range pruneLabels {
 		var nss []string
@@ -81,7 +80,11 @@ func (s *Store) PruneHistory(ctx context.Context, before time.Time) (models.Prun
 			return p, err
 		}
 		for _, ns := range nss {
-			params := map[string]any{"ns": ns, "cut": cut, "after": int64(noTime), "batch": int64(pruneBatch), "top": int64(0)}
+			before := pc.For(ns)
+			if before.IsZero() {
+				continue
+			}
+			params := map[string]any{"ns": ns, "cut": filterTime(before), "after": int64(noTime), "batch": int64(pruneBatch), "top": int64(0)}
 			if label == "Event" {
 				err := s.read(ctx, "prune events", func(tx neo4j.ManagedTransaction) error {
 					recs, err := collect(ctx, tx, pruneTopEvent, params)
@@ -124,25 +127,49 @@ func (s *Store) PruneHistory(ctx context.Context, before time.Time) (models.Prun
 			}
 		}
 	}
-	for {
-		var n int64
-		err := s.write(ctx, "prune conversations", func(tx neo4j.ManagedTransaction) error {
-			recs, err := collect(ctx, tx, pruneConvs, map[string]any{"cut": cut, "batch": int64(pruneBatch)})
-			if err == nil {
-				n, _ = recs[0].Values[0].(int64)
+	var nss []string
+	err := s.read(ctx, "prune conversations", func(tx neo4j.ManagedTransaction) error {
+		recs, err := collect(ctx, tx, pruneConvNamespaces, nil)
+		nss = nss[:0]
+		for _, r := range recs {
+			if ns, ok := r.Values[0].(string); ok {
+				nss = append(nss, ns)
 			}
-			return err
-		})
-		if err != nil {
-			return p, err
 		}
-		p.Conversations += int(n)
-		if n < int64(pruneBatch) {
-			break
+		return err
+	})
+	if err != nil {
+		return p, err
+	}
+	for _, ns := range nss {
+		before := pc.For(ns)
+		if before.IsZero() {
+			continue
+		}
+		params := map[string]any{"ns": ns, "cut": filterTime(before), "batch": int64(pruneBatch)}
+		for {
+			var n int64
+			err := s.write(ctx, "prune conversations", func(tx neo4j.ManagedTransaction) error {
+				recs, err := collect(ctx, tx, pruneConvs, params)
+				if err == nil {
+					n, _ = recs[0].Values[0].(int64)
+				}
+				return err
+			})
+			if err != nil {
+				return p, err
+			}
+			p.Conversations += int(n)
+			if n < int64(pruneBatch) {
+				break
+			}
 		}
 	}
-	err := s.write(ctx, "prune job runs", func(tx neo4j.ManagedTransaction) error {
-		recs, err := collect(ctx, tx, pruneJobRuns, map[string]any{"cut": cut})
+	if pc.Before.IsZero() {
+		return p, nil
+	}
+	err = s.write(ctx, "prune job runs", func(tx neo4j.ManagedTransaction) error {
+		recs, err := collect(ctx, tx, pruneJobRuns, map[string]any{"cut": filterTime(pc.Before)})
 		if err == nil {
 			var n int64
 			if len(recs) == 1 {

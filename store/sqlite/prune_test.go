@@ -38,7 +38,7 @@ func TestPruneKeepsNewestSurfacing(t *testing.T) {
 	for i, id := range []string{"s1", "s2", "s3"} {
 		record(id, t0.Add(time.Duration(i)*time.Hour))
 	}
-	p, err := s.PruneHistory(ctx, t0.Add(48*time.Hour))
+	p, err := s.PruneHistory(ctx, models.PruneCut{Before: t0.Add(48 * time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestPruneWhileTurnsArrive(t *testing.T) {
 		}
 		errs <- nil
 	}()
-	p, err := s.PruneHistory(ctx, cut)
+	p, err := s.PruneHistory(ctx, models.PruneCut{Before: cut})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestPruneWhileTurnsArrive(t *testing.T) {
 	}
 	// A second call takes what the first met in the journal or after it: the newest row,
 	// kept while it was the newest, is old only if no fresh turn had been stored yet.
-	p2, err := s.PruneHistory(ctx, cut)
+	p2, err := s.PruneHistory(ctx, models.PruneCut{Before: cut})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,16 +111,18 @@ func testPruneHistory(t *testing.T, open func(t *testing.T) models.Store) {
 		mustNil(t, s.RecordJobRun(ctx, r))
 	}
 
-	_, err = s.PruneHistory(ctx, time.Time{})
+	_, err = s.PruneHistory(ctx, models.PruneCut{})
+	wantCode(t, err, models.EINVALID)
+	_, err = s.PruneHistory(ctx, models.PruneCut{Namespaces: map[string]time.Time{ns: {}}})
 	wantCode(t, err, models.EINVALID)
 
-	got, err := s.PruneHistory(ctx, cut)
+	got, err := s.PruneHistory(ctx, models.PruneCut{Before: cut})
 	mustNil(t, err)
 	want := models.Pruned{Surfacings: 3, Events: 4, Decisions: 1, Conversations: 1, JobRuns: 1}
 	if got != want {
 		t.Fatalf("pruned %+v, want %+v", got, want)
 	}
-	again, err := s.PruneHistory(ctx, cut)
+	again, err := s.PruneHistory(ctx, models.PruneCut{Before: cut})
 	mustNil(t, err)
 	if again != (models.Pruned{}) {
 		t.Fatalf("a second call pruned %+v, want nothing", again)
@@ -177,6 +179,73 @@ func testPruneHistory(t *testing.T, open func(t *testing.T) models.Store) {
 		rids = append(rids, r.ID)
 	}
 	assertIDs(t, "job runs left, newest first", rids, []string{"b1", "a2"})
+}
+
+// testPruneHistoryPerNamespace: a namespace's own cutoff replaces the default one, a
+// namespace without either keeps everything, and job runs follow the default alone.
+func testPruneHistoryPerNamespace(t *testing.T, open func(t *testing.T) models.Store) {
+	s := open(t)
+	const third = "suite-third"
+	for _, n := range []string{ns, other, third} {
+		mustCreate(t, s, write(mem(n, "m1", "the kettle is broken", at(0))))
+		for i, minute := range []int{10, 50, 90} {
+			sf := surfacing(n, "s"+string(rune('0'+i)), "c1", "m1", minute)
+			sf.Outcome, sf.OutcomeAt = models.EventUsed, at(minute+1)
+			mustNil(t, s.RecordSurfacings(ctx, []*models.Surfacing{sf},
+				&models.ConversationState{Namespace: n, ConversationID: "c" + string(rune('0'+i)), Type: models.ConvDebugging, Turns: 1, UpdatedAt: at(minute)}))
+		}
+		mustNil(t, s.Update(ctx, func(tx models.Tx) error {
+			for i, minute := range []int{10, 50, 90, 95} { // the last is the namespace's latest: stays
+				if err := tx.InsertEvent(&models.Event{ID: "e" + string(rune('0'+i)), Namespace: n, Type: models.EventUsed, At: at(minute)}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+	}
+	// A newer turn last, so that no namespace's surfacing is the store's newest row.
+	mustNil(t, s.RecordSurfacings(ctx, []*models.Surfacing{surfacing("suite-fourth", "s9", "c1", "m1", 500)}, nil))
+	mustNil(t, s.RecordJobRun(ctx, &models.JobRun{ID: "a1", Job: "job-a", Start: at(10), End: at(11), Finished: true}))
+	mustNil(t, s.RecordJobRun(ctx, &models.JobRun{ID: "a2", Job: "job-a", Start: at(20), End: at(21), Finished: true}))
+
+	// No default: ns up to minute 60, other up to 20, third keeps everything; job runs stay.
+	got, err := s.PruneHistory(ctx, models.PruneCut{Namespaces: map[string]time.Time{ns: at(60), other: at(20)}})
+	mustNil(t, err)
+	if want := (models.Pruned{Surfacings: 3, Events: 3, Conversations: 3}); got != want {
+		t.Fatalf("pruned %+v, want %+v", got, want)
+	}
+	left := func(n string) (surfs, events, convs int) {
+		ss, err := s.FindSurfacings(ctx, models.SurfacingFilter{Namespace: n})
+		mustNil(t, err)
+		evs, err := s.FindEvents(ctx, models.EventFilter{Namespace: n})
+		mustNil(t, err)
+		for i := range 3 {
+			if _, err := s.GetConversation(ctx, n, "c"+string(rune('0'+i))); err == nil {
+				convs++
+			}
+		}
+		return len(ss), len(evs), convs
+	}
+	for n, want := range map[string][3]int{ns: {1, 2, 1}, other: {2, 3, 2}, third: {3, 4, 3}} {
+		if a, b, c := left(n); [3]int{a, b, c} != want {
+			t.Errorf("%s keeps %d surfacings, %d events, %d conversations; want %v", n, a, b, c, want)
+		}
+	}
+	runs, err := s.FindJobRuns(ctx, "", 0)
+	mustNil(t, err)
+	if len(runs) != 2 {
+		t.Fatalf("job runs after a cut with no default: %d, want 2", len(runs))
+	}
+
+	// A default too: third goes up to it, and job runs before it.
+	got, err = s.PruneHistory(ctx, models.PruneCut{Before: at(60), Namespaces: map[string]time.Time{other: at(20)}})
+	mustNil(t, err)
+	if want := (models.Pruned{Surfacings: 2, Events: 2, Conversations: 2, JobRuns: 1}); got != want {
+		t.Fatalf("pruned with a default %+v, want %+v", got, want)
+	}
+	if a, b, c := left(third); [3]int{a, b, c} != [3]int{1, 2, 1} {
+		t.Errorf("third keeps %d surfacings, %d events, %d conversations after the default cut; want 1, 2, 1", a, b, c)
+	}
 }
 
 // sortedKeys returns key of each of xs, sorted.

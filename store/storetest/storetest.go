@@ -60,6 +60,7 @@ func Run(t *testing.T, open func(t *testing.T) models.Store) {
 		{"Experiments", testExperiments},
 		{"EpochTimes", testEpochTimes},
 		{"PruneHistory", testPruneHistory},
+		{"PruneHistoryPerNamespace", testPruneHistoryPerNamespace},
 		{"DeleteNamespace", testDeleteNamespace},
 	}
 	for _, tt := range tests {
