@@ -53,12 +53,24 @@ import (
 // turns journaled meanwhile share the transaction.
 const journalDelay = time.Millisecond
 
-// journalQuietWait bounds how long the applier waits, before a batch, for the searches in
-// flight to end. A batch costs SQLite most of a millisecond a turn; begun between a
-// recall's searches it runs on the core the rest of the recall leaves free, instead of
-// taking one of the two that a vector scan splits its work over. Under constant searching
-// the wait runs out and the turns journaled meanwhile share the batch.
-const journalQuietWait = 5 * time.Millisecond
+// Before a batch the applier waits for quiet: no recall turn (TurnStarted) and no search in
+// flight for journalQuiet, checked every journalPoll; for at most journalMaxDefer, or until
+// journalMaxPending turns wait. A batch costs SQLite a third of a millisecond a turn or
+// more, and run beside a recall it slowed the recall by a fifth: it took the core a vector
+// scan splits its work over, and the machine's shared resources. Between a bot's turns there
+// is quiet, and the batch runs there; under a steady stream of turns there is none, and the
+// turns of up to journalMaxDefer share one batch, which costs less a turn and meets fewer
+// recalls. Measured on `salience bench recall` at 100,000 memories, six interleaved runs
+// each on a busy host: p95 4.61 → 3.78 ms, CPU a call 4.15 → 3.48 ms (with the applier never
+// running, in an earlier set: p95 4.08 → 2.83 ms). Reads settle the journal first, so they
+// never see the delay.
+const (
+	journalQuiet      = 300 * time.Microsecond
+	journalPoll       = 100 * time.Microsecond
+	journalMaxPending = 256
+)
+
+var journalMaxDefer = 200 * time.Millisecond // a variable: tests set it
 
 // journalCompactSize is the journal's size from which, once applied, it is rewritten with
 // only what is still pending instead of being left to grow (it is emptied whenever nothing
@@ -583,9 +595,7 @@ func (s *Store) applyLoop(ctx context.Context) {
 				return
 			case <-time.After(journalDelay):
 			}
-			for t0 := time.Now(); s.searching.Load() > 0 && time.Since(t0) < journalQuietWait; {
-				time.Sleep(50 * time.Microsecond)
-			}
+			s.awaitQuiet(ctx)
 			// The batch runs to its end once begun (uncancellable: the driver then spares
 			// each statement a watcher goroutine); the loop stops between batches.
 			err = s.apply(context.WithoutCancel(ctx))
@@ -613,6 +623,36 @@ func (s *Store) applyLoop(ctx context.Context) {
 			failing = false
 		}
 	}
+}
+
+// awaitQuiet returns once no recall turn and no search has been in flight for journalQuiet,
+// after journalMaxDefer at the latest, as soon as journalMaxPending turns wait, or when ctx
+// ends.
+func (s *Store) awaitQuiet(ctx context.Context) {
+	deadline := time.Now().Add(journalMaxDefer)
+	var quiet time.Time // since when nothing has been in flight
+	for ctx.Err() == nil && s.jr.pendingN.Load() < journalMaxPending {
+		now := time.Now()
+		if !now.Before(deadline) {
+			return
+		}
+		switch {
+		case s.turns.Load() > 0 || s.searching.Load() > 0:
+			quiet = time.Time{}
+		case quiet.IsZero():
+			quiet = now
+		case now.Sub(quiet) >= journalQuiet:
+			return
+		}
+		time.Sleep(journalPoll)
+	}
+}
+
+// TurnStarted tells the store that a recall turn has begun, until the returned func is
+// called: the journal's applier waits for quiet (awaitQuiet).
+func (s *Store) TurnStarted() (ended func()) {
+	s.turns.Add(1)
+	return func() { s.turns.Add(-1) }
 }
 
 // settleRead is settle for a read. When the journal cannot be applied (a full disk, say)

@@ -331,36 +331,70 @@ func TestJournalSurvivesRollback(t *testing.T) {
 	}
 }
 
-// TestJournalWaitsForSearches: the applier does not begin a batch while a search is in
-// flight (up to journalQuietWait), and begins once none is.
-func TestJournalWaitsForSearches(t *testing.T) {
-	s := openReady(t)
-	journalMemory(t, s, "m1")
-	rows := func() int {
+// TestJournalWaitsForQuiet: the applier does not begin a batch while a recall turn or a
+// search is in flight, begins once neither is; under turns that never stop it begins after
+// journalMaxDefer, or as soon as journalMaxPending turns wait.
+func TestJournalWaitsForQuiet(t *testing.T) {
+	defer func(d time.Duration) { journalMaxDefer = d }(journalMaxDefer)
+	rows := func(s *Store) int {
 		var n int
 		if err := s.rdb.QueryRow(`SELECT COUNT(*) FROM surfacings`).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n
 	}
-	s.searching.Add(1) // a search in flight
-	t0 := time.Now()
-	if err := s.RecordSurfacings(ctx, journalTurn(1, "m1"), nil); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(journalDelay + journalQuietWait/2)
-	// Only a check made inside the wait says anything (a loaded machine may oversleep).
-	if n := rows(); n != 0 && time.Since(t0) < journalQuietWait {
-		t.Errorf("%d rows applied while a search was in flight; want 0", n)
-	}
-	s.searching.Add(-1)
-	deadline := time.Now().Add(5 * time.Second)
-	for rows() != 1 {
-		if time.Now().After(deadline) {
-			t.Fatal("the turn was not applied once the search ended")
+	waitRows := func(s *Store, want int, why string) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); rows(s) != want; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %d rows applied, want %d", why, rows(s), want)
+			}
 		}
-		time.Sleep(time.Millisecond)
 	}
+	for _, busy := range []string{"turn", "search"} {
+		t.Run(map[string]string{"turn": "UntilTheTurnEnds", "search": "UntilTheSearchEnds"}[busy], func(t *testing.T) {
+			journalMaxDefer = time.Hour
+			s := openReady(t)
+			journalMemory(t, s, "m1")
+			ended := s.TurnStarted()
+			if busy == "search" {
+				ended()
+				s.searching.Add(1)
+				ended = func() { s.searching.Add(-1) }
+			}
+			if err := s.RecordSurfacings(ctx, journalTurn(1, "m1"), nil); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(journalDelay + 20*journalQuiet)
+			if n := rows(s); n != 0 {
+				t.Errorf("%d rows applied while a %s was in flight; want 0", n, busy)
+			}
+			ended()
+			waitRows(s, 1, "once the "+busy+" ended")
+		})
+	}
+	t.Run("AtMostMaxDefer", func(t *testing.T) {
+		journalMaxDefer = 20 * time.Millisecond
+		s := openReady(t)
+		journalMemory(t, s, "m1")
+		defer s.TurnStarted()() // never quiet
+		if err := s.RecordSurfacings(ctx, journalTurn(1, "m1"), nil); err != nil {
+			t.Fatal(err)
+		}
+		waitRows(s, 1, "a turn in flight throughout")
+	})
+	t.Run("AtMostMaxPending", func(t *testing.T) {
+		journalMaxDefer = time.Hour
+		s := openReady(t)
+		journalMemory(t, s, "m1")
+		defer s.TurnStarted()() // never quiet
+		for i := range journalMaxPending {
+			if err := s.RecordSurfacings(ctx, journalTurn(i+1, "m1"), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		waitRows(s, journalMaxPending*len(journalTurn(1, "m1")), "journalMaxPending turns waiting")
+	})
 }
 
 // TestJournalReadsSurviveAFailedApply: when the journal cannot be applied (here the writer

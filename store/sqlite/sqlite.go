@@ -65,9 +65,9 @@ type Store struct {
 	// jr is the surfacing journal (journal.go); nil when another process owns it, and then
 	// RecordSurfacings writes through surfacings.
 	jr *journal
-	// searching counts text and vector searches in flight: the journal's applier starts a
-	// batch when none is (journal.go).
-	searching atomic.Int32
+	// searching counts text and vector searches in flight, turns the recall turns
+	// (TurnStarted): the journal's applier starts a batch when neither has any (journal.go).
+	searching, turns atomic.Int32
 
 	lazy lazyState // namespaces loaded on demand under a budget (lazy.go), when budget > 0
 
