@@ -21,9 +21,10 @@ var pruneBatch = 1000 // a variable: tests walk many windows with a small one
 var (
 	pruneLabels     = []string{"Surfacing", "Event", "Decision"}
 	pruneNamespaces = map[string]string{
-		"Surfacing": `MATCH (n:Surfacing) RETURN DISTINCT n.ns AS ns`,
-		"Event":     `MATCH (n:Event) RETURN DISTINCT n.ns AS ns`,
-		"Decision":  `MATCH (n:Decision) RETURN DISTINCT n.ns AS ns`,
+		"Surfacing":    `MATCH (n:Surfacing) RETURN DISTINCT n.ns AS ns`,
+		"Event":        `MATCH (n:Event) RETURN DISTINCT n.ns AS ns`,
+		"Decision":     `MATCH (n:Decision) RETURN DISTINCT n.ns AS ns`,
+		"Conversation": `MATCH (n:Conversation) RETURN DISTINCT n.ns AS ns`,
 	}
 	pruneWindow = map[string]string{
 		"Surfacing": `MATCH (n:Surfacing {ns: $ns}) WHERE n.at > $after AND n.at < $cut` + pruneWindowTail,
@@ -44,10 +45,9 @@ var (
 const (
 	pruneWindowTail = ` WITH n.at AS at ORDER BY at LIMIT $batch
 		WITH collect(at) AS ats RETURN size(ats) AS seen, ats[-1] AS last`
-	pruneDeleteTail     = ` DETACH DELETE n RETURN count(*) AS n`
-	pruneTopEvent       = `MATCH (n:Event {ns: $ns}) WHERE n.seq IS NOT NULL RETURN n.seq AS seq ORDER BY seq DESC LIMIT 1`
-	pruneConvNamespaces = `MATCH (n:Conversation) RETURN DISTINCT n.ns AS ns`
-	pruneConvs          = `MATCH (n:Conversation {ns: $ns}) WHERE n.updated < $cut AND n.updated <> ` + noTimeCypher + `
+	pruneDeleteTail = ` DETACH DELETE n RETURN count(*) AS n`
+	pruneTopEvent   = `MATCH (n:Event {ns: $ns}) WHERE n.seq IS NOT NULL RETURN n.seq AS seq ORDER BY seq DESC LIMIT 1`
+	pruneConvs      = `MATCH (n:Conversation {ns: $ns}) WHERE n.updated < $cut AND n.updated <> ` + noTimeCypher + `
 		WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS n`
 	pruneJobRuns = `MATCH (r:JobRun) WITH r.job AS job, max(r.start) AS newest
 		MATCH (n:JobRun {job: job}) WHERE n.start < $cut AND n.start < newest
@@ -65,17 +65,7 @@ func (s *Store) PruneHistory(ctx context.Context, pc models.PruneCut) (models.Pr
 	}
 	counts := []*int{&p.Surfacings, &p.Events, &p.Decisions}
 	for i, label := range pruneLabels {
-		var nss []string
-		err := s.read(ctx, "prune "+label, func(tx neo4j.ManagedTransaction) error {
-			recs, err := collect(ctx, tx, pruneNamespaces[label], nil)
-			nss = nss[:0]
-			for _, r := range recs {
-				if ns, ok := r.Values[0].(string); ok {
-					nss = append(nss, ns)
-				}
-			}
-			return err
-		})
+		nss, err := s.pruneNamespacesOf(ctx, label)
 		if err != nil {
 			return p, err
 		}
@@ -127,17 +117,7 @@ func (s *Store) PruneHistory(ctx context.Context, pc models.PruneCut) (models.Pr
 			}
 		}
 	}
-	var nss []string
-	err := s.read(ctx, "prune conversations", func(tx neo4j.ManagedTransaction) error {
-		recs, err := collect(ctx, tx, pruneConvNamespaces, nil)
-		nss = nss[:0]
-		for _, r := range recs {
-			if ns, ok := r.Values[0].(string); ok {
-				nss = append(nss, ns)
-			}
-		}
-		return err
-	})
+	nss, err := s.pruneNamespacesOf(ctx, "Conversation")
 	if err != nil {
 		return p, err
 	}
@@ -180,4 +160,20 @@ func (s *Store) PruneHistory(ctx context.Context, pc models.PruneCut) (models.Pr
 		return err
 	})
 	return p, err
+}
+
+// pruneNamespacesOf lists the namespaces with nodes of label (a key of pruneNamespaces).
+func (s *Store) pruneNamespacesOf(ctx context.Context, label string) ([]string, error) {
+	var nss []string
+	err := s.read(ctx, "prune "+label, func(tx neo4j.ManagedTransaction) error {
+		recs, err := collect(ctx, tx, pruneNamespaces[label], nil)
+		nss = nss[:0]
+		for _, r := range recs {
+			if ns, ok := r.Values[0].(string); ok {
+				nss = append(nss, ns)
+			}
+		}
+		return err
+	})
+	return nss, err
 }
