@@ -383,6 +383,15 @@ type nsPredict struct {
 	built time.Time
 }
 
+// Forget drops ns's cached prediction models, as the namespace was deleted: a namespace
+// created again under its name builds its own from its first prediction on.
+func (p *Pipeline) Forget(ns string) {
+	c := p.predictions
+	c.mu.Lock()
+	delete(c.ns, ns)
+	c.mu.Unlock()
+}
+
 // predictModels returns ns's models, built from its turn log when missing or older than
 // PredictTTL (a negative TTL builds them on every call). They are read-only once built.
 func (p *Pipeline) predictModels(ctx context.Context, ns string, now time.Time) (*predict.Transitions, *predict.Usage, error) {

@@ -284,6 +284,41 @@ func TestPredictModelsFollowTheLogAfterTheTTL(t *testing.T) {
 	}
 }
 
+// TestPredictForget: Forget drops a namespace's cached models (its deletion), and only its.
+func TestPredictForget(t *testing.T) {
+	ctx := context.Background()
+	st, p, ing := openPredictEnv(t, filepath.Join(t.TempDir(), "s.db"), recall.Options{PredictTTL: time.Hour})
+	defer st.Close()
+	const ns = "a"
+	ms, err := ing.Ingest(ctx, ns, []*models.Memory{{Kind: models.KindFact, Content: "Helm chart values for staging live in the ops repo.", CreatedAt: t0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	helm := func(at time.Time) bool {
+		t.Helper()
+		resp, err := p.Predict(ctx, &recall.PredictRequest{Namespace: ns, ConversationID: "x", Messages: []recall.Message{{Content: kubeTurn}}, Now: at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(resp.Topics, func(tp predict.Topic) bool { return tp.Concept == "helm" })
+	}
+	if helm(t0) {
+		t.Fatal("nothing learned yet, but helm predicted")
+	}
+	for i := range 3 {
+		trainConversation(t, st, p, ns, fmt.Sprintf("train-%d", i), ms[0].ID, t0.Add(time.Duration(i)*time.Second))
+	}
+	p.Forget("b")
+	p.Forget("a.b")
+	if helm(t0.Add(time.Minute)) {
+		t.Fatal("forgetting other namespaces dropped this one's models")
+	}
+	p.Forget(ns)
+	if !helm(t0.Add(2 * time.Minute)) {
+		t.Fatal("after Forget the models were not rebuilt from the log")
+	}
+}
+
 func TestPredictBadRequests(t *testing.T) {
 	e := newEnv(t)
 	for _, tc := range []struct {

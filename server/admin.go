@@ -50,9 +50,12 @@ type NamespaceLister interface {
 	DeleteNamespace(ctx context.Context, ns string) (models.NamespaceDeleted, error)
 }
 
+// forgetter is a Recaller that caches what it learns of a namespace and drops it on request.
+type forgetter interface{ Forget(ns string) }
+
 // deleteNamespace handles DELETE /v1/admin/namespaces/{ns}: everything of the namespace
-// goes (models.Store's DeleteNamespace), and this server's caches of its settings and
-// experiment with it.
+// goes (models.Store's DeleteNamespace), and this server's caches of its settings, experiment
+// and prediction models with it.
 func (s *Server) deleteNamespace(c *gin.Context) {
 	ns := c.Param("ns")
 	d, err := s.namespaces.DeleteNamespace(c.Request.Context(), ns)
@@ -65,6 +68,9 @@ func (s *Server) deleteNamespace(c *gin.Context) {
 	}
 	if s.experiments != nil {
 		s.experiments.Forget(ns)
+	}
+	if f, ok := s.recaller.(forgetter); ok {
+		f.Forget(ns) // the recaller's caches of it (recall.Pipeline's prediction models)
 	}
 	s.log.Info("namespace deleted", "namespace", ns, "memories", d.Memories, "records", d.Records)
 	c.JSON(http.StatusOK, api.NamespaceDeletedResponse{Namespace: ns, Memories: d.Memories, Records: d.Records})

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -405,5 +406,40 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 	res, body := do(t, s.Handler(), "GET", "/openapi.yaml", "")
 	if res.StatusCode != 200 || !bytes.Equal(body, OpenAPI()) || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/yaml") {
 		t.Errorf("GET /openapi.yaml = %d %q", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+}
+
+// forgettingRecaller records which namespaces it was asked to forget.
+type forgettingRecaller struct {
+	panicRecaller
+	forgot []string
+}
+
+func (f *forgettingRecaller) Forget(ns string) { f.forgot = append(f.forgot, ns) }
+
+// deletingStore deletes any namespace, reporting one memory.
+type deletingStore struct{ brokenStore }
+
+func (deletingStore) DeleteNamespace(context.Context, string) (models.NamespaceDeleted, error) {
+	return models.NamespaceDeleted{Memories: 1, Records: 2}, nil
+}
+
+// TestDeleteNamespaceForgetsTheRecallersCaches: the delete route tells a recaller that
+// caches per namespace (recall.Pipeline's prediction models) to drop that namespace, once it
+// is deleted, and not when the delete fails.
+func TestDeleteNamespaceForgetsTheRecallersCaches(t *testing.T) {
+	r := &forgettingRecaller{}
+	s, _ := newTestServer(t, Config{Recaller: r, Namespaces: deletingStore{}})
+	res, body := do(t, s.Handler(), "DELETE", "/v1/admin/namespaces/gone", "")
+	if res.StatusCode != 200 || !strings.Contains(string(body), `"memories":1`) {
+		t.Fatalf("delete = %d %s", res.StatusCode, body)
+	}
+	if !slices.Equal(r.forgot, []string{"gone"}) {
+		t.Errorf("forgot %v, want [gone]", r.forgot)
+	}
+	r = &forgettingRecaller{}
+	s, _ = newTestServer(t, Config{Recaller: r, Namespaces: brokenStore{}})
+	if res, _ := do(t, s.Handler(), "DELETE", "/v1/admin/namespaces/gone", ""); res.StatusCode != 500 || len(r.forgot) != 0 {
+		t.Errorf("failed delete: %d, forgot %v", res.StatusCode, r.forgot)
 	}
 }
