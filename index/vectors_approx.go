@@ -225,38 +225,43 @@ func (v *Vectors) SearchApprox(q []float32, k, rescore int) []Hit {
 
 // firstThreshold returns the first stage's threshold for passing on about keep of the index's
 // rows: the (selectSlack + keep's share of the sample)-th best high-plane score of a
-// systematic sample of about selectSamples rows, scored as the scan scores them. filter is
-// false when every row should go on (too few rows to sample, or keep too large a share).
+// systematic sample of selectSamples rows, scored as the scan scores them. filter is false
+// when every row should go on (too few rows to sample, or keep too large a share). The
+// sample is taken in runs of sampleRun adjacent rows, evenly spaced: a run's rows and scales
+// are a few adjacent cache lines, which arrive together, where rows taken one by one would
+// each be a cache miss of their own and of their scale's.
 func (v *Vectors) firstThreshold(qc []int8, fsum float32, keep int, sc *scratch) (t float32, filter bool) {
 	n, s2 := len(v.ids), v.stride2
-	step := n / selectSamples
-	if step < 2 {
+	runs := selectSamples / sampleRun
+	step := n / runs // rows 0, step, 2·step, … start the runs
+	if step < 2*sampleRun {
 		return 0, false
 	}
-	m := (n + step - 1) / step // rows 0, step, 2·step, …
+	m := runs * sampleRun
 	j := selectSlack + keep*m/n
 	if j >= m/4 {
 		return 0, false
 	}
-	// The sampled rows and their scales lie step rows apart: each is a cache miss, so
-	// both are asked for prefetchAhead rows ahead of their copy.
-	gather := grow(&sc.gather, m*s2)
-	sscales := grow(&sc.sscales, m)
-	for i := range min(m, prefetchAhead) {
-		prefetchRow(v.hi2, s2, i*step)
-		prefetch(unsafe.Pointer(&v.scales[i*step]))
-	}
-	for i := range m {
-		if a := i + prefetchAhead; a < m {
-			prefetchRow(v.hi2, s2, a*step)
-			prefetch(unsafe.Pointer(&v.scales[a*step]))
-		}
-		r := i * step
-		copy(gather[i*s2:(i+1)*s2], v.hi2[r*s2:(r+1)*s2])
-		sscales[i] = v.scales[r]
-	}
 	sdots := grow(&sc.rdots, m)
-	dotsU2(qc, gather, s2, sdots)
+	sscales := grow(&sc.sscales, m)
+	lines := (sampleRun*s2 + 63) / 64
+	ask := func(i int) {
+		r := i * step
+		prefetchLines(&v.hi2[r*s2], lines)
+		prefetch(unsafe.Pointer(&v.scales[r]))
+		prefetch(unsafe.Pointer(&v.scales[r+sampleRun-1]))
+	}
+	for i := range min(runs, prefetchAhead) {
+		ask(i)
+	}
+	for i := range runs {
+		if a := i + prefetchAhead; a < runs {
+			ask(a)
+		}
+		r, o := i*step, i*sampleRun
+		dotsU2(qc, v.hi2[r*s2:(r+sampleRun)*s2], s2, sdots[o:o+sampleRun])
+		copy(sscales[o:o+sampleRun], v.scales[r:r+sampleRun])
+	}
 	sample := grow(&sc.sample, m)
 	scaleScores(sdots, sscales, 4, -6.5*fsum, sample)
 	return jthBest(sample, j), true
@@ -467,10 +472,11 @@ func (v *Vectors) newRescorer(q []float32) *rescorer {
 	return rq
 }
 
-// Sampling for the first stage's threshold: about selectSamples scores, of which the
-// (selectSlack + keep's share)-th best becomes the threshold.
+// Sampling for the first stage's threshold: selectSamples scores, in runs of sampleRun
+// adjacent rows, of which the (selectSlack + keep's share)-th best becomes the threshold.
 const (
 	selectSamples = 2048
+	sampleRun     = 8
 	selectSlack   = 8
 )
 

@@ -114,7 +114,7 @@ func TestSearchApproxMatchesReference(t *testing.T) {
 }
 
 // referenceApprox is SearchApprox the plain way: every row's high-plane and low-plane dot
-// products, the threshold from the same systematic sample sorted, the rows reaching it (or
+// products, the threshold from the same sample (runs of adjacent rows) sorted, the rows reaching it (or
 // every row) offered to a heap by 4-bit score, the best rescored one by one.
 func referenceApprox(v *Vectors, q []float32, k, rescore int) []Hit {
 	q, _ = Normalize(q)
@@ -140,10 +140,10 @@ func referenceApprox(v *Vectors, q []float32, k, rescore int) []Hit {
 	for r := range pass {
 		pass[r] = true
 	}
-	if step := n / selectSamples; step >= 2 {
+	if step := n / (selectSamples / sampleRun); step >= 2*sampleRun {
 		var sample []float32
-		for r := 0; r < n; r += step {
-			sample = append(sample, scores[r])
+		for i := range selectSamples / sampleRun {
+			sample = append(sample, scores[i*step:i*step+sampleRun]...)
 		}
 		m := len(sample)
 		if j := selectSlack + FirstStage(rescore, n)*m/n; j < m/4 {
