@@ -203,12 +203,13 @@ func TestReopenRestoresEverything(t *testing.T) {
 		if err := tx.PutMemory(m); err != nil {
 			return err
 		}
-		if err := tx.PutEdge(&models.Edge{Namespace: "ns", From: ws[3].Memory.ID, To: "c:t1", Type: models.EdgeConcept, Weight: 0.8, CoOccurrences: 4}); err != nil {
+		if err := tx.PutEdge(&models.Edge{Namespace: "ns", From: ws[3].Memory.ID, To: "c:t1", Type: models.EdgeConcept, Weight: 0.8, CoOccurrences: 4,
+			LastCoOccurred: time.Date(2026, 2, 3, 4, 5, 6, 789, time.UTC), LastDecayed: time.Date(1969, 12, 31, 23, 0, 0, 1, time.UTC)}); err != nil {
 			return err
 		}
-		// The rebuild packs an edge's text fields with 0x1f; a predicate may hold one.
+		// The rebuild packs an edge's text and integer fields with 0x1f; a predicate may hold one.
 		return tx.PutEdge(&models.Edge{Namespace: "ns", From: "c:t1", To: "c:t2", Type: models.EdgeRelation, Weight: 0.6,
-			Predicate: "likes\x1fa lot", Fact: ws[2].Memory.ID})
+			Predicate: "likes\x1fa lot", Fact: ws[2].Memory.ID, CoOccurrences: 1234567, LastDecayed: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -349,7 +350,8 @@ func diffSnapshots(a, b snap) string {
 	case a.nodes != b.nodes || a.nEdges != b.nEdges:
 		return fmt.Sprintf("graph stats %d/%d vs %d/%d", a.nodes, a.nEdges, b.nodes, b.nEdges)
 	case !slices.EqualFunc(a.edges, b.edges, func(x, y models.Edge) bool {
-		return x.Key() == y.Key() && x.Weight == y.Weight && x.CoOccurrences == y.CoOccurrences && x.Namespace == y.Namespace
+		return x.Key() == y.Key() && x.Weight == y.Weight && x.CoOccurrences == y.CoOccurrences && x.Namespace == y.Namespace &&
+			x.LastCoOccurred.Equal(y.LastCoOccurred) && x.LastDecayed.Equal(y.LastDecayed) && x.Predicate == y.Predicate && x.Fact == y.Fact
 	}):
 		return fmt.Sprintf("neighbours\n%v\n%v", a.edges, b.edges)
 	case len(a.mems) != len(b.mems):
