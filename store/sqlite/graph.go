@@ -7,20 +7,17 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/salience-ai/salience/models"
 )
 
 // packedEdgeText are the edge columns the rebuild reads joined into one, by the unit
-// separator 0x1f: it reads every edge, and the driver's cost is per column (two calls into
-// SQLite, each taking the connection's mutex) and per allocated string, so this halves both,
-// and the rebuild of 100k memories with it. Namespaces, ends, types and facts never contain
-// the separator (models.ValidateStoredEdge), integers are written in decimal (exactly), and
-// the predicate, free text, comes last, so a separator inside it stays in it. The weight, a
-// REAL that SQLite's text would round, is read as it is.
-var packedEdgeText = []string{"ns", "src", "dst", "type", "fact", "co_occurrences", "last_co_occurred", "last_decayed", "predicate"}
+// separator 0x1f: it reads every edge, and the driver's cost is per column and per allocated
+// string, so this halves both, and the rebuild of 100k memories with it. Namespaces, ends,
+// types and facts never contain the separator (models.ValidateStoredEdge), and the predicate, free text,
+// comes last, so a separator inside it stays in it. The other columns are read as they are.
+var packedEdgeText = []string{"ns", "src", "dst", "type", "fact", "predicate"}
 
 var (
 	packedEdgeFields  = edgeRows.pick(packedEdgeText)
@@ -36,9 +33,6 @@ type packedEdgeScanner struct {
 	e    models.Edge
 	text string
 	dest []any
-	// fields are the packed columns' destinations into e: a *string for TEXT, else a
-	// sql.Scanner of an INTEGER.
-	fields []any
 }
 
 func newPackedEdgeScanner() *packedEdgeScanner {
@@ -46,9 +40,6 @@ func newPackedEdgeScanner() *packedEdgeScanner {
 	p.dest = append(make([]any, 0, 1+len(packedEdgeRest)), &p.text)
 	for _, c := range packedEdgeRest {
 		p.dest = append(p.dest, c.dest(&p.e))
-	}
-	for _, c := range packedEdgeFields {
-		p.fields = append(p.fields, c.dest(&p.e))
 	}
 	return p
 }
@@ -60,28 +51,15 @@ func (p *packedEdgeScanner) scan(sc scanner, e *models.Edge) error {
 		return err
 	}
 	text := p.text
-	for i, f := range p.fields {
+	for i, c := range packedEdgeFields {
 		part := text
-		if i < len(p.fields)-1 {
+		if i < len(packedEdgeFields)-1 {
 			var ok bool
 			if part, text, ok = strings.Cut(text, "\x1f"); !ok {
-				return fmt.Errorf("packed edge row has %d fields, want %d", i+1, len(p.fields))
+				return fmt.Errorf("packed edge row has %d fields, want %d", i+1, len(packedEdgeFields))
 			}
 		}
-		switch d := f.(type) {
-		case *string:
-			*d = part
-		case sql.Scanner:
-			n, err := strconv.ParseInt(part, 10, 64)
-			if err != nil {
-				return fmt.Errorf("packed edge row: %s: %w", packedEdgeText[i], err)
-			}
-			if err := d.Scan(n); err != nil {
-				return err
-			}
-		default:
-			return fmt.Errorf("packed edge column %s has destination %T", packedEdgeText[i], f)
-		}
+		*c.dest(&p.e).(*string) = part // every packed column is a textCol: its dest is the field
 	}
 	*e = p.e
 	return nil
