@@ -1,6 +1,9 @@
 package api
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Source says where a memory came from.
 type Source struct {
@@ -88,4 +91,43 @@ type Memory struct {
 	SurfaceCount     int       `json:"surface_count"`
 	LastSurfaced     time.Time `json:"last_surfaced,omitzero"`
 	RecentDismissals float64   `json:"recent_dismissals"`
+}
+
+// MemoryPatch is the body of PATCH /v1/namespaces/{ns}/memories/{id}: a JSON merge patch
+// (RFC 7396) of what may change in a stored memory. A field left out stays as it is; null
+// returns it to its default: importance 0, valid_at the memory's created_at, invalid_at
+// none (still true), sensitive false. The content, kind, source and lists never change: a
+// memory with other content is a new memory (store it, and delete the old one).
+type MemoryPatch struct {
+	Importance *float64   `json:"importance,omitempty"`
+	ValidAt    *time.Time `json:"valid_at,omitempty"`
+	InvalidAt  *time.Time `json:"invalid_at,omitempty"`
+	Sensitive  *bool      `json:"sensitive,omitempty"`
+	// Clear lists the fields a client sends as null (back to their default): "importance",
+	// "valid_at", "invalid_at", "sensitive". Servers read nulls into it.
+	Clear []string `json:"-"`
+}
+
+// MemoryPatchFields are the fields a MemoryPatch may hold.
+var MemoryPatchFields = []string{"importance", "valid_at", "invalid_at", "sensitive"}
+
+// MarshalJSON writes the fields set, and null for each field in Clear.
+func (p MemoryPatch) MarshalJSON() ([]byte, error) {
+	out := map[string]any{}
+	if p.Importance != nil {
+		out["importance"] = *p.Importance
+	}
+	if p.ValidAt != nil {
+		out["valid_at"] = *p.ValidAt
+	}
+	if p.InvalidAt != nil {
+		out["invalid_at"] = *p.InvalidAt
+	}
+	if p.Sensitive != nil {
+		out["sensitive"] = *p.Sensitive
+	}
+	for _, f := range p.Clear {
+		out[f] = nil
+	}
+	return json.Marshal(out)
 }

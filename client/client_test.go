@@ -260,6 +260,20 @@ func TestTourOfEveryRoute(t *testing.T) {
 		t.Errorf("stop = %+v, %v", got, err)
 	}
 
+	// Edit: retire the fact and raise its importance, then clear the end of its validity.
+	until, imp := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), 0.9
+	if got, err := ns.Edit(ctx, bees.ID, api.MemoryPatch{Importance: &imp, InvalidAt: &until}); err != nil ||
+		got.ID != bees.ID || got.Importance != 0.9 || !got.InvalidAt.Equal(until) || got.Content != bees.Content {
+		t.Errorf("edit = %+v, %v", got, err)
+	}
+	if got, err := ns.Edit(ctx, bees.ID, api.MemoryPatch{Clear: []string{"invalid_at"}}); err != nil || !got.InvalidAt.IsZero() || got.Importance != 0.9 {
+		t.Errorf("edit clearing invalid_at = %+v, %v", got, err)
+	}
+	var bad *client.Error
+	if _, err := ns.Edit(ctx, bees.ID, api.MemoryPatch{Importance: new(2.0)}); !errors.As(err, &bad) || bad.Code != client.CodeInvalid || bad.Field != "importance" {
+		t.Errorf("edit with importance 2 = %v, want invalid importance", err)
+	}
+
 	// Delete, and the memory is gone.
 	if err := ns.Delete(ctx, bees.ID); err != nil {
 		t.Fatal(err)

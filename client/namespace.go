@@ -150,6 +150,18 @@ func (n *Namespace) Delete(ctx context.Context, id string) error {
 	return n.c.do(ctx, call{route: routeDelete, params: []string{n.ns, id}, idempotent: true}, nil)
 }
 
+// Edit changes a memory's importance, validity or sensitivity (a JSON merge patch: fields
+// left nil stay; those named in p.Clear return to their default) and returns the memory as
+// stored. Setting InvalidAt retires a fact that stopped being true. A chunk's id edits its
+// memory. It is retried: the same patch applied twice gives what it gave once.
+func (n *Namespace) Edit(ctx context.Context, id string, p api.MemoryPatch) (*api.Memory, error) {
+	var out api.Memory
+	if err := n.c.do(ctx, call{route: routeEdit, params: []string{n.ns, id}, body: p, idempotent: true}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // Report reports engagement: what the bot did with surfaced memories (at most 1,000
 // events). An event without an ID gets a random one before the first attempt, so a retry
 // repeats the same ids and the server applies each event once. Events the server rejects

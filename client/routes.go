@@ -43,6 +43,7 @@ var (
 	routeList        = route{"GET", "/v1/namespaces/{ns}/memories"}
 	routeGet         = route{"GET", "/v1/namespaces/{ns}/memories/{id}"}
 	routeDelete      = route{"DELETE", "/v1/namespaces/{ns}/memories/{id}"}
+	routeEdit        = route{"PATCH", "/v1/namespaces/{ns}/memories/{id}"}
 	routeRecall      = route{"POST", "/v1/namespaces/{ns}/recall"}
 	routePredict     = route{"POST", "/v1/namespaces/{ns}/predict"}
 	routeEngagement  = route{"POST", "/v1/namespaces/{ns}/engagement"}
@@ -64,6 +65,6 @@ var (
 	routeExperiment  = route{"GET", "/v1/namespaces/{ns}/experiments/{id}"}
 	routeExpStop     = route{"POST", "/v1/namespaces/{ns}/experiments/{id}/stop"}
 	routeExpReport   = route{"GET", "/v1/namespaces/{ns}/experiments/{id}/report"}
-	routes           = []route{routeHealth, routeReady, routeCreate, routeList, routeGet, routeDelete, routeRecall, routePredict, routeEngagement, routeMetrics, routeResurfacing, routeThresholds, routeNamespaces, routeJobs, routeJobRuns, routeJobRun, routeRelearn, routeDeleteNS, routeSettings, routePutSettings, routePatch, routeHistory,
+	routes           = []route{routeHealth, routeReady, routeCreate, routeList, routeGet, routeEdit, routeDelete, routeRecall, routePredict, routeEngagement, routeMetrics, routeResurfacing, routeThresholds, routeNamespaces, routeJobs, routeJobRuns, routeJobRun, routeRelearn, routeDeleteNS, routeSettings, routePutSettings, routePatch, routeHistory,
 		routeExperiments, routeExpCreate, routeExperiment, routeExpStop, routeExpReport}
 )

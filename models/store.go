@@ -89,6 +89,10 @@ type Tx interface {
 	// PutMemory writes the retrieval metadata and schedule of an existing memory (content,
 	// kind and times never change here); ENOTFOUND when missing.
 	PutMemory(m *Memory) error
+	// EditMemory writes what a client may change of an existing memory — its importance,
+	// validity (ValidAt, InvalidAt) and sensitivity — to the memory and to each of its
+	// chunks, which carry copies; EINVALID for a chunk's id, ENOTFOUND when missing.
+	EditMemory(m *Memory) error
 	// GetEdge returns the edge; ENOTFOUND when missing.
 	GetEdge(ns string, k EdgeKey) (*Edge, error)
 	// PutEdge creates or replaces the edge.

@@ -70,13 +70,7 @@ func ValidateStoredID(id, field string) error {
 // ValidateStoredMeta checks the fields a transaction's PutMemory writes: a memory's learned
 // state, not its content.
 func ValidateStoredMeta(m *Memory) error {
-	if m == nil {
-		return Invalid("memory", "memory is missing")
-	}
-	if err := ValidateNamespace(m.Namespace); err != nil {
-		return err
-	}
-	if err := ValidateStoredID(m.ID, "id"); err != nil {
+	if err := validateStoredKey(m); err != nil {
 		return err
 	}
 	if !finiteNumber(m.Confidence) || !finiteNumber(m.RecentDismissals) {
@@ -85,6 +79,32 @@ func ValidateStoredMeta(m *Memory) error {
 	return errors.Join(CheckStoredTime("last_used", m.LastUsed), CheckStoredTime("last_surfaced", m.LastSurfaced),
 		CheckStoredTime("schedule.last_review", m.Schedule.LastReview), CheckStoredTime("schedule.due", m.Schedule.Due),
 		CheckStoredTime("schedule.cooldown_until", m.Schedule.CooldownTo))
+}
+
+// validateStoredKey checks that m is given, with a valid namespace and id.
+func validateStoredKey(m *Memory) error {
+	if m == nil {
+		return Invalid("memory", "memory is missing")
+	}
+	if err := ValidateNamespace(m.Namespace); err != nil {
+		return err
+	}
+	return ValidateStoredID(m.ID, "id")
+}
+
+// ValidateStoredEdit checks a memory before a store writes its editable fields
+// (Tx.EditMemory): what the store can hold; the rules of an edit live in ingest.
+func ValidateStoredEdit(m *Memory) error {
+	if err := validateStoredKey(m); err != nil {
+		return err
+	}
+	if m.IsChunk() {
+		return Invalid("id", "%s is a chunk: edit its memory %s", Clip(m.ID, 40), Clip(m.ParentID, 40))
+	}
+	if !finiteNumber(m.Importance) {
+		return Invalid("importance", "importance must be finite")
+	}
+	return errors.Join(CheckStoredTime("valid_at", m.ValidAt), CheckStoredTime("invalid_at", m.InvalidAt))
 }
 
 // ValidateStoredSurfacing checks a surfacing before a store records it.

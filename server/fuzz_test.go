@@ -1,11 +1,16 @@
 package server
 
 import (
+	"encoding/json"
+	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/salience-ai/salience/api"
+	"github.com/salience-ai/salience/ingest"
 	"github.com/salience-ai/salience/models"
 )
 
@@ -84,6 +89,48 @@ func FuzzDecodeRecall(f *testing.F) {
 		}
 		if req.LatencyBudget < 0 && req.LatencyBudget != -time.Millisecond {
 			t.Fatalf("negative latency budget %v", req.LatencyBudget)
+		}
+	})
+}
+
+func FuzzDecodeMemoryPatch(f *testing.F) {
+	for _, s := range []string{
+		`{"importance":0.5}`, `{"importance":null,"valid_at":null,"invalid_at":null,"sensitive":null}`,
+		`{"valid_at":"2024-05-01T10:00:00Z","invalid_at":"2025-01-01T00:00:00+02:00","sensitive":true}`,
+		`{"content":"x"}`, `{"Importance":1}`, `{"importance":"1"}`, `{"invalid_at":"0001-01-01T00:00:00Z"}`,
+		`{"importance":1,"importance":null}`, `{"importance":1e400}`, `[]`, `null`, ``, `{}`, `{"a":`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		p, err := decodeMemoryPatch(body)
+		checkClientError(t, err)
+		if err != nil {
+			return
+		}
+		for _, k := range p.Clear {
+			if !slices.Contains(api.MemoryPatchFields, k) {
+				t.Fatalf("cleared %q, not a patch field", k)
+			}
+		}
+		if (p.ValidAt != nil && p.ValidAt.IsZero()) || (p.InvalidAt != nil && p.InvalidAt.IsZero()) {
+			t.Fatalf("a zero time was accepted: %+v", p)
+		}
+		// What was accepted means the same once written back the way the client writes it.
+		again, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := decodeMemoryPatch(again)
+		if err != nil {
+			t.Fatalf("%s: %v", again, err)
+		}
+		var e1, e2 ingest.Edit
+		applyMemoryPatch(&e1, p)
+		applyMemoryPatch(&e2, q)
+		if e1.Importance != e2.Importance && !(math.IsNaN(e1.Importance) && math.IsNaN(e2.Importance)) ||
+			!e1.ValidAt.Equal(e2.ValidAt) || !e1.InvalidAt.Equal(e2.InvalidAt) || e1.Sensitive != e2.Sensitive {
+			t.Fatalf("%s and %s apply differently: %+v, %+v", body, again, e1, e2)
 		}
 	})
 }

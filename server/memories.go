@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/salience-ai/salience/api"
+	"github.com/salience-ai/salience/ingest"
 	"github.com/salience-ai/salience/models"
 )
 
@@ -267,6 +270,115 @@ func (s *Server) deleteMemory(c *gin.Context) {
 		return
 	}
 	c.Status(http.StatusNoContent)
+}
+
+// MemoryEditor changes what a client may change of a stored memory (ingest.Service): change
+// gets the editable fields as stored and returns the new ones, in one store transaction.
+type MemoryEditor interface {
+	Edit(ctx context.Context, ns, id string, change func(ingest.Edit) (ingest.Edit, error)) (*models.Memory, error)
+}
+
+// memoryFields are the fields of a memory a patch cannot change, for a message that says so.
+var memoryFields = map[string]bool{"id": true, "namespace": true, "kind": true, "content": true, "created_at": true,
+	"source": true, "domains": true, "triggers": true, "concepts": true, "triple": true, "chunk_count": true,
+	"confidence": true, "usage_count": true, "last_used": true, "surface_count": true, "last_surfaced": true}
+
+// patchMemory handles PATCH /v1/namespaces/:ns/memories/:id: a JSON merge patch of the
+// memory's importance, validity and sensitivity (api.MemoryPatch); a chunk's id edits its
+// memory, whose chunks follow. It answers the memory as stored.
+func (s *Server) patchMemory(c *gin.Context) {
+	ns, id := c.Param("ns"), c.Param("id")
+	if err := validateID(id); err != nil {
+		fail(c, err)
+		return
+	}
+	if s.editor == nil {
+		fail(c, models.Errorf(models.EUNAVAILABLE, "this server cannot edit memories"))
+		return
+	}
+	body, err := readBody(c.Request)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	p, err := decodeMemoryPatch(body)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	m, err := s.editor.Edit(c.Request.Context(), ns, id, func(e ingest.Edit) (ingest.Edit, error) {
+		applyMemoryPatch(&e, p)
+		return e, nil
+	})
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, memoryToAPI(m))
+}
+
+// decodeMemoryPatch decodes a PATCH body: an object whose keys are exactly fields of
+// api.MemoryPatch, each null (into Clear) or of its type.
+func decodeMemoryPatch(body []byte) (*api.MemoryPatch, error) {
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(body, &keys) == nil {
+		if keys == nil {
+			return nil, models.Invalid("", "a merge patch must be a JSON object")
+		}
+		names := make([]string, 0, len(keys))
+		for k := range keys {
+			names = append(names, k)
+		}
+		sort.Strings(names) // the first bad field by name, the same every time
+		for _, k := range names {
+			switch {
+			case slices.Contains(api.MemoryPatchFields, k):
+			case memoryFields[k]:
+				return nil, models.Invalid(k, "%s cannot be changed: a patch changes %s; a memory with other content is a new memory (store it, and delete this one)",
+					k, strings.Join(api.MemoryPatchFields, ", "))
+			default:
+				return nil, models.Invalid(models.Clip(k, 100), "unknown field %q", models.Clip(k, 100))
+			}
+		}
+	}
+	var p api.MemoryPatch
+	if err := decodeStrict(body, &p); err != nil {
+		return nil, err
+	}
+	for _, k := range api.MemoryPatchFields {
+		if raw, ok := keys[k]; ok && string(bytes.TrimSpace(raw)) == "null" {
+			p.Clear = append(p.Clear, k)
+		}
+	}
+	return &p, nil
+}
+
+// applyMemoryPatch lays p over e: set fields replace, cleared ones return to their default.
+func applyMemoryPatch(e *ingest.Edit, p *api.MemoryPatch) {
+	for _, k := range p.Clear {
+		switch k {
+		case "importance":
+			e.Importance = 0
+		case "valid_at":
+			e.ValidAt = time.Time{}
+		case "invalid_at":
+			e.InvalidAt = time.Time{}
+		case "sensitive":
+			e.Sensitive = false
+		}
+	}
+	if p.Importance != nil {
+		e.Importance = *p.Importance
+	}
+	if p.ValidAt != nil {
+		e.ValidAt = *p.ValidAt
+	}
+	if p.InvalidAt != nil {
+		e.InvalidAt = *p.InvalidAt
+	}
+	if p.Sensitive != nil {
+		e.Sensitive = *p.Sensitive
+	}
 }
 
 // validateID rejects ids no memory can have, before they reach the store.

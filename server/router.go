@@ -42,6 +42,7 @@ func (s *Server) routes() *gin.Engine {
 	ns.POST("/memories", s.createMemories)
 	ns.GET("/memories", s.listMemories)
 	ns.GET("/memories/:id", s.getMemory)
+	ns.PATCH("/memories/:id", s.patchMemory)
 	ns.DELETE("/memories/:id", s.deleteMemory)
 	ns.POST("/recall", s.recall)
 	ns.POST("/predict", s.predict)

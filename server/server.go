@@ -75,6 +75,7 @@ type Config struct {
 type Server struct {
 	ingester   Ingester
 	recaller   Recaller
+	editor     MemoryEditor // the Ingester, when it edits (ingest.Service does)
 	memories   MemoryStore
 	namespaces NamespaceLister
 	ready      func() bool
@@ -132,6 +133,7 @@ func New(cfg Config) *Server {
 	if s.predictor == nil {
 		s.predictor, _ = cfg.Recaller.(Predictor)
 	}
+	s.editor, _ = cfg.Ingester.(MemoryEditor)
 	if s.ready == nil {
 		s.ready = func() bool { return true }
 	}

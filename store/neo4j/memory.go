@@ -41,6 +41,11 @@ func metaProps(m *models.Memory) map[string]any {
 	}
 }
 
+// editProps is what Tx.EditMemory may change, under memoryProps' names.
+func editProps(m *models.Memory) map[string]any {
+	return map[string]any{"importance": m.Importance, "valid": encTime(m.ValidAt), "invalid": encTime(m.InvalidAt), "sensitive": m.Sensitive}
+}
+
 // memoryMap projects a memory node m without the index-only and lock properties.
 const (
 	memoryMap    = ` m {.*, terms: null, lk: null}`

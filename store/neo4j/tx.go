@@ -104,6 +104,31 @@ func (t *storeTx) PutMemory(m *models.Memory) error {
 	return nil
 }
 
+// txEditMemory writes the editable fields to a memory and to its chunks (salience_memory_parent).
+const txEditMemory = `MATCH (m:Memory {ns: $ns, id: $id}) SET m += $edit
+	WITH m OPTIONAL MATCH (c:Memory {ns: $ns, parent: $id}) SET c += $edit
+	RETURN count(DISTINCT m) AS n`
+
+func (t *storeTx) EditMemory(m *models.Memory) error {
+	if t.done {
+		return errTxDone
+	}
+	if err := models.ValidateStoredEdit(m); err != nil {
+		return err
+	}
+	if err := t.lock(m.Namespace); err != nil {
+		return t.wrap(err, "edit memory")
+	}
+	recs, err := collect(t.ctx, t.tx, txEditMemory, map[string]any{"ns": m.Namespace, "id": m.ID, "edit": editProps(m)})
+	if err != nil {
+		return t.wrap(err, "edit memory")
+	}
+	if n, _ := recs[0].Values[0].(int64); n == 0 {
+		return notFound("memory %s not found", m.ID)
+	}
+	return nil
+}
+
 const (
 	txGetEdge = `MATCH (a:Node {ns: $ns, id: $from})-[r:$($rt) {type: $type}]->(b:Node {ns: $ns, id: $to})
 		SET r.lk = NOT coalesce(r.lk, false)

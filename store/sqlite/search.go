@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/salience-ai/salience/ids"
 	"github.com/salience-ai/salience/index"
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/nlp"
@@ -249,6 +250,37 @@ func (s *Store) applyMeta(ms []*models.Memory, edges []*models.Edge) {
 			graphs[i].Put(e)
 		}
 	}
+}
+
+// applyEdit copies the fields Tx.EditMemory wrote into the cache: into the memory and each
+// of its chunks.
+func (s *Store) applyEdit(e *models.Memory) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sp := s.spaces[e.Namespace]
+	if sp == nil {
+		return
+	}
+	old, ok := sp.mems[e.ID]
+	if !ok {
+		return
+	}
+	for i := -1; i < old.ChunkCount; i++ {
+		id := e.ID
+		if i >= 0 {
+			id = ids.Chunk(e.ID, i)
+		}
+		if c, ok := sp.mems[id]; ok {
+			n := *c
+			setEdit(&n, e)
+			sp.mems[id] = &n
+		}
+	}
+}
+
+// setEdit copies the fields Tx.EditMemory may change from src into dst.
+func setEdit(dst, src *models.Memory) {
+	dst.Importance, dst.ValidAt, dst.InvalidAt, dst.Sensitive = src.Importance, src.ValidAt, src.InvalidAt, src.Sensitive
 }
 
 // sameLearned reports whether two lists of learned words are the same words, weights and

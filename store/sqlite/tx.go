@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 
+	"github.com/salience-ai/salience/ids"
 	"github.com/salience-ai/salience/models"
 )
 
@@ -17,7 +18,7 @@ func (s *Store) Update(ctx context.Context, fn func(tx models.Tx) error) error {
 	var t *storeTx
 	err := s.write(ctx, "update", func(tx *wtx) (func(), error) {
 		t = &storeTx{s: s, ctx: ctx, tx: tx,
-			mems: map[[2]string]*models.Memory{}, edges: map[edgeID]*models.Edge{}}
+			mems: map[[2]string]*models.Memory{}, edges: map[edgeID]*models.Edge{}, edits: map[[2]string]*models.Memory{}}
 		err := fn(t)
 		t.done = true
 		if err != nil {
@@ -33,6 +34,9 @@ func (s *Store) Update(ctx context.Context, fn func(tx models.Tx) error) error {
 				es = append(es, e)
 			}
 			s.applyMeta(ms, es)
+			for _, m := range t.edits {
+				s.applyEdit(m)
+			}
 		}, nil
 	})
 	if t != nil {
@@ -55,7 +59,8 @@ type storeTx struct {
 	done  bool
 	mems  map[[2]string]*models.Memory
 	edges map[edgeID]*models.Edge
-	seqs  map[string]int64 // the last event Seq of each namespace this transaction logged
+	edits map[[2]string]*models.Memory // EditMemory's, by parent: laid over its chunks too
+	seqs  map[string]int64             // the last event Seq of each namespace this transaction logged
 }
 
 var errTxDone = models.Errorf(models.EINTERNAL, "transaction used after Update returned")
@@ -106,6 +111,13 @@ func (t *storeTx) cachedMemory(ns, id string) (*models.Memory, bool) {
 	m := ms[0]
 	if w, ok := t.mems[[2]string{ns, id}]; ok {
 		setMeta(m, w)
+	}
+	parent := id
+	if p, ok := ids.Parent(id); ok {
+		parent = p
+	}
+	if e, ok := t.edits[[2]string{ns, parent}]; ok {
+		setEdit(m, e)
 	}
 	return m, true
 }
@@ -158,6 +170,34 @@ func (t *storeTx) PutMemory(m *models.Memory) error {
 	c := &models.Memory{Namespace: m.Namespace, ID: m.ID}
 	setMeta(c, m)
 	t.mems[[2]string{m.Namespace, m.ID}] = c
+	return nil
+}
+
+// editMemory writes the editable fields of a memory and of its chunks (their parent_id).
+const editMemory = `UPDATE memories SET importance = ?, valid_at = ?, invalid_at = ?, sensitive = ?
+	WHERE ns = ? AND (id = ? OR parent_id = ?)`
+
+func (t *storeTx) EditMemory(m *models.Memory) error {
+	if t.done {
+		return errTxDone
+	}
+	if err := models.ValidateStoredEdit(m); err != nil {
+		return err
+	}
+	if err := t.tx.settle(t.ctx); err != nil { // journaled turns first (journal.go)
+		return err
+	}
+	res, err := t.tx.ExecContext(t.ctx, editMemory, m.Importance, encTime(m.ValidAt), encTime(m.InvalidAt), boolInt(m.Sensitive),
+		m.Namespace, m.ID, m.ID)
+	if err != nil {
+		return wrap(err, "edit memory")
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return notFound("memory %s not found", m.ID)
+	}
+	e := &models.Memory{Namespace: m.Namespace, ID: m.ID}
+	setEdit(e, m)
+	t.edits[[2]string{m.Namespace, m.ID}] = e
 	return nil
 }
 

@@ -11,7 +11,8 @@
 //   - FindSurfacings and FindEvents order by At, then id; Queue by score, then memory id;
 //     FindJobRuns by Start, then id, newest first;
 //   - GraphStats counts memories (not chunks) plus concepts as nodes;
-//   - Tx.PutMemory writes only the retrieval metadata and the schedule.
+//   - Tx.PutMemory writes only the retrieval metadata and the schedule; Tx.EditMemory only
+//     importance, validity and sensitivity, to the memory and its chunks.
 package storetest
 
 import (
@@ -51,6 +52,7 @@ func Run(t *testing.T, open func(t *testing.T) models.Store) {
 		{"Surfacings", testSurfacings},
 		{"Update", testUpdate},
 		{"UpdateSerializable", testUpdateSerializable},
+		{"EditMemory", testEditMemory},
 		{"FindEvents", testFindEvents},
 		{"Queue", testQueue},
 		{"Leases", testLeases},
