@@ -31,6 +31,7 @@ type Backend interface {
 	Report(ctx context.Context, events ...api.EngagementEvent) (*api.EngagementResponse, error)
 	ExperimentReport(ctx context.Context, id string, o client.ReportOptions) ([]byte, error)
 	Predict(ctx context.Context, req api.PredictRequest) (*api.PredictResponse, error)
+	Edit(ctx context.Context, id string, p api.MemoryPatch) (*api.Memory, error)
 }
 
 // multiNamespace is what a Backend that can reach the other namespaces of its key offers
@@ -72,7 +73,9 @@ const instructions = `Salience is your long-term memory for this user or project
 - After replying, call report_engagement for the memories you were shown: "used" or
   "helpful" for those that shaped your answer, "ignored" for those that did not matter,
   "dismissed" for those that were wrong or unwelcome. This is how recall learns.
-- Call remember for facts, preferences and decisions worth keeping beyond this conversation.`
+- Call remember for facts, preferences and decisions worth keeping beyond this conversation.
+- When a remembered fact stops being true (the user moved, changed their mind), remember the
+  new fact and call update_memory on the old one with no_longer_true_since.`
 
 // NewServer returns an MCP server whose tools act on b.
 func NewServer(b Backend, opts Options) *mcp.Server {
@@ -92,6 +95,7 @@ func newServer(backend func(*mcp.CallToolRequest) Backend, opts Options) *mcp.Se
 	addTool(s, backend, searchMemoriesTool, (*tools).searchMemories)
 	addTool(s, backend, readFullMemoryTool, (*tools).readFullMemory)
 	addTool(s, backend, rememberTool, (*tools).remember)
+	addTool(s, backend, updateMemoryTool, (*tools).updateMemory)
 	addTool(s, backend, reportEngagementTool, (*tools).reportEngagement)
 	addTool(s, backend, experimentReportTool, (*tools).experimentReport)
 	addTool(s, backend, predictMemoriesTool, (*tools).predictMemories)

@@ -246,8 +246,9 @@ func (s *stub) Recall(context.Context, api.RecallRequest) (*api.RecallResponse, 
 	}
 	return nil, s.err
 }
-func (s *stub) Store(context.Context, api.MemoryInput) (*api.Memory, error) { return nil, s.err }
-func (s *stub) Get(context.Context, string) (*api.Memory, error)            { return nil, s.err }
+func (s *stub) Store(context.Context, api.MemoryInput) (*api.Memory, error)        { return nil, s.err }
+func (s *stub) Get(context.Context, string) (*api.Memory, error)                   { return nil, s.err }
+func (s *stub) Edit(context.Context, string, api.MemoryPatch) (*api.Memory, error) { return nil, s.err }
 func (s *stub) Report(_ context.Context, evs ...api.EngagementEvent) (*api.EngagementResponse, error) {
 	s.got = append(s.got, evs...)
 	if s.err != nil {

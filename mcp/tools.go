@@ -26,6 +26,7 @@ const (
 	ToolReportEngagement = "report_engagement"
 	ToolExperimentReport = "experiment_report"
 	ToolPredictMemories  = "predict_memories"
+	ToolUpdateMemory     = "update_memory"
 )
 
 // memoryKind and eventType are strings with a closed set of values; their schemas list
@@ -79,6 +80,16 @@ type searchMemoriesInput struct {
 type readFullMemoryInput struct {
 	ID        string `json:"id" jsonschema:"the memory_id of a result (for a fragment, the memory_id shown with it; the id in [Fragment i/n of ID] works too)"`
 	Namespace string `json:"namespace,omitempty" jsonschema:"the namespace shown with the result, when it is another than this one (a shared namespace named in namespaces)"`
+}
+
+type updateMemoryInput struct {
+	ID        string `json:"id" jsonschema:"the memory_id of the memory to change"`
+	Namespace string `json:"namespace,omitempty" jsonschema:"the namespace shown with the memory, when it is another than this one"`
+	// NoLongerTrue retires the memory; Importance and Sensitive reweigh it.
+	NoLongerTrueSince string   `json:"no_longer_true_since,omitempty" jsonschema:"when the memory stopped being true: an RFC 3339 time such as 2026-05-01T00:00:00Z, or now; it is then no longer recalled"`
+	StillTrue         bool     `json:"still_true,omitempty" jsonschema:"true to undo no_longer_true_since: the memory holds again"`
+	Importance        *float64 `json:"importance,omitempty" jsonschema:"how much the memory matters, 0 to 1"`
+	Sensitive         *bool    `json:"sensitive,omitempty" jsonschema:"true: never volunteered in ambient recall, only found by an explicit search"`
 }
 
 type rememberInput struct {
@@ -200,6 +211,16 @@ memory. Do not store what is already in memory, secrets such as passwords, or ch
 call stores a new memory: do not repeat a call that succeeded.`,
 	InputSchema: inputSchema[rememberInput](),
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
+}
+
+var updateMemoryTool = &mcp.Tool{
+	Name:  ToolUpdateMemory,
+	Title: "Update memory",
+	Description: `Change a stored memory: mark it no longer true from a time on (it is then no longer
+recalled, but kept), undo that, or change how much it matters or whether it is sensitive. Its text
+cannot change: when a fact changed, remember the new fact and mark the old memory no longer true.`,
+	InputSchema: inputSchema[updateMemoryInput](),
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 }
 
 var reportEngagementTool = &mcp.Tool{
@@ -347,6 +368,48 @@ func (t *tools) readFullMemory(ctx context.Context, in readFullMemoryInput) (*mc
 	}
 	fmt.Fprintf(&b, "] memory_id=%s\n%s\n", m.ID, m.Content)
 	return textResult(b.String()), out, nil
+}
+
+func (t *tools) updateMemory(ctx context.Context, in updateMemoryInput) (*mcp.CallToolResult, memoryOutput, error) {
+	id := strings.TrimSpace(in.ID)
+	if id == "" {
+		return nil, memoryOutput{}, errors.New("id is empty: give the memory_id of the memory to change")
+	}
+	var p api.MemoryPatch
+	switch since := strings.TrimSpace(in.NoLongerTrueSince); {
+	case since != "" && in.StillTrue:
+		return nil, memoryOutput{}, errors.New("no_longer_true_since and still_true contradict each other: give one")
+	case strings.EqualFold(since, "now"):
+		now := time.Now().UTC()
+		p.InvalidAt = &now
+	case since != "":
+		at, err := parseTime("no_longer_true_since", since)
+		if err != nil {
+			return nil, memoryOutput{}, err
+		}
+		p.InvalidAt = &at
+	case in.StillTrue:
+		p.Clear = []string{"invalid_at"}
+	}
+	p.Importance, p.Sensitive = in.Importance, in.Sensitive
+	if p.InvalidAt == nil && p.Clear == nil && p.Importance == nil && p.Sensitive == nil {
+		return nil, memoryOutput{}, errors.New("nothing to change: give no_longer_true_since, still_true, importance or sensitive")
+	}
+	nb, err := t.in(in.Namespace)
+	if err != nil {
+		return nil, memoryOutput{}, err
+	}
+	m, err := nb.Edit(ctx, id, p)
+	if err != nil {
+		return nil, memoryOutput{}, toolError(err)
+	}
+	out := memoryOutput{ID: m.ID, Kind: m.Kind, Content: m.Content, CreatedAt: m.CreatedAt, ValidAt: m.ValidAt,
+		InvalidAt: m.InvalidAt, Concepts: m.Concepts, Importance: m.Importance, Confidence: m.Confidence, ChunkCount: m.ChunkCount}
+	state := "true"
+	if !m.InvalidAt.IsZero() {
+		state = "no longer true since " + m.InvalidAt.UTC().Format(time.RFC3339)
+	}
+	return textResult(fmt.Sprintf("Updated memory_id=%s: %s, importance %.2f, sensitive %v.\n", m.ID, state, m.Importance, m.Sensitive)), out, nil
 }
 
 func (t *tools) remember(ctx context.Context, in rememberInput) (*mcp.CallToolResult, rememberOutput, error) {

@@ -15,7 +15,7 @@ import (
 )
 
 // Tools are the tools every transport must list.
-var Tools = []string{"ambient_recall", "experiment_report", "predict_memories", "read_full_memory", "remember", "report_engagement", "search_memories"}
+var Tools = []string{"ambient_recall", "experiment_report", "predict_memories", "read_full_memory", "remember", "report_engagement", "search_memories", "update_memory"}
 
 // Shown is a memory in the structured output of ambient_recall and search_memories.
 type Shown struct {
@@ -184,7 +184,39 @@ func Exercise(t *testing.T, s *mcp.ClientSession) {
 		t.Errorf("predict_memories on a namespace with nothing learned = %q %+v", text, pred)
 	}
 
+	// update_memory: the fact stops being true, and search no longer finds it; undone, it does.
+	var upd struct {
+		ID         string
+		InvalidAt  time.Time `json:"invalid_at"`
+		Importance float64
+	}
+	OK(t, s, "update_memory", map[string]any{"id": bees.ID, "no_longer_true_since": "2026-01-01T00:00:00Z", "importance": 0.9}, &upd)
+	if upd.ID != bees.ID || !upd.InvalidAt.Equal(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)) || upd.Importance != 0.9 {
+		t.Errorf("update_memory = %+v", upd)
+	}
+	findsBees := func() bool {
+		var r Recall
+		OK(t, s, "search_memories", map[string]any{"query": "Nadia bees cannery roof"}, &r)
+		for _, m := range r.Memories {
+			if m.MemoryID == bees.ID {
+				return true
+			}
+		}
+		return false
+	}
+	if findsBees() {
+		t.Error("a memory no longer true is still found")
+	}
+	OK(t, s, "update_memory", map[string]any{"id": bees.ID, "still_true": true}, nil)
+	if !findsBees() {
+		t.Error("a memory true again is not found")
+	}
+
 	// Failures are tool errors that say what to fix.
+	Fails(t, s, "update_memory", map[string]any{"id": bees.ID}, "nothing to change")
+	Fails(t, s, "update_memory", map[string]any{"id": bees.ID, "no_longer_true_since": "last week"}, "no_longer_true_since")
+	Fails(t, s, "update_memory", map[string]any{"id": bees.ID, "importance": 7}, "importance")
+	Fails(t, s, "update_memory", map[string]any{"id": "01J00000000000000000000000", "sensitive": true}, "not_found")
 	Fails(t, s, "predict_memories", map[string]any{"conversation_id": " "}, "conversation_id")
 	Fails(t, s, "read_full_memory", map[string]any{"id": "01J00000000000000000000000"}, "not_found")
 	Fails(t, s, "read_full_memory", map[string]any{}, "id")
