@@ -19,7 +19,7 @@ import (
 func TestConformanceOnDemand(t *testing.T) {
 	t.Parallel() // the longest tests of the package: with the other three, on both cores
 	storetest.Run(t, func(t *testing.T) models.Store {
-		s, err := Open(filepath.Join(t.TempDir(), "salience.db"), Options{Logger: quiet(), IndexBudget: 1})
+		s, err := Open(freshPath(t), Options{Logger: quiet(), IndexBudget: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -31,10 +32,49 @@ func openAt(t testing.TB, path string) *Store {
 	return s
 }
 
+// migrated holds the database file of a store just created (every migration applied, then
+// closed), made once per test binary: freshPath copies it, because migrating anew costs an
+// open 260 ms under the race detector, and the conformance suites open about a hundred.
+var migrated = sync.OnceValues(func() ([]byte, error) {
+	dir, err := os.MkdirTemp("", "salience-migrated-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "salience.db")
+	s, err := Open(path, Options{Logger: quiet()})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Close(); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(path)
+})
+
+// freshPath returns the path of a new store's database in a temporary directory: a copy of
+// a just-created one, as Open leaves it on a new path.
+func freshPath(t testing.TB) string {
+	t.Helper()
+	b, err := migrated()
+	if err != nil {
+		t.Fatalf("migrated database: %v", err)
+	}
+	dir := filepath.Join(t.TempDir(), "data")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "salience.db")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // openReady opens a fresh store in a temporary directory and loads its indexes.
 func openReady(t testing.TB) *Store {
 	t.Helper()
-	s := openAt(t, filepath.Join(t.TempDir(), "data", "salience.db"))
+	s := openAt(t, freshPath(t))
 	if err := s.Rebuild(ctx); err != nil {
 		t.Fatalf("Rebuild: %v", err)
 	}
@@ -46,7 +86,7 @@ func openReady(t testing.TB) *Store {
 // opens its database beside it.
 func openDirect(t testing.TB) *Store {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "data", "salience.db")
+	path := freshPath(t)
 	holder := openAt(t, path)
 	if holder.jr == nil {
 		t.Fatal("the first store on a file has no journal")
