@@ -204,8 +204,8 @@ func prepare(ns string, in *models.Memory, now time.Time) *models.Memory {
 		Kind:       in.Kind,
 		Content:    in.Content,
 		CreatedAt:  in.CreatedAt.UTC(),
-		ValidAt:    in.ValidAt.UTC(),
-		InvalidAt:  in.InvalidAt.UTC(),
+		ValidAt:    utc(in.ValidAt),
+		InvalidAt:  utc(in.InvalidAt),
 		Source:     in.Source,
 		Importance: in.Importance,
 		Domains:    clean(in.Domains),
@@ -217,12 +217,6 @@ func prepare(ns string, in *models.Memory, now time.Time) *models.Memory {
 	}
 	if in.CreatedAt.IsZero() {
 		m.CreatedAt = now
-	}
-	if in.ValidAt.IsZero() {
-		m.ValidAt = time.Time{}
-	}
-	if in.InvalidAt.IsZero() {
-		m.InvalidAt = time.Time{}
 	}
 	m.ID = ids.New(m.CreatedAt)
 	return m

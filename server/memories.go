@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -278,10 +279,18 @@ type MemoryEditor interface {
 	Edit(ctx context.Context, ns, id string, change func(ingest.Edit) (ingest.Edit, error)) (*models.Memory, error)
 }
 
-// memoryFields are the fields of a memory a patch cannot change, for a message that says so.
-var memoryFields = map[string]bool{"id": true, "namespace": true, "kind": true, "content": true, "created_at": true,
-	"source": true, "domains": true, "triggers": true, "concepts": true, "triple": true, "chunk_count": true,
-	"confidence": true, "usage_count": true, "last_used": true, "surface_count": true, "last_surfaced": true}
+// memoryFields are the JSON names of a memory's fields (api.Memory), so a patch naming one it
+// cannot change gets a message that says so rather than "unknown field".
+var memoryFields = func() map[string]bool {
+	out := map[string]bool{}
+	t := reflect.TypeFor[api.Memory]()
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			out[name] = true
+		}
+	}
+	return out
+}()
 
 // patchMemory handles PATCH /v1/namespaces/:ns/memories/:id: a JSON merge patch of the
 // memory's importance, validity and sensitivity (api.MemoryPatch); a chunk's id edits its

@@ -97,6 +97,14 @@ func TestPatchMemory(t *testing.T) {
 			}
 		})
 	}
+	// A field of a memory that cannot change says so; a field no memory has is unknown.
+	if _, _, b := patch(t, path, `{"content":"new text"}`); !strings.Contains(errorOf(t, b).Message, "cannot be changed") {
+		t.Errorf("content: %s, want it to say it cannot be changed", b)
+	}
+	if _, _, b := patch(t, path, `{"colour":"red"}`); !strings.Contains(errorOf(t, b).Message, "unknown field") {
+		t.Errorf("colour: %s, want an unknown field", b)
+	}
+
 	// Nothing the refused patches held was written.
 	res, b = do(t, h, "GET", path, "")
 	var got api.Memory
