@@ -236,20 +236,18 @@ func TestSplitScan(t *testing.T) {
 		return lo == n
 	}
 
-	// Alone: the caller's first piece waits until the helper has scanned one, so both
-	// take part.
+	// Alone: each worker's first piece waits until the other has claimed one, so both
+	// take part however the two goroutines are scheduled (a helper that ran first used
+	// to claim every piece before the caller claimed its first).
 	n := 3*splitChunk + 10
-	helped := make(chan struct{})
-	var once sync.Once
+	claimed := [2]chan struct{}{make(chan struct{}), make(chan struct{})}
+	var once [2]sync.Once
 	calls := run(n, func(c call) {
-		if c.worker == 1 {
-			once.Do(func() { close(helped) })
-			return
-		}
+		once[c.worker].Do(func() { close(claimed[c.worker]) })
 		select {
-		case <-helped:
+		case <-claimed[1-c.worker]:
 		case <-time.After(5 * time.Second):
-			t.Error("the helper never scanned while the caller waited")
+			t.Errorf("worker %d never saw the other claim a piece", c.worker)
 		}
 	})
 	workers := map[int]int{}
