@@ -177,6 +177,10 @@ func TestExperimentReportBadInput(t *testing.T) {
 		{"plot=pie", "plot", 400},
 		{"as_of=yesterday", "as_of", 400},
 		{"as_of=2020-01-01", "as_of", 404},
+		// Each parameter once: the handler would read the first and ignore the rest.
+		{"plot=precision&plot=pie", "plot", 400},
+		{"format=json&format=csv", "format", 400},
+		{"colour=red", "colour", 400},
 	} {
 		res := getRaw(t, srv.URL+"/v1/namespaces/a/experiments/"+e.ID+"/report?"+tc.query, "")
 		if res.status != tc.status || res.field != tc.field {

@@ -147,6 +147,22 @@ func TestSettingsValidationNamesTheField(t *testing.T) {
 	if got, err := ns.Settings(ctx); err != nil || got.Version != 0 {
 		t.Errorf("after only rejected writes: %+v, %v; want version 0", got, err)
 	}
+	// The history's one parameter, limit, is checked as the listing routes check theirs:
+	// once, an integer from 1 to 1000, no other name.
+	for _, tc := range []struct{ query, field string }{
+		{"limit=5", ""},
+		{"limit=0", "limit"},
+		{"limit=", "limit"},
+		{"limit=1001", "limit"},
+		{"limit=&limit=x", "limit"},
+		{"limit=2&limit=3", "limit"},
+		{"limt=2", "limt"},
+	} {
+		res := getRaw(t, srv.URL+"/v1/namespaces/v/settings/history?"+tc.query, "")
+		if want := map[bool]int{true: 200, false: 400}[tc.field == ""]; res.status != want || res.field != tc.field {
+			t.Errorf("history?%s: %d naming %q, want %d naming %q", tc.query, res.status, res.field, want, tc.field)
+		}
+	}
 	if got, err := ns.PatchSettings(ctx, map[string]any{"history_retention_days": 30}); err != nil || got.HistoryRetentionDays != 30 || got.Version != 1 {
 		t.Errorf("history_retention_days 30: %+v, %v", got, err)
 	}

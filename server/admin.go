@@ -26,6 +26,10 @@ func (s *Server) relearn(c *gin.Context) {
 		fail(c, errNoRelearn)
 		return
 	}
+	if err := onlyQuery(c.Request.URL.Query(), "from_kept"); err != nil {
+		fail(c, err)
+		return
+	}
 	ns := c.Param("ns")
 	fromKept := false
 	if v, ok := c.GetQuery("from_kept"); ok {

@@ -139,6 +139,10 @@ func reportFormat(c *gin.Context) (string, error) {
 // now, or with as_of=YYYY-MM-DD the daily snapshot nearest at or before that day; as JSON
 // (default), CSV, HTML, plain text or a PNG plot (plot=precision, the default, or posterior).
 func (s *Server) experimentReport(c *gin.Context) {
+	if err := onlyQuery(c.Request.URL.Query(), "format", "plot", "as_of"); err != nil {
+		fail(c, err)
+		return
+	}
 	format, err := reportFormat(c)
 	if err != nil {
 		fail(c, err)

@@ -157,17 +157,16 @@ func (s *Server) listResurfacing(c *gin.Context) {
 // integer from 1 to max (def when absent). With max 0 no parameter at all is accepted. Any
 // other parameter is EINVALID naming it, so a typo is not silently ignored.
 func parseLimitQuery(q url.Values, def, max int) (int, error) {
-	for k := range q {
-		if k != "limit" || max == 0 {
-			return 0, models.Invalid(models.Clip(k, 40), "unknown query parameter %q", models.Clip(k, 40))
-		}
+	known := []string{"limit"}
+	if max == 0 {
+		known = nil
+	}
+	if err := onlyQuery(q, known...); err != nil {
+		return 0, err
 	}
 	vs, ok := q["limit"]
 	if !ok {
 		return def, nil
-	}
-	if len(vs) != 1 {
-		return 0, models.Invalid("limit", "limit is given more than once")
 	}
 	n, err := strconv.Atoi(vs[0])
 	if err != nil || n < 1 || n > max {

@@ -21,9 +21,6 @@ type MetricsReporter interface {
 // errNoMetrics answers the metrics route of a server built without a reporter.
 var errNoMetrics = models.Errorf(models.EUNAVAILABLE, "engagement metrics are not configured on this server")
 
-// metricsParams are the query parameters GET …/metrics understands.
-var metricsParams = map[string]bool{"since": true, "until": true}
-
 // namespaceMetrics handles GET /v1/namespaces/:ns/metrics?since=&until= (RFC 3339, both
 // optional): the engagement metrics of the surfacings and events in [since, until).
 func (s *Server) namespaceMetrics(c *gin.Context) {
@@ -46,16 +43,8 @@ func (s *Server) namespaceMetrics(c *gin.Context) {
 
 // parseMetricsQuery reads since and until; unknown or repeated parameters are EINVALID.
 func parseMetricsQuery(q url.Values) (since, until time.Time, err error) {
-	for k, vs := range q {
-		if k == "" {
-			return since, until, models.Invalid("query", "a query parameter has no name")
-		}
-		if !metricsParams[k] {
-			return since, until, models.Invalid(models.Clip(k, 40), "unknown query parameter %q (known: since, until)", models.Clip(k, 40))
-		}
-		if len(vs) > 1 {
-			return since, until, models.Invalid(k, "%s is given more than once", k)
-		}
+	if err = onlyQuery(q, "since", "until"); err != nil {
+		return since, until, err
 	}
 	if since, err = timeParam(q, "since"); err != nil {
 		return since, until, err

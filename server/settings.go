@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -144,14 +143,10 @@ func (s *Server) writeSettings(c *gin.Context, change func(cur *models.Settings)
 
 // settingsHistory handles GET /v1/namespaces/:ns/settings/history?limit=N (default 50).
 func (s *Server) settingsHistory(c *gin.Context) {
-	limit := 50
-	if v := c.Query("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			fail(c, models.Invalid("limit", "limit must be an integer between 1 and 1000"))
-			return
-		}
-		limit = n
+	limit, err := parseLimitQuery(c.Request.URL.Query(), 50, 1000)
+	if err != nil {
+		fail(c, err)
+		return
 	}
 	hs, err := s.settings.History(c.Request.Context(), c.Param("ns"), limit)
 	if err != nil {

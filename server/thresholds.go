@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"net/http"
-	"net/url"
 
 	"github.com/gin-gonic/gin"
 
@@ -33,12 +32,4 @@ func (s *Server) getThresholds(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, r)
-}
-
-// noQuery rejects any query parameter: the route takes none.
-func noQuery(q url.Values) error {
-	for k := range q {
-		return models.Invalid(models.Clip(k, 40), "unknown query parameter %q (this route takes none)", models.Clip(k, 40))
-	}
-	return nil
 }
