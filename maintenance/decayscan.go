@@ -89,12 +89,9 @@ func (s *Service) scanNamespace(ctx context.Context, run Run, cur *scanCursor, n
 
 // dueCandidate decides whether m belongs in the resurfacing queue at now.
 func dueCandidate(pol decay.Policy, m *models.Memory, now time.Time) (candidate, bool) {
-	switch {
-	case m.IsChunk(), m.Sensitive, !m.ValidNow(now):
-		return candidate{}, false
-	case now.Before(m.Schedule.CooldownTo):
-		// The policies already keep NextDue after the cooldown; checked here too because a
-		// dismissed memory coming back early is the one mistake a user notices.
+	// The policies already keep NextDue after a dismissal's cooldown; Resurfaceable checks
+	// it too because a dismissed memory coming back early is the one mistake a user notices.
+	if !m.Resurfaceable(now) {
 		return candidate{}, false
 	}
 	due, score := pol.Due(m, now)

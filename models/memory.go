@@ -178,6 +178,14 @@ func (m *Memory) ValidNow(now time.Time) bool {
 	return m.InvalidAt.IsZero() || m.InvalidAt.After(now)
 }
 
+// Resurfaceable reports whether m may be brought back unasked at now: a whole memory (not a
+// chunk), not sensitive, still true, and not in a dismissal's cooldown. The decay scan
+// queues only such memories, and whoever reads the queue checks again, since a memory can
+// change after the scan (PATCH, a dismissal, its invalid_at passing).
+func (m *Memory) Resurfaceable(now time.Time) bool {
+	return !m.IsChunk() && !m.Sensitive && m.ValidNow(now) && !now.Before(m.Schedule.CooldownTo)
+}
+
 // Validate checks a memory as submitted by a client (before ids, times and chunks are
 // assigned). Errors name the JSON field. maxContent ≤ 0 means MaxContentBytes.
 func (m *Memory) Validate(maxContent int) error {

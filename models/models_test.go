@@ -107,3 +107,29 @@ func TestNamespaceOwnsKey(t *testing.T) {
 		}
 	}
 }
+
+// TestResurfaceable: only a whole, non-sensitive memory that is still true and out of its
+// cooldown may come back unasked; each condition alone keeps it out.
+func TestResurfaceable(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name string
+		edit func(m *Memory)
+		want bool
+	}{
+		{"plain", func(*Memory) {}, true},
+		{"retired later", func(m *Memory) { m.InvalidAt = now.Add(time.Second) }, true},
+		{"cooldown over", func(m *Memory) { m.Schedule.CooldownTo = now }, true},
+		{"chunk", func(m *Memory) { m.ParentID = "m_parent" }, false},
+		{"sensitive", func(m *Memory) { m.Sensitive = true }, false},
+		{"retired now", func(m *Memory) { m.InvalidAt = now }, false},
+		{"retired before", func(m *Memory) { m.InvalidAt = now.Add(-time.Hour) }, false},
+		{"cooling", func(m *Memory) { m.Schedule.CooldownTo = now.Add(time.Nanosecond) }, false},
+	} {
+		m := &Memory{ID: "m_1", Namespace: "a", Kind: KindFact, Content: "x", CreatedAt: now.Add(-time.Hour)}
+		tt.edit(m)
+		if got := m.Resurfaceable(now); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -27,9 +27,9 @@ func (p *Pipeline) resurfacing(ctx context.Context, req *Request, in *intake, cs
 		return err
 	}
 	for _, m := range ms {
-		if m.Schedule.CooldownTo.After(req.Now) {
-			// Dismissed after the scan queued it: the queue is rebuilt hourly, the
-			// cooldown holds now.
+		if !m.Resurfaceable(req.Now) {
+			// Changed since the scan queued it (dismissed, retired, made sensitive): the
+			// queue is rebuilt hourly, the memory as it is now decides.
 			continue
 		}
 		if n := decay.TriggerMatches(m, in.concepts); n >= decay.MinTriggerMatches {

@@ -111,7 +111,9 @@ func jobRunToAPI(r *models.JobRun) api.JobRun {
 
 // listResurfacing handles GET /v1/namespaces/:ns/resurfacing?limit=N (1..1000, default 100):
 // the queue the decay scan filled, most overdue first, each item with its memory. An item
-// whose memory was deleted since is left out.
+// whose memory was deleted since, or changed so it would no longer be queued (retired by
+// invalid_at, made sensitive, dismissed into a cooldown), is left out: the scan rebuilds
+// the queue hourly, and the list must not offer until then what recall would not.
 func (s *Server) listResurfacing(c *gin.Context) {
 	if s.queue == nil {
 		fail(c, unavailable("the resurfacing queue is not configured on this server"))
@@ -137,6 +139,7 @@ func (s *Server) listResurfacing(c *gin.Context) {
 		fail(c, err)
 		return
 	}
+	now := s.now()
 	byID := make(map[string]*models.Memory, len(ms))
 	for _, m := range ms {
 		byID[m.ID] = m
@@ -144,7 +147,7 @@ func (s *Server) listResurfacing(c *gin.Context) {
 	out := api.ResurfacingResponse{Items: make([]api.ResurfaceItem, 0, len(items))}
 	for _, it := range items {
 		m := byID[it.MemoryID]
-		if m == nil {
+		if m == nil || !m.Resurfaceable(now) {
 			continue
 		}
 		out.Items = append(out.Items, api.ResurfaceItem{MemoryID: it.MemoryID, DueAt: it.DueAt, Score: it.Score,

@@ -60,7 +60,8 @@ func (f *fakeScheduler) Trigger(_ context.Context, name string) (*models.JobRun,
 	return &models.JobRun{ID: "r3", Job: name, Holder: "h1", Trigger: "manual", Start: jobT0}, nil
 }
 
-// fakeQueue holds a namespace's queue; the memory "gone" was deleted after it was queued.
+// fakeQueue holds a namespace's queue; the memory "gone" was deleted after it was queued,
+// and "retired", "secret" and "cooling" changed since so they would no longer be queued.
 type fakeQueue struct{ limit int }
 
 func (f *fakeQueue) Queue(_ context.Context, ns string, limit int) ([]*models.ResurfaceItem, error) {
@@ -68,6 +69,9 @@ func (f *fakeQueue) Queue(_ context.Context, ns string, limit int) ([]*models.Re
 	return []*models.ResurfaceItem{
 		{Namespace: ns, MemoryID: "m1", DueAt: jobT0, Score: 0.4, QueuedAt: jobT0.Add(time.Hour)},
 		{Namespace: ns, MemoryID: "gone", DueAt: jobT0, Score: 0.3, QueuedAt: jobT0},
+		{Namespace: ns, MemoryID: "retired", DueAt: jobT0, Score: 0.3, QueuedAt: jobT0},
+		{Namespace: ns, MemoryID: "secret", DueAt: jobT0, Score: 0.3, QueuedAt: jobT0},
+		{Namespace: ns, MemoryID: "cooling", DueAt: jobT0, Score: 0.2, QueuedAt: jobT0},
 		{Namespace: ns, MemoryID: "m2", DueAt: jobT0.Add(-time.Hour), Score: 0.1, QueuedAt: jobT0},
 	}, nil
 }
@@ -75,9 +79,21 @@ func (f *fakeQueue) Queue(_ context.Context, ns string, limit int) ([]*models.Re
 func (f *fakeQueue) GetMemories(_ context.Context, ns string, ids []string) ([]*models.Memory, error) {
 	var out []*models.Memory
 	for _, id := range ids {
-		if id != "gone" {
-			out = append(out, &models.Memory{ID: id, Namespace: ns, Kind: models.KindFact, Content: "content of " + id, CreatedAt: jobT0})
+		if id == "gone" {
+			continue
 		}
+		m := &models.Memory{ID: id, Namespace: ns, Kind: models.KindFact, Content: "content of " + id, CreatedAt: jobT0}
+		switch id {
+		case "retired":
+			m.InvalidAt = time.Now().Add(-time.Minute)
+		case "secret":
+			m.Sensitive = true
+		case "cooling":
+			m.Schedule.CooldownTo = time.Now().Add(time.Hour)
+		case "m2":
+			m.InvalidAt = time.Now().Add(time.Hour) // retired later: listed until then
+		}
+		out = append(out, m)
 	}
 	return out, nil
 }
