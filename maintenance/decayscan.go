@@ -26,6 +26,20 @@ type scanCursor struct {
 	Done bool        `json:"done,omitempty"`
 }
 
+// usable reports whether the queue the cursor has gathered is one the store would take:
+// every candidate a valid queue item of the cursor's namespace. A checkpoint is read back
+// from the store and may be damaged or come from another version; one that fails here
+// would fail the run at its end, at every retry (found by FuzzCheckpoints).
+func (c *scanCursor) usable(now time.Time) bool {
+	for _, t := range c.Top {
+		it := &models.ResurfaceItem{Namespace: c.NS, MemoryID: t.ID, DueAt: t.Due, Score: t.Score, QueuedAt: now}
+		if models.ValidateResurfaceItem(it, "top") != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // DecayScan is the decay-scan job: for each namespace it walks the memories in batches, asks
 // the namespace's decay policy which are due at the run's now, and makes the namespace's
 // resurfacing queue exactly its QueueCap most overdue due memories (highest score first):
@@ -39,6 +53,9 @@ func (s *Service) DecayScan(ctx context.Context, run Run) (int, error) {
 	var cur scanCursor
 	if _, err := loadCheckpoint(run, "cursor", &cur); err != nil {
 		return 0, err
+	}
+	if !cur.usable(now) {
+		cur = scanCursor{} // damaged, or from another version: the scan starts over
 	}
 	nss, err := s.namespaces(ctx, cur.NS)
 	if err != nil {
