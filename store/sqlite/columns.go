@@ -61,7 +61,11 @@ func (d intDest) Scan(src any) error {
 	return err
 }
 
+func (d intDest) scanInt(n int64) { *d.p = int(n) }
+
 type int64Dest struct{ p *int64 }
+
+func (d int64Dest) scanInt(n int64) { *d.p = n }
 
 func (d int64Dest) Scan(src any) error {
 	n, err := srcInt(src)
@@ -77,7 +81,11 @@ func (d boolDest) Scan(src any) error {
 	return err
 }
 
+func (d boolDest) scanInt(n int64) { *d.p = n != 0 }
+
 type timeDest struct{ p *time.Time }
+
+func (d timeDest) scanInt(n int64) { *d.p = decTime(n) }
 
 func (d timeDest) Scan(src any) error {
 	n, err := srcInt(src)
@@ -86,6 +94,8 @@ func (d timeDest) Scan(src any) error {
 }
 
 type floatDest struct{ p *float64 }
+
+func (d floatDest) scanFloat(f float64) { *d.p = f }
 
 func (d floatDest) Scan(src any) error {
 	switch v := src.(type) {

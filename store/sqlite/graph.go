@@ -4,66 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/salience-ai/salience/models"
 )
-
-// packedEdgeText are the edge columns the rebuild reads joined into one, by the unit
-// separator 0x1f: it reads every edge, and the driver's cost is per column and per allocated
-// string, so this halves both, and the rebuild of 100k memories with it. Namespaces, ends,
-// types and facts never contain the separator (models.ValidateStoredEdge), and the predicate, free text,
-// comes last, so a separator inside it stays in it. The other columns are read as they are.
-var packedEdgeText = []string{"ns", "src", "dst", "type", "fact", "predicate"}
-
-var (
-	packedEdgeFields  = edgeRows.pick(packedEdgeText)
-	packedEdgeRest    = edgeRows.pick(edgeRows.names(packedEdgeText...))
-	selectPackedEdges = `SELECT ` + strings.Join(packedEdgeText, " || char(31) || ") + `, ` +
-		strings.Join(edgeRows.names(packedEdgeText...), ", ") + ` FROM edges`
-)
-
-// packedEdgeScanner reads rows of selectPackedEdges; the strings share the one row string.
-// It is reused row after row, its Scan destinations built once: a rebuild reads every edge,
-// and building them per row was two allocations an edge (20 M at a million memories).
-type packedEdgeScanner struct {
-	e    models.Edge
-	text string
-	dest []any
-}
-
-func newPackedEdgeScanner() *packedEdgeScanner {
-	p := &packedEdgeScanner{}
-	p.dest = append(make([]any, 0, 1+len(packedEdgeRest)), &p.text)
-	for _, c := range packedEdgeRest {
-		p.dest = append(p.dest, c.dest(&p.e))
-	}
-	return p
-}
-
-// scan reads sc's current row into e, which it overwrites.
-func (p *packedEdgeScanner) scan(sc scanner, e *models.Edge) error {
-	p.e, p.text = models.Edge{}, ""
-	if err := sc.Scan(p.dest...); err != nil {
-		return err
-	}
-	text := p.text
-	for i, c := range packedEdgeFields {
-		part := text
-		if i < len(packedEdgeFields)-1 {
-			var ok bool
-			if part, text, ok = strings.Cut(text, "\x1f"); !ok {
-				return fmt.Errorf("packed edge row has %d fields, want %d", i+1, len(packedEdgeFields))
-			}
-		}
-		*c.dest(&p.e).(*string) = part // every packed column is a textCol: its dest is the field
-	}
-	*e = p.e
-	return nil
-}
 
 func cloneConcept(c *models.Concept) *models.Concept {
 	n := *c

@@ -135,10 +135,10 @@ func (s *Store) loadSpaceLocked(ctx context.Context, ns string, w *wtx) (*space,
 		}
 		return sp
 	}
-	if _, err := s.loadSpaces(ctx, ns, spaces, get); err != nil {
+	if _, err := s.loadSpaces(ctx, dbQuery(s.rdb), ns, spaces, get); err != nil {
 		return nil, err
 	}
-	g, err := s.loadGraph(ctx, ns)
+	g, err := s.loadGraph(ctx, dbQuery(s.rdb), ns)
 	if err != nil {
 		return nil, err
 	}

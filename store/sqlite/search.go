@@ -396,11 +396,24 @@ func (s *Store) Rebuild(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The two halves read on connections of their own (rawConn) where the database is a
+	// file: both run at once, and each is faster there than through database/sql.
+	memQ, graphQ := dbQuery(s.rdb), dbQuery(s.rdb)
+	for _, q := range []*loadQuery{&memQ, &graphQ} {
+		c, ok, err := openRaw(s.path)
+		if err != nil {
+			return wrap(err, "rebuild: open")
+		}
+		if ok {
+			defer c.Close()
+			*q = c.query
+		}
+	}
 
 	graphDone := make(chan graphLoad, 1)
 	go func() {
 		t := time.Now()
-		g, err := s.loadGraph(ctx, "")
+		g, err := s.loadGraph(ctx, graphQ, "")
 		if err != nil {
 			cancel()
 		}
@@ -418,7 +431,7 @@ func (s *Store) Rebuild(ctx context.Context) error {
 		}
 		return sp
 	}
-	nMem, err := s.loadSpaces(ctx, "", spaces, get)
+	nMem, err := s.loadSpaces(ctx, memQ, "", spaces, get)
 	tMem := time.Since(t0)
 	if err != nil {
 		cancel()
@@ -458,9 +471,9 @@ func nsFilter(ns string) (string, []any) {
 
 // loadSpaces creates the namespaces' spaces (ns's only, unless "") sized to their row
 // counts and loads every memory into them.
-func (s *Store) loadSpaces(ctx context.Context, ns string, spaces map[string]*space, get func(string) *space) (int, error) {
+func (s *Store) loadSpaces(ctx context.Context, q loadQuery, ns string, spaces map[string]*space, get func(string) *space) (int, error) {
 	where, args := nsFilter(ns)
-	rows, err := s.rdb.QueryContext(ctx, `SELECT ns, dims FROM namespaces`+where, args...)
+	rows, err := q(ctx, `SELECT ns, dims FROM namespaces`+where, args...)
 	if err != nil {
 		return 0, wrap(err, "rebuild: namespaces")
 	}
@@ -481,7 +494,7 @@ func (s *Store) loadSpaces(ctx context.Context, ns string, spaces map[string]*sp
 
 	// Size every namespace's structures up front: growing them row by row would copy the
 	// vectors (150 MB at 100k × 384) several times over.
-	rows, err = s.rdb.QueryContext(ctx, `SELECT ns, COUNT(*) FROM memories`+where+` GROUP BY ns`, args...)
+	rows, err = q(ctx, `SELECT ns, COUNT(*) FROM memories`+where+` GROUP BY ns`, args...)
 	if err != nil {
 		return 0, wrap(err, "rebuild: count")
 	}
@@ -502,11 +515,11 @@ func (s *Store) loadSpaces(ctx context.Context, ns string, spaces map[string]*sp
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return 0, wrap(err, "rebuild: count")
 	}
-	n, err := s.loadMemories(ctx, ns, spaces, get)
+	n, err := s.loadMemories(ctx, q, ns, spaces, get)
 	if err != nil {
 		return 0, err
 	}
-	if err := s.loadSurfaced(ctx, ns, spaces); err != nil {
+	if err := s.loadSurfaced(ctx, q, ns, spaces); err != nil {
 		return 0, wrap(err, "rebuild: surfaced")
 	}
 	return n, nil
@@ -522,10 +535,10 @@ type graphLoad struct {
 }
 
 // loadGraph reads every edge and concept (of ns only, unless ""), by namespace.
-func (s *Store) loadGraph(ctx context.Context, ns string) (graphLoad, error) {
+func (s *Store) loadGraph(ctx context.Context, q loadQuery, ns string) (graphLoad, error) {
 	where, args := nsFilter(ns)
 	g := graphLoad{graphs: map[string]*index.Graph{}, concepts: map[string]map[string]*models.Concept{}}
-	rows, err := s.rdb.QueryContext(ctx, selectPackedEdges+where, args...)
+	rows, err := q(ctx, edgeRows.sel+where, args...)
 	if err != nil {
 		return g, wrap(err, "rebuild: edges")
 	}
@@ -564,7 +577,10 @@ func (s *Store) loadGraph(ctx context.Context, ns string) (graphLoad, error) {
 		}
 	}
 	var cur []models.Edge
-	sc := newPackedEdgeScanner()
+	// One edge is scanned into, its destinations made once (making them per row was two
+	// allocations an edge, 20 M at a million memories), and copied into the batch.
+	var scanned models.Edge
+	dest := edgeRows.dests(&scanned)
 	for rows.Next() {
 		if cur == nil {
 			select {
@@ -573,12 +589,13 @@ func (s *Store) loadGraph(ctx context.Context, ns string) (graphLoad, error) {
 				cur = make([]models.Edge, 0, edgeBatch)
 			}
 		}
-		cur = append(cur, models.Edge{})
-		if err := sc.scan(rows, &cur[len(cur)-1]); err != nil {
+		scanned = models.Edge{}
+		if err := rows.Scan(dest...); err != nil {
 			rows.Close()
 			finish()
 			return g, wrap(err, "rebuild: edges")
 		}
+		cur = append(cur, scanned)
 		g.edges++
 		if len(cur) == edgeBatch {
 			batches <- cur
@@ -593,7 +610,7 @@ func (s *Store) loadGraph(ctx context.Context, ns string) (graphLoad, error) {
 		return g, wrap(err, "rebuild: edges")
 	}
 
-	rows, err = s.rdb.QueryContext(ctx, conceptRows.sel+where, args...)
+	rows, err = q(ctx, conceptRows.sel+where, args...)
 	if err != nil {
 		return g, wrap(err, "rebuild: concepts")
 	}
@@ -625,7 +642,7 @@ const maxInterned = 1 << 16
 // them, analyses their text (nlp.Terms) and puts embeddings straight into the vector
 // indexes; a third fills the caches and BM25. Rows are handed over in batches, their
 // embedding bytes in one block.
-func (s *Store) loadMemories(ctx context.Context, ns string, spaces map[string]*space, get func(string) *space) (int, error) {
+func (s *Store) loadMemories(ctx context.Context, q loadQuery, ns string, spaces map[string]*space, get func(string) *space) (int, error) {
 	where, args := nsFilter(ns)
 	type batch struct {
 		rows  []memoryRow
@@ -718,7 +735,7 @@ func (s *Store) loadMemories(ctx context.Context, ns string, spaces map[string]*
 
 	err := func() error {
 		defer close(read)
-		rows, err := s.rdb.QueryContext(ctx, memoryLoadSelect+where, args...)
+		rows, err := q(ctx, memoryLoadSelect+where, args...)
 		if err != nil {
 			return err
 		}

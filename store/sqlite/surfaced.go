@@ -141,9 +141,9 @@ func putSurfaced(ctx context.Context, w *wtx, m *models.Memory) error {
 
 // loadSurfaced sets the counters of the loaded memories of spaces (ns's, or all for "")
 // from surfaced: the bulk load reads the memories rows without them.
-func (s *Store) loadSurfaced(ctx context.Context, ns string, spaces map[string]*space) error {
+func (s *Store) loadSurfaced(ctx context.Context, q loadQuery, ns string, spaces map[string]*space) error {
 	where, args := nsFilter(ns)
-	rows, err := s.rdb.QueryContext(ctx, `SELECT ns, id, n, last FROM surfaced`+where, args...)
+	rows, err := q(ctx, `SELECT ns, id, n, last FROM surfaced`+where, args...)
 	if err != nil {
 		return err
 	}

@@ -281,7 +281,7 @@ func TestEdgeRoundTrip(t *testing.T) {
 	}
 	requireEqual(t, "edge (upsertEdge)", got[0], u)
 
-	// The rebuild reads edges packed (selectPackedEdges); the graph then answers GetEdge.
+	// The rebuild reads edges through a rawConn; the graph then answers GetEdge.
 	if err := s.Rebuild(ctx); err != nil {
 		t.Fatal(err)
 	}
