@@ -120,6 +120,7 @@ func (c *rawConn) query(ctx context.Context, q string, args ...any) (rowReader, 
 		}
 	}
 	r.ncol = int(sqlite3.Xsqlite3_column_count(c.tls, r.st))
+	r.last = make([]string, r.ncol)
 	return r, nil
 }
 
@@ -132,6 +133,10 @@ type rawRows struct {
 	n    int // rows stepped
 	row  bool
 	err  error
+	// last holds each column's last text scanned into a *string, handed out again while the
+	// column repeats it: a scan in key order repeats the namespace, an edge's source and
+	// type, a memory's kind and conversation, and each was a string allocated a row.
+	last []string
 }
 
 func (r *rawRows) bind(i int32, a any) error {
@@ -223,7 +228,12 @@ func (r *rawRows) Scan(dest ...any) error {
 			case sqlite3.SQLITE_FLOAT:
 				*d = strconv.FormatFloat(sqlite3.Xsqlite3_column_double(tls, st, col), 'g', -1, 64)
 			default:
-				*d = string(r.bytes(col, typ))
+				if b := r.bytes(col, typ); string(b) == r.last[i] {
+					*d = r.last[i]
+				} else {
+					*d = string(b)
+					r.last[i] = *d
+				}
 			}
 		case *sql.RawBytes:
 			if typ == sqlite3.SQLITE_NULL {

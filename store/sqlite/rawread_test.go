@@ -17,6 +17,7 @@ import (
 // rawProbe is one row scanned into every kind of destination the loaders use.
 type rawProbe struct {
 	s, sInt, sReal string
+	sl, sj         string
 	raw            []byte
 	i              int
 	i64            int64
@@ -33,10 +34,10 @@ type rawProbe struct {
 func (p *rawProbe) dests(raw *sql.RawBytes) []any {
 	return []any{&p.s, &p.sInt, &p.sReal, raw, &p.i, &p.i64, &p.f, &p.fInt,
 		intDest{&p.di}, int64Dest{&p.di64}, boolDest{&p.db}, timeDest{&p.dt},
-		floatDest{&p.df}, floatDest{&p.dfInt}, stringsDest{&p.ds}, jsonDest[models.Schedule]{&p.dj}}
+		floatDest{&p.df}, floatDest{&p.dfInt}, stringsDest{&p.ds}, jsonDest[models.Schedule]{&p.dj}, &p.sl, &p.sj}
 }
 
-const rawProbeQuery = `SELECT s, i, f, b, i, i, f, i, i, i, i, i, f, i, l, j FROM probe WHERE s >= ? ORDER BY s`
+const rawProbeQuery = `SELECT s, i, f, b, i, i, f, i, i, i, i, i, f, i, l, j, l, j FROM probe WHERE s >= ? ORDER BY s`
 
 // TestRawRowsScanLikeDatabaseSQL reads the same rows through database/sql and through a
 // rawConn into every kind of destination, and wants the same values.
@@ -54,7 +55,8 @@ func TestRawRowsScanLikeDatabaseSQL(t *testing.T) {
 			('alpha', 1, 0.5, x'00ff10', '["a","b"]', '{"stability":2.5}'),
 			('b€ta', -7, 1e300, x'', '', ''),
 			('gamma', ?, 0.1171875, zeroblob(300), '[]', '{}'),
-			('', 0, -0.0, NULL, '["z"]', '')`, at.UnixNano())
+			('', 0, -0.0, NULL, '["z"]', ''),
+			('gammb', 3, 2, x'01', '[]', '{}')`, at.UnixNano())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,14 +106,15 @@ func TestRawRowsScanLikeDatabaseSQL(t *testing.T) {
 	}
 	for _, arg := range []string{"", "b"} {
 		w, g := want(arg), got(arg)
-		if len(w) == 0 || (arg == "" && len(w) != 4) {
+		if len(w) == 0 || (arg == "" && len(w) != 5) {
 			t.Fatalf("database/sql read %d rows for %q", len(w), arg)
 		}
 		if !reflect.DeepEqual(g, w) {
 			t.Errorf("rows from %q:\nraw  %+v\nwant %+v", arg, g, w)
 		}
 	}
-	if w := want(""); w[3].dt != at || w[1].ds[1] != "b" || w[2].f != 1e300 || len(w[1].raw) != 3 || w[0].raw != nil || len(w[3].raw) != 300 {
+	if w := want(""); w[3].dt != at || w[1].ds[1] != "b" || w[2].f != 1e300 || len(w[1].raw) != 3 || w[0].raw != nil || len(w[3].raw) != 300 ||
+		w[4].s != "gammb" || w[4].sl != "[]" || w[4].sj != "{}" || w[2].sj != "" {
 		t.Errorf("the probe rows are not what the test meant: %+v", w)
 	}
 }
