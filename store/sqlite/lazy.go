@@ -28,6 +28,38 @@ type lazyState struct {
 	loads, evictions atomic.Int64
 	loadNanos        atomic.Int64 // total time spent loading
 	maxLoadNanos     atomic.Int64
+	// raw is the connection loads read through (rawConn), opened by the first and kept:
+	// loads run one at a time, under the write mutex, which guards it.
+	raw *rawConn
+}
+
+// lazyQuery returns the querier of a namespace load and what to call with its outcome: the
+// kept rawConn where the database is a file, dropped after an error so the next load opens
+// another; otherwise s.rdb's. The caller holds the write mutex.
+func (s *Store) lazyQuery() (loadQuery, func(error)) {
+	if s.lazy.raw == nil {
+		c, ok, err := openRaw(s.path)
+		if err != nil {
+			s.log.Warn("sqlite: namespace loads read through database/sql", "err", err)
+		}
+		if !ok {
+			return dbQuery(s.rdb), func(error) {}
+		}
+		s.lazy.raw = c
+	}
+	return s.lazy.raw.query, func(err error) {
+		if err != nil {
+			s.closeLazyRaw()
+		}
+	}
+}
+
+// closeLazyRaw closes the loads' connection, if open. The caller holds the write mutex.
+func (s *Store) closeLazyRaw() {
+	if s.lazy.raw != nil {
+		s.lazy.raw.Close()
+		s.lazy.raw = nil
+	}
 }
 
 // IndexStats describes the in-memory indexes: with a budget, how much of it is used and
@@ -135,11 +167,13 @@ func (s *Store) loadSpaceLocked(ctx context.Context, ns string, w *wtx) (*space,
 		}
 		return sp
 	}
-	if _, err := s.loadSpaces(ctx, dbQuery(s.rdb), ns, spaces, get); err != nil {
-		return nil, err
+	q, done := s.lazyQuery()
+	_, err := s.loadSpaces(ctx, q, ns, spaces, get)
+	var g graphLoad
+	if err == nil {
+		g, err = s.loadGraph(ctx, q, ns)
 	}
-	g, err := s.loadGraph(ctx, dbQuery(s.rdb), ns)
-	if err != nil {
+	if done(err); err != nil {
 		return nil, err
 	}
 	sp := get(ns)

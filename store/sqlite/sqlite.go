@@ -241,6 +241,7 @@ func (s *Store) Close() error {
 	for _, st := range s.prepared {
 		st.Close()
 	}
+	s.closeLazyRaw()
 	// A last full checkpoint leaves the data in the file and the WAL empty.
 	_, _, cerr := s.checkpointWaiting(context.Background(), "TRUNCATE", busyTimeout)
 	return errors.Join(jerr, cerr, s.cdb.Close(), s.rdb.Close(), s.wdb.Close())
