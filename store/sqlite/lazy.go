@@ -38,14 +38,9 @@ type lazyState struct {
 // another; otherwise s.rdb's. The caller holds the write mutex.
 func (s *Store) lazyQuery() (loadQuery, func(error)) {
 	if s.lazy.raw == nil {
-		c, ok, err := openRaw(s.path)
-		if err != nil {
-			s.log.Warn("sqlite: namespace loads read through database/sql", "err", err)
-		}
-		if !ok {
+		if s.lazy.raw = s.openLoadConn(); s.lazy.raw == nil {
 			return dbQuery(s.rdb), func(error) {}
 		}
-		s.lazy.raw = c
 	}
 	return s.lazy.raw.query, func(err error) {
 		if err != nil {

@@ -75,6 +75,20 @@ func openRaw(path string) (c *rawConn, ok bool, err error) {
 	return c, true, nil
 }
 
+// openLoadConn opens a rawConn on the store's file for index loads, or returns nil when the
+// loads should read through s.rdb instead: the database is not a regular file, or the open
+// failed (logged; database/sql still reads it).
+func (s *Store) openLoadConn() *rawConn {
+	c, ok, err := openRaw(s.path)
+	if err != nil {
+		s.log.Warn("sqlite: index loads read through database/sql", "err", err)
+	}
+	if !ok {
+		return nil
+	}
+	return c
+}
+
 // Close closes the connection; its statements must be closed first.
 func (c *rawConn) Close() error {
 	if c.db != 0 {

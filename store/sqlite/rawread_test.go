@@ -39,17 +39,55 @@ func (p *rawProbe) dests(raw *sql.RawBytes) []any {
 
 const rawProbeQuery = `SELECT s, i, f, b, i, i, f, i, i, i, i, i, f, i, l, j, l, j FROM probe WHERE s >= ? ORDER BY s`
 
-// TestRawRowsScanLikeDatabaseSQL reads the same rows through database/sql and through a
-// rawConn into every kind of destination, and wants the same values.
-func TestRawRowsScanLikeDatabaseSQL(t *testing.T) {
+// rawTestDB creates a database at a new path with the statements of schema run, and opens
+// a rawConn on it; both close with the test.
+func rawTestDB(t *testing.T, schema string, args ...any) (*sql.DB, *rawConn) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "raw.db")
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Exec(schema, args...); err != nil {
+		t.Fatal(err)
+	}
+	c, ok, err := openRaw(path)
+	if err != nil || !ok {
+		t.Fatalf("openRaw = %v, %v", ok, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return db, c
+}
+
+// readProbes scans every row of rows into rawProbes.
+func readProbes(t *testing.T, rows rowReader, err error) []rawProbe {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []rawProbe
+	for rows.Next() {
+		var p rawProbe
+		var raw sql.RawBytes
+		if err := rows.Scan(p.dests(&raw)...); err != nil {
+			t.Fatal(err)
+		}
+		p.raw = append([]byte(nil), raw...)
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestRawRowsScanLikeDatabaseSQL reads the same rows through database/sql and through a
+// rawConn into every kind of destination, and wants the same values.
+func TestRawRowsScanLikeDatabaseSQL(t *testing.T) {
 	at := time.Date(2026, 3, 4, 5, 6, 7, 8, time.UTC)
-	_, err = db.Exec(`PRAGMA journal_mode=WAL;
+	db, c := rawTestDB(t, `PRAGMA journal_mode=WAL;
 		CREATE TABLE probe (s TEXT, i INTEGER, f REAL, b BLOB, l TEXT, j TEXT);
 		INSERT INTO probe VALUES
 			('alpha', 1, 0.5, x'00ff10', '["a","b"]', '{"stability":2.5}'),
@@ -57,52 +95,13 @@ func TestRawRowsScanLikeDatabaseSQL(t *testing.T) {
 			('gamma', ?, 0.1171875, zeroblob(300), '[]', '{}'),
 			('', 0, -0.0, NULL, '["z"]', ''),
 			('gammb', 3, 2, x'01', '[]', '{}')`, at.UnixNano())
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := func(arg string) []rawProbe {
 		rows, err := db.Query(rawProbeQuery, arg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var out []rawProbe
-		for rows.Next() {
-			var p rawProbe
-			var raw sql.RawBytes
-			if err := rows.Scan(p.dests(&raw)...); err != nil {
-				t.Fatal(err)
-			}
-			p.raw = append([]byte(nil), raw...)
-			out = append(out, p)
-		}
-		return out
+		return readProbes(t, rows, err)
 	}
-	c, ok, err := openRaw(path)
-	if err != nil || !ok {
-		t.Fatalf("openRaw = %v, %v", ok, err)
-	}
-	defer c.Close()
 	got := func(arg string) []rawProbe {
 		rows, err := c.query(ctx, rawProbeQuery, arg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var out []rawProbe
-		for rows.Next() {
-			var p rawProbe
-			var raw sql.RawBytes
-			if err := rows.Scan(p.dests(&raw)...); err != nil {
-				t.Fatal(err)
-			}
-			p.raw = append([]byte(nil), raw...)
-			out = append(out, p)
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return out
+		return readProbes(t, rows, err)
 	}
 	for _, arg := range []string{"", "b"} {
 		w, g := want(arg), got(arg)
@@ -121,20 +120,7 @@ func TestRawRowsScanLikeDatabaseSQL(t *testing.T) {
 
 // TestRawRowsErrors: what database/sql refuses, the raw reader refuses too.
 func TestRawRowsErrors(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "raw.db")
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(`CREATE TABLE t (s TEXT, i INTEGER); INSERT INTO t VALUES (NULL, 1), ('x', 2)`); err != nil {
-		t.Fatal(err)
-	}
-	c, ok, err := openRaw(path)
-	if err != nil || !ok {
-		t.Fatalf("openRaw = %v, %v", ok, err)
-	}
-	defer c.Close()
+	_, c := rawTestDB(t, `CREATE TABLE t (s TEXT, i INTEGER); INSERT INTO t VALUES (NULL, 1), ('x', 2)`)
 	scanFirst := func(q string, dest ...any) error {
 		rows, err := c.query(ctx, q)
 		if err != nil {
@@ -183,20 +169,7 @@ func TestRawRowsErrors(t *testing.T) {
 // TestRawRowsStopWithTheContext: a long scan ends with the context's error once it is done,
 // within 1,024 rows.
 func TestRawRowsStopWithTheContext(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "raw.db")
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(`CREATE TABLE t (i INTEGER)`); err != nil {
-		t.Fatal(err)
-	}
-	c, ok, err := openRaw(path)
-	if err != nil || !ok {
-		t.Fatalf("openRaw = %v, %v", ok, err)
-	}
-	defer c.Close()
+	_, c := rawTestDB(t, `CREATE TABLE t (i INTEGER)`)
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	rows, err := c.query(cctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n) SELECT i FROM n`)

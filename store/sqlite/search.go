@@ -400,11 +400,7 @@ func (s *Store) Rebuild(ctx context.Context) error {
 	// file: both run at once, and each is faster there than through database/sql.
 	memQ, graphQ := dbQuery(s.rdb), dbQuery(s.rdb)
 	for _, q := range []*loadQuery{&memQ, &graphQ} {
-		c, ok, err := openRaw(s.path)
-		if err != nil {
-			return wrap(err, "rebuild: open")
-		}
-		if ok {
+		if c := s.openLoadConn(); c != nil {
 			defer c.Close()
 			*q = c.query
 		}
