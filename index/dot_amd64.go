@@ -70,6 +70,48 @@ func dotsU2(q []int8, codes []byte, cbytes int, out []int32) {
 	dotsU2AVX2(&q[0], &codes[0], cbytes, len(out), &out[0])
 }
 
+// dotsU1AVX2 is in dot_amd64.s.
+//
+//go:noescape
+func dotsU1AVX2(q *int8, codes *byte, cbytes, rows int, out *int32)
+
+// dotsU1VNNI is in dot_amd64.s.
+//
+//go:noescape
+func dotsU1VNNI(q *int8, codes *byte, cbytes, rows int, out *int32)
+
+// dotsU1 sets out[r] to the dot product of q with the 1-bit code row r (see dotsU1Go).
+func dotsU1(q []int8, codes []byte, cbytes int, out []int32) {
+	if len(out) == 0 {
+		return
+	}
+	if !haveAVX2 {
+		dotsU1Go(q, codes, cbytes, out)
+		return
+	}
+	_ = codes[len(out)*cbytes-1]
+	_ = q[8*cbytes-1]
+	if haveVNNI {
+		dotsU1VNNI(&q[0], &codes[0], cbytes, len(out), &out[0])
+		return
+	}
+	dotsU1AVX2(&q[0], &codes[0], cbytes, len(out), &out[0])
+}
+
+// fwhtWideAVX is in dot_amd64.s.
+//
+//go:noescape
+func fwhtWideAVX(a *float32, n int)
+
+// fwhtWide runs the Walsh–Hadamard transform's levels from 8 on (len(a) a power of two ≥ 8).
+func fwhtWide(a []float32) {
+	if !haveAVX2 {
+		fwhtLevels(a, 8)
+		return
+	}
+	fwhtWideAVX(&a[0], len(a))
+}
+
 // scaleScoresAVX is in dot_amd64.s.
 //
 //go:noescape

@@ -539,3 +539,248 @@ redone:
 	MOVQ R9, ret+56(FP)
 	VZEROUPPER
 	RET
+
+// The 1-bit kernels. A block of a row (32 bytes) holds 256 dimensions, so a query block is
+// 256 bytes (R9 moves on 256 a block), read from memory; Y7 is the mask 0x01 of each byte.
+
+#define MASK1 \
+	MOVL $0x01010101, AX; \
+	VMOVD AX, X7; \
+	VPBROADCASTD X7, Y7
+
+// BIT1 adds to the int16 sums in Y1 the products of the bits at shift of each byte of Y0
+// with the query block's 32 bytes at off.
+#define BIT1(shift, off) \
+	VPSRLW $shift, Y0, Y2; \
+	VPAND Y7, Y2, Y2; \
+	VPMADDUBSW off(R9), Y2, Y2; \
+	VPADDW Y2, Y1, Y1
+
+// AVX2_ROW1 adds the block of the row at base to its int16 sums acc: each byte's eight
+// bits times the query block's eight 32-byte parts.
+#define AVX2_ROW1(base, acc) \
+	VMOVDQU (base)(BX*1), Y0; \
+	VPAND Y7, Y0, Y1; \
+	VPMADDUBSW (R9), Y1, Y1; \
+	BIT1(1, 32); \
+	BIT1(2, 64); \
+	BIT1(3, 96); \
+	BIT1(4, 128); \
+	BIT1(5, 160); \
+	BIT1(6, 192); \
+	BIT1(7, 224); \
+	VPADDW Y1, acc, acc
+
+// func dotsU1AVX2(q *int8, codes *byte, cbytes, rows int, out *int32)
+//
+// out[r] = Σ_j q[j]·x[r][j] for the bits x of row r (cbytes bytes a row, a multiple of 32):
+// in each 32-byte block b, byte i holds dimension 256b+32s+i in bit s, so the query is read
+// in its natural order. VPMADDUBSW adds pairs of products into int16 (at most 2·127 = 254
+// in magnitude, 2,032 for a block's eight parts); a row's int16 sums run over up to eight
+// blocks (16,256: no overflow) before VPMADDWD by ones widens them. Four rows at a time, as
+// dotsU2AVX2; the last rows % 4 one at a time.
+TEXT ·dotsU1AVX2(SB), NOSPLIT, $0-40
+	ARGS
+	TESTQ CX, CX
+	JEQ u1done
+	MASK1
+	MOVL $0x00010001, AX
+	VMOVD AX, X6
+	VPBROADCASTD X6, Y6
+
+u1quad:
+	CMPQ CX, $4
+	JLT u1rest
+	QUAD_START
+
+u1group:
+	VPXOR Y12, Y12, Y12
+	VPXOR Y13, Y13, Y13
+	VPXOR Y14, Y14, Y14
+	VPXOR Y15, Y15, Y15
+	MOVQ $8, R13
+
+u1blk:
+	AVX2_ROW1(DI, Y12)
+	AVX2_ROW1(R10, Y13)
+	AVX2_ROW1(R11, Y14)
+	AVX2_ROW1(R12, Y15)
+
+	ADDQ $32, BX
+	ADDQ $256, R9
+	CMPQ BX, DX
+	JGE u1widen
+	DECQ R13
+	JNE u1blk
+
+u1widen:
+	WIDEN_QUAD
+	CMPQ BX, DX
+	JLT u1group
+
+	QUAD_END
+	JMP u1quad
+
+u1rest:
+	TESTQ CX, CX
+	JEQ u1done
+
+u1row:
+	VPXOR Y3, Y3, Y3
+	XORQ BX, BX
+	MOVQ SI, R9
+
+u1col:
+	VPXOR Y12, Y12, Y12
+	AVX2_ROW1(DI, Y12)
+	VPMADDWD Y6, Y12, Y12
+	VPADDD Y12, Y3, Y3
+	ADDQ $32, BX
+	ADDQ $256, R9
+	CMPQ BX, DX
+	JLT u1col
+
+	VMOVDQA Y3, Y0
+	ROW_END
+	JNE u1row
+
+u1done:
+	VZEROUPPER
+	RET
+
+// VNNI_PAIR1 adds the bits 0 and 1 of each byte of Y0 to the sums: accA the products of the
+// bits 0 with the query's 32 bytes at off, accB twice those of the bits 1 with the next 32.
+// Masking bit 1 with 0x02 (Y6) leaves 2·bit in place, so one shift by two serves two bits.
+#define VNNI_PAIR1(off, accA, accB) \
+	VPAND Y7, Y0, Y1; \
+	VPDPBUSD off(R9), Y1, accA; \
+	VPAND Y6, Y0, Y1; \
+	VPDPBUSD off+32(R9), Y1, accB
+
+// VNNI_ROW1 adds the block of the row at base to its two int32 sums (see VNNI_PAIR1); the
+// row's sum is accA + accB/2 (exact: accB's lanes are even).
+#define VNNI_ROW1(base, accA, accB) \
+	VMOVDQU (base)(BX*1), Y0; \
+	VNNI_PAIR1(0, accA, accB); \
+	VPSRLW $2, Y0, Y0; \
+	VNNI_PAIR1(64, accA, accB); \
+	VPSRLW $2, Y0, Y0; \
+	VNNI_PAIR1(128, accA, accB); \
+	VPSRLW $2, Y0, Y0; \
+	VNNI_PAIR1(192, accA, accB)
+
+// FOLD1 adds a row's accB/2 into its accA.
+#define FOLD1(accA, accB) \
+	VPSRAD $1, accB, accB; \
+	VPADDD accB, accA, accA
+
+// func dotsU1VNNI(q *int8, codes *byte, cbytes, rows int, out *int32)
+//
+// dotsU1AVX2 with AVX-512 VNNI on 256-bit registers: VPDPBUSD adds each four products
+// straight into the int32 sums (two a row, VNNI_ROW1). Registers as dotsU2VNNI's, Y6 the
+// mask 0x02 of each byte.
+TEXT ·dotsU1VNNI(SB), NOSPLIT, $0-40
+	ARGS
+	TESTQ CX, CX
+	JEQ v1done
+	MASK1
+	MOVL $0x02020202, AX
+	VMOVD AX, X6
+	VPBROADCASTD X6, Y6
+
+v1quad:
+	CMPQ CX, $4
+	JLT v1rest
+	QUAD_START
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y14, Y14, Y14
+	VPXOR Y15, Y15, Y15
+
+v1blk:
+	VNNI_ROW1(DI, Y8, Y2)
+	VNNI_ROW1(R10, Y9, Y3)
+	VNNI_ROW1(R11, Y10, Y14)
+	VNNI_ROW1(R12, Y11, Y15)
+
+	ADDQ $32, BX
+	ADDQ $256, R9
+	CMPQ BX, DX
+	JLT v1blk
+
+	FOLD1(Y8, Y2)
+	FOLD1(Y9, Y3)
+	FOLD1(Y10, Y14)
+	FOLD1(Y11, Y15)
+	QUAD_END
+	JMP v1quad
+
+v1rest:
+	TESTQ CX, CX
+	JEQ v1done
+
+v1row:
+	VPXOR Y3, Y3, Y3
+	VPXOR Y2, Y2, Y2
+	XORQ BX, BX
+	MOVQ SI, R9
+
+v1col:
+	VNNI_ROW1(DI, Y3, Y2)
+	ADDQ $32, BX
+	ADDQ $256, R9
+	CMPQ BX, DX
+	JLT v1col
+
+	FOLD1(Y3, Y2)
+	VMOVDQA Y3, Y0
+	ROW_END
+	JNE v1row
+
+v1done:
+	VZEROUPPER
+	RET
+
+// func fwhtWideAVX(a *float32, n int)
+//
+// The Walsh–Hadamard transform's levels h = 8, 16, …, n/2 over a (n floats, a power of two
+// ≥ 8), in place: a[i+j], a[i+h+j] = a[i+j] + a[i+h+j], a[i+j] − a[i+h+j], eight lanes at a
+// time.
+TEXT ·fwhtWideAVX(SB), NOSPLIT, $0-16
+	MOVQ a+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ $8, DX
+
+fwlevel:
+	CMPQ DX, CX
+	JGE fwdone
+	XORQ BX, BX
+
+fwblk:
+	CMPQ BX, CX
+	JGE fwnext
+	LEAQ (SI)(BX*4), DI
+	LEAQ (DI)(DX*4), R8
+	MOVQ DX, R9
+
+fwinner:
+	VMOVUPS (DI), Y0
+	VMOVUPS (R8), Y1
+	VADDPS Y1, Y0, Y2
+	VSUBPS Y1, Y0, Y3
+	VMOVUPS Y2, (DI)
+	VMOVUPS Y3, (R8)
+	ADDQ $32, DI
+	ADDQ $32, R8
+	SUBQ $8, R9
+	JNE fwinner
+	LEAQ (BX)(DX*2), BX
+	JMP fwblk
+
+fwnext:
+	SHLQ $1, DX
+	JMP fwlevel
+
+fwdone:
+	VZEROUPPER
+	RET

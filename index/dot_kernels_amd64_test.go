@@ -34,3 +34,8 @@ func dotKernels() map[string]kernel {
 func dot2Kernels() map[string]kernel {
 	return kernelSet("dotsU2", dotsU2, dotsU2AVX2, dotsU2VNNI)
 }
+
+// dot1Kernels returns every 1-bit kernel this machine can run.
+func dot1Kernels() map[string]kernel {
+	return kernelSet("dotsU1", dotsU1, dotsU1AVX2, dotsU1VNNI)
+}

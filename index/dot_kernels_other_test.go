@@ -9,3 +9,7 @@ func dotKernels() map[string]func(q []int8, codes []byte, cbytes int, out []int3
 func dot2Kernels() map[string]func(q []int8, codes []byte, cbytes int, out []int32) {
 	return map[string]func(q []int8, codes []byte, cbytes int, out []int32){"dotsU2": dotsU2}
 }
+
+func dot1Kernels() map[string]func(q []int8, codes []byte, cbytes int, out []int32) {
+	return map[string]func(q []int8, codes []byte, cbytes int, out []int32){"dotsU1": dotsU1}
+}

@@ -10,6 +10,12 @@ func dotsU4(q []int8, codes []byte, cbytes int, out []int32) { dotsU4Go(q, codes
 // dotsU2 sets out[r] to the dot product of q with the 2-bit code row r (see dotsU2Go).
 func dotsU2(q []int8, codes []byte, cbytes int, out []int32) { dotsU2Go(q, codes, cbytes, out) }
 
+// dotsU1 sets out[r] to the dot product of q with the 1-bit code row r (see dotsU1Go).
+func dotsU1(q []int8, codes []byte, cbytes int, out []int32) { dotsU1Go(q, codes, cbytes, out) }
+
+// fwhtWide runs the Walsh–Hadamard transform's levels from 8 on (see fwhtLevels).
+func fwhtWide(a []float32) { fwhtLevels(a, 8) }
+
 // scaleScores sets out[r] = (a·dots[r] + b)·scales[r] (see scaleScoresGo).
 func scaleScores(dots []int32, scales []float32, a, b float32, out []float32) {
 	scaleScoresGo(dots, scales, a, b, out)

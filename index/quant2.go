@@ -10,8 +10,9 @@ package index
 func u2Bytes(dims int) int { return (dims + 127) / 128 * 32 }
 
 // CodedRowBytes is the bytes a coded index keeps for a row's codes at dims dimensions: the
-// 4-bit code's two 2-bit planes and the residual's two 4-bit planes (not their scales).
-func CodedRowBytes(dims int) int { return 2*u2Bytes(dims) + 2*u4Bytes(dims) }
+// 1-bit code of its rotation (quant1.go), the 4-bit code's two 2-bit planes and the
+// residual's two 4-bit planes (not their scales and weight).
+func CodedRowBytes(dims int) int { return u1Bytes(dims) + 2*u2Bytes(dims) + 2*u4Bytes(dims) }
 
 // set2 ors the 2-bit value x (0…3) into dimension d of plane.
 func set2(plane []byte, d int, x byte) {

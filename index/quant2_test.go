@@ -29,10 +29,13 @@ func TestSet2Layout(t *testing.T) {
 			t.Errorf("get2(%d) = %d, want %d", d, got, x)
 		}
 	}
-	if got, want := CodedRowBytes(256), 256+128; got != want { // 1.5 bytes a dimension
+	if got, want := CodedRowBytes(256), 32+256+128; got != want { // 1.5 bytes a dimension and a bit
 		t.Errorf("CodedRowBytes(256) = %d, want %d", got, want)
 	}
-	if got, want := CodedRowBytes(130), 2*64+2*96; got != want {
+	if got, want := CodedRowBytes(130), 32+2*64+2*96; got != want { // rotated into 256
+		t.Errorf("CodedRowBytes(130) = %d, want %d", got, want)
+	}
+	if got, want := CodedRowBytes(1536), 256+2*384+2*768; got != want { // rotated into 2,048
 		t.Errorf("CodedRowBytes(130) = %d, want %d", got, want)
 	}
 	// A 4-bit value split into planes and put back.

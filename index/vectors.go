@@ -85,17 +85,19 @@ const unitTolerance = 1e-5
 // (gonum blas32.Gemv) followed by a top-k selection; removal swaps the last row into the hole.
 //
 // Once it has held ApproxMinRows rows it is coded (see vectors_approx.go): each row is kept
-// as a 4-bit code in two 2-bit planes, whose high plane Search scans first (a sixteenth of
-// the float32 bytes), plus an int8 code of what the 4-bit code misses, with which it
-// rescores the best few hundred rows; the float32 rows are dropped, so a coded row takes
-// about dims + dims/2 + 8 bytes instead of 4·dims. Smaller
-// indexes — most namespaces — keep float32 rows and search exactly.
+// as a 1-bit code of its random rotation, which Search scans first (a thirty-second of the
+// float32 bytes), a 4-bit code in two 2-bit planes, with which it ranks the rows the scan
+// passes on, and an int8 code of what the 4-bit code misses, with which it rescores the
+// best few hundred; the float32 rows are dropped, so a coded row takes about
+// dims + dims/2 + rotDims(dims)/8 + 12 bytes instead of 4·dims. Smaller indexes — most
+// namespaces — keep float32 rows and search exactly.
 type Vectors struct {
 	mu      sync.RWMutex
 	dims    int
 	data    []float32 // len(ids) rows of dims, until coded (then nil)
 	stride  int       // bytes in one 4-bit plane: u4Bytes(dims)
 	stride2 int       // bytes in one 2-bit plane: u2Bytes(dims)
+	stride1 int       // bytes in one 1-bit code: u1Bytes(dims)
 	coded   bool      // codes and scales are kept: set on reaching ApproxMinRows, never unset
 	exact   bool      // never coded (NewExactVectors)
 	// hi2 and lo2 hold, when coded, each row's 4-bit code u = 4·h + l (quant4.go's rounding)
@@ -103,6 +105,10 @@ type Vectors struct {
 	// scans hi2 alone.
 	hi2, lo2 []byte
 	scales   []float32 // by row: a code's unit, so row ≈ scale·(u − 8), when coded
+	// sign1 holds, when coded, each row's 1-bit code of its rotation (quant1.go), stride1
+	// bytes a row: the first search stage scans it alone. w1 holds each row's 1/‖Rx‖₁.
+	sign1 []byte
+	w1    []float32
 	// res holds, when coded, each row's residual — what its 4-bit code misses — as an int8
 	// code c split into two 4-bit planes of stride bytes, c = 16·(hi − 8) + lo, so the same
 	// AVX2 kernel reads them; 2·stride bytes a row.
@@ -112,6 +118,7 @@ type Vectors struct {
 	encTmp []float32
 	encC   []int8
 	encU   []byte
+	encRot []float32
 	ids    []string // by row
 	rows   map[string]int
 	pool   sync.Pool // *scratch
@@ -119,7 +126,7 @@ type Vectors struct {
 
 // NewVectors returns an empty index of dims-dimensional vectors.
 func NewVectors(dims int) *Vectors {
-	return &Vectors{dims: dims, stride: u4Bytes(dims), stride2: u2Bytes(dims), rows: map[string]int{}}
+	return &Vectors{dims: dims, stride: u4Bytes(dims), stride2: u2Bytes(dims), stride1: u1Bytes(dims), rows: map[string]int{}}
 }
 
 // NewExactVectors returns an empty index that is never coded: it keeps float32 rows and
@@ -192,6 +199,8 @@ func (v *Vectors) Add(id string, vec []float32) error {
 		v.hi2 = append(v.hi2, make([]byte, v.stride2)...)
 		v.lo2 = append(v.lo2, make([]byte, v.stride2)...)
 		v.scales = append(v.scales, 0)
+		v.sign1 = append(v.sign1, make([]byte, v.stride1)...)
+		v.w1 = append(v.w1, 0)
 		v.res = append(v.res, make([]byte, 2*v.stride)...)
 		v.s8 = append(v.s8, 0)
 		v.encodeRow(r, vec)
@@ -231,9 +240,12 @@ func (v *Vectors) encodeLocked() {
 	v.hi2 = make([]byte, n*v.stride2, room*v.stride2)
 	v.lo2 = make([]byte, n*v.stride2, room*v.stride2)
 	v.scales = make([]float32, n, room)
+	v.sign1 = make([]byte, n*v.stride1, room*v.stride1)
+	v.w1 = make([]float32, n, room)
 	v.res = make([]byte, n*2*v.stride, room*2*v.stride)
 	v.s8 = make([]float32, n, room)
 	v.encTmp, v.encC, v.encU = make([]float32, v.dims), make([]int8, v.dims), make([]byte, v.dims)
+	v.encRot = make([]float32, rotDims(v.dims))
 	for r := range n {
 		v.encodeRow(r, v.data[r*v.dims:(r+1)*v.dims])
 	}
@@ -241,11 +253,14 @@ func (v *Vectors) encodeLocked() {
 	v.coded = true
 }
 
-// encodeRow writes row r's codes for the unit vector vec: the 4-bit code in its two 2-bit
-// planes, and the int8 code of the residual vec − scale·(u − 8) in its two 4-bit planes,
-// each with its scale. The residual is at most half a 4-bit step a component, so its int8
-// code is about 14 times finer than an int8 code of vec itself.
+// encodeRow writes row r's codes for the unit vector vec: the 1-bit code of its rotation
+// with w; the 4-bit code in its two 2-bit planes, and the int8 code of the residual
+// vec − scale·(u − 8) in its two 4-bit planes, each with its scale. The residual is at most
+// half a 4-bit step a component, so its int8 code is about 14 times finer than an int8 code
+// of vec itself.
 func (v *Vectors) encodeRow(r int, vec []float32) {
+	rotate(v.encRot, vec)
+	v.w1[r] = encodeSigns(v.sign1[r*v.stride1:(r+1)*v.stride1], v.encRot)
 	u, tmp, c := v.encU, v.encTmp, v.encC
 	sc := quantizeU(u, vec)
 	hi, lo := v.hi2[r*v.stride2:(r+1)*v.stride2], v.lo2[r*v.stride2:(r+1)*v.stride2]
@@ -315,12 +330,15 @@ func (v *Vectors) reserveLocked(rows int) {
 		}
 		return
 	}
-	for _, p := range []*[]byte{&v.hi2, &v.lo2} {
-		if need := rows * v.stride2; need > cap(*p) {
-			plane := make([]byte, len(*p), need)
+	for _, p := range []struct {
+		plane  *[]byte
+		stride int
+	}{{&v.hi2, v.stride2}, {&v.lo2, v.stride2}, {&v.sign1, v.stride1}} {
+		if need := rows * p.stride; need > cap(*p.plane) {
+			plane := make([]byte, len(*p.plane), need)
 			adviseHuge(plane)
-			copy(plane, *p)
-			*p = plane
+			copy(plane, *p.plane)
+			*p.plane = plane
 		}
 	}
 	if need := rows * 2 * v.stride; need > cap(v.res) {
@@ -331,6 +349,7 @@ func (v *Vectors) reserveLocked(rows int) {
 	}
 	v.scales = slices.Grow(v.scales, max(0, rows-len(v.scales)))
 	v.s8 = slices.Grow(v.s8, max(0, rows-len(v.s8)))
+	v.w1 = slices.Grow(v.w1, max(0, rows-len(v.w1)))
 }
 
 // rowLocked writes row r into dst (len dims): the float32 row, or on a coded index what its
@@ -427,6 +446,8 @@ func (v *Vectors) Remove(id string) {
 			copy(v.hi2[r*v.stride2:(r+1)*v.stride2], v.hi2[last*v.stride2:])
 			copy(v.lo2[r*v.stride2:(r+1)*v.stride2], v.lo2[last*v.stride2:])
 			v.scales[r] = v.scales[last]
+			copy(v.sign1[r*v.stride1:(r+1)*v.stride1], v.sign1[last*v.stride1:])
+			v.w1[r] = v.w1[last]
 			copy(v.res[r*2*v.stride:(r+1)*2*v.stride], v.res[last*2*v.stride:])
 			v.s8[r] = v.s8[last]
 		} else {
@@ -441,6 +462,7 @@ func (v *Vectors) Remove(id string) {
 	if v.coded {
 		v.hi2, v.lo2 = v.hi2[:last*v.stride2], v.lo2[:last*v.stride2]
 		v.scales = v.scales[:last]
+		v.sign1, v.w1 = v.sign1[:last*v.stride1], v.w1[:last]
 		v.res = v.res[:last*2*v.stride]
 		v.s8 = v.s8[:last]
 	} else {

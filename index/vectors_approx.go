@@ -6,28 +6,35 @@ import (
 	"unsafe"
 )
 
-// Approximate search: every row also has a 4-bit code u (quant4.go), the row scaled so its
-// largest component is ±7 and rounded, with that scale kept beside it, held as two 2-bit
-// planes u = 4·h + l (quant2.go); and an int8 code (±127, likewise) of the residual the
-// 4-bit code leaves. A search quantizes the query to int8 and goes in three stages:
+// Approximate search: every row also has a 1-bit code of its random rotation with its
+// weight w (quant1.go); a 4-bit code u (quant4.go), the row scaled so its largest component
+// is ±7 and rounded, with that scale kept beside it, held as two 2-bit planes u = 4·h + l
+// (quant2.go); and an int8 code (±127, likewise) of the residual the 4-bit code leaves. A
+// search quantizes the query and its rotation to int8 and goes in three stages:
 //
-//  1. it scans the high planes — a sixteenth of the float32 matrix's bytes, which is what
-//     bounds a full scan at a million rows — ranking rows by scale·(q·(4h + 1.5 − 8)), the
-//     4-bit score with each low value at its mean;
-//  2. the best FirstStage rows of those get their low planes added: scale·(q·(u − 8)), the
-//     full 4-bit score;
+//  1. it scans the 1-bit codes — a thirty-second of the float32 matrix's bytes, which is
+//     what bounds a full scan at a million rows — ranking rows by the RaBitQ estimate
+//     w·Σ sign(Rx)·Rq = w·(2·Σ_{bits set} Rq − Σ Rq);
+//  2. the best FirstStage rows of those get their 4-bit score scale·(q·(u − 8)), both
+//     planes gathered;
 //  3. the best Rescore(k) of those are ranked by the float32 query's dot product with both
 //     codes.
 //
-// The float32 rows are not kept once an index is coded: the two codes take 1.5 bytes a
-// dimension instead of 4. (An int8 code of the row itself, a 14 times coarser step, lost near
-// ties: recall@20 0.979 on the synth corpus.) The residual's int8 code is kept as two 4-bit
-// planes and the query as two int8 levels, so rescoring a row is runs of the scans' kernels.
-// The first stage's share: of the exact top 20 on the LoCoMo-shaped corpus, the best 8,000
-// rows by the high planes held 99.9 % at a million rows and the best 4,000 as many at
-// 200,000; FirstStage keeps max(16·rescore, n/64). Measured (salience bench ann, k 20, 512
-// rescored): recall@20 against an exact float32 scan 0.99+ on the LoCoMo-shaped corpus at
-// 100,000 and 1,000,000 vectors and on clustered 1,536-dimension vectors.
+// The float32 rows are not kept once an index is coded: the codes take 1.5 bytes a
+// dimension and an eighth of a byte a rotated one instead of 4. (An int8 code of the row
+// itself, a 14 times coarser step, lost near ties: recall@20 0.979 on the synth corpus.) The
+// residual's int8 code is kept as two 4-bit planes and the query as two int8 levels, so
+// rescoring a row is runs of the scans' kernels.
+//
+// The first stage's share: of the exact top 20 on the LoCoMo-shaped corpus at 100,000 rows,
+// the best n/64 rows by the 1-bit estimate held 99.85 % (n/128: 99.5 %), where the 4-bit
+// code's high plane, the first stage before it at twice the bytes, held 99.0 % (n/128:
+// 97.2 %). FirstStage keeps max(4·rescore, n/64). At a million rows the scan reads 32 MB
+// instead of 64: it is bound by memory bandwidth there, and took 3.7 ms on one core
+// against 9.7 (BenchmarkDotsU1 and BenchmarkDotsU2 with DOTS_ROWS=1000000). Measured
+// (salience bench ann, k 20, 512 rescored): recall@20 against an exact float32 scan 0.99+
+// on the LoCoMo-shaped corpus at 100,000 and 1,000,000 vectors and on clustered
+// 1,536-dimension vectors.
 
 // ApproxMinRows is the index size from which Search is approximate. Below it the exact scan
 // costs about a millisecond, so small namespaces (a LoCoMo conversation is a few hundred
@@ -51,11 +58,11 @@ const (
 // The first stage keeps max(firstFactor·rescore, n/firstShare) rows (see FirstStage).
 const (
 	firstFactor = 4
-	firstShare  = 64
+	firstShare  = 128
 )
 
-// FirstStage is how many of n rows the high-plane scan passes on to the full 4-bit score when
-// rescore rows are to be rescored: max(16·rescore, n/64), at most n.
+// FirstStage is how many of n rows the 1-bit scan passes on to the 4-bit score when rescore
+// rows are to be rescored: max(4·rescore, n/64), at most n.
 func FirstStage(rescore, n int) int { return min(n, max(firstFactor*rescore, n/firstShare)) }
 
 // Rescore is how many code-scan candidates a search for k rescores exactly: 8·k, at least
@@ -79,25 +86,22 @@ func quantize(code []int8, vec []float32) float32 {
 
 // scratch holds one search's buffers; pooled because searches run on every recall.
 type scratch struct {
-	scores []float32
-	dots   []int32
-	qcode  []int8
-	cand   []scored
-	above  [2][]int32 // rows reaching the threshold, per worker of the scan (splitScan)
-	// aboveDot and aboveScale hold, beside above, each row's high-plane dot product and its
-	// scale, read while the chunk is in cache: stage 2 would fetch them at random.
-	aboveDot   [2][]int32
-	aboveScale [2][]float32
-	passDot    []int32   // the rows passed on: aboveDot's, in cand's order
-	passScale  []float32 // and aboveScale's
-	rscale     []float64 // the rescored rows' scales, gathered
-	rs8        []float64 // and their residuals' scales
-	vals       []float64 // selectBest's scores
-	gather     []byte    // rows' planes, gathered
-	sample     []float32 // the first stage's sampled scores
-	sscales    []float32 // and their rows' scales
-	rdots      []int32
-	totals     []float64
+	scores    []float32
+	dots      []int32
+	qcode     []int8
+	qrot      []float32 // the rotated query
+	qcode1    []int8    // and its int8 code
+	cand      []scored
+	above     [2][]int32 // rows reaching the threshold, per worker of the scan (splitScan)
+	passScale []float32  // the rows passed on: their 4-bit codes' scales, gathered
+	rscale    []float64  // the rescored rows' scales, gathered
+	rs8       []float64  // and their residuals' scales
+	vals      []float64  // selectBest's scores
+	gather    []byte     // rows' planes, gathered
+	sample    []float32  // the first stage's sampled scores
+	sscales   []float32  // and their rows' weights
+	rdots     []int32
+	totals    []float64
 }
 
 func (v *Vectors) scratch() *scratch {
@@ -146,68 +150,72 @@ func (v *Vectors) SearchApprox(q []float32, k, rescore int) []Hit {
 	sc := v.scratch()
 	defer v.pool.Put(sc)
 
-	// The query as int8 in its natural order, padded to the planes' dimensions.
-	s2 := v.stride2
+	// The query as int8 in its natural order, padded to the planes' dimensions, and its
+	// rotation likewise.
+	s1, s2 := v.stride1, v.stride2
 	qc := grow(&sc.qcode, 4*s2) // ≥ 2·stride, the 4-bit planes' padding
 	quantize(qc, q)
 	var qsum int32
 	for _, c := range qc {
 		qsum += int32(c)
 	}
-	fsum := float32(qsum)
-	dots := grow(&sc.dots, n)
-	// Stage 1: the high planes' dot products, chunk by chunk so a chunk's rows reaching the
-	// sampled threshold are picked out while its dot products are in cache; shared with a
-	// second core when no other scan is running (splitScan). A row's score is
-	// scale·Σ q·(4h + 1.5 − 8) (the query's own scale is common to all and left out).
-	t, filter := v.firstThreshold(qc, fsum, FirstStage(rescore, n), sc)
-	score := func(worker, lo, hi int) {
-		above, ad, as := sc.above[worker], sc.aboveDot[worker], sc.aboveScale[worker]
-		for c := lo; c < hi; c += scanChunk {
-			e := min(c+scanChunk, hi)
-			dotsU2(qc, v.hi2[c*s2:e*s2], s2, dots[c:e])
-			if filter {
-				from := len(above)
-				above = appendReaching(above, dots[c:e], v.scales[c:e], 4, -6.5*fsum, t, c)
-				for _, r := range above[from:] {
-					ad, as = append(ad, dots[r]), append(as, v.scales[r])
-				}
-			}
-		}
-		sc.above[worker], sc.aboveDot[worker], sc.aboveScale[worker] = above, ad, as
+	qr := grow(&sc.qrot, rotDims(v.dims))
+	rotate(qr, q)
+	q1 := grow(&sc.qcode1, 8*s1)
+	quantize(q1, qr)
+	var q1sum int32
+	for _, c := range q1 {
+		q1sum += int32(c)
 	}
-	for w := range sc.above {
-		sc.above[w], sc.aboveDot[w], sc.aboveScale[w] = sc.above[w][:0], sc.aboveDot[w][:0], sc.aboveScale[w][:0]
-	}
-	splitScan(n, score)
-	// Stage 2: the rows passed on get their low planes, which complete the 4-bit score; the
-	// best rescore go on.
+	f1sum := float32(q1sum)
+	// Stage 1.
+	filter := v.firstStage(q1, f1sum, FirstStage(rescore, n), sc)
+	// Stage 2: the rows passed on get their 4-bit score; the best rescore go on.
 	cand := sc.cand[:0]
 	if filter && len(sc.above[0])+len(sc.above[1]) >= rescore {
-		pd, ps := sc.passDot[:0], sc.passScale[:0]
-		for w, a := range sc.above {
+		for _, a := range sc.above {
 			for _, r := range a {
 				cand = append(cand, scored{ord: r})
 			}
-			pd, ps = append(pd, sc.aboveDot[w]...), append(ps, sc.aboveScale[w]...)
 		}
-		sc.passDot, sc.passScale = pd, ps
-		gather := grow(&sc.gather, len(cand)*s2)
-		gatherRows(gather, v.lo2, s2, len(cand), func(i int) int { return int(cand[i].ord) })
-		low := grow(&sc.rdots, len(cand))
-		dotsU2(qc, gather, s2, low)
+		m := len(cand)
+		gather := grow(&sc.gather, 2*m*s2)
+		hg, lg := gather[:m*s2], gather[m*s2:]
+		ps := grow(&sc.passScale, m)
+		fetch := func(r int) {
+			prefetchRow(v.hi2, s2, r)
+			prefetchRow(v.lo2, s2, r)
+			prefetch(unsafe.Pointer(&v.scales[r]))
+		}
+		for _, c := range cand[:min(m, prefetchAhead)] {
+			fetch(int(c.ord))
+		}
+		for i, c := range cand {
+			if i+prefetchAhead < m {
+				fetch(int(cand[i+prefetchAhead].ord))
+			}
+			r := int(c.ord)
+			copy(hg[i*s2:(i+1)*s2], v.hi2[r*s2:(r+1)*s2])
+			copy(lg[i*s2:(i+1)*s2], v.lo2[r*s2:(r+1)*s2])
+			ps[i] = v.scales[r]
+		}
+		rd := grow(&sc.rdots, 2*m)
+		hd, ld := rd[:m], rd[m:]
+		dotsU2(qc, hg, s2, hd)
+		dotsU2(qc, lg, s2, ld)
 		for i := range cand {
-			cand[i].score = float64(float32(4*pd[i]+low[i]-8*qsum) * ps[i]) // Σ q·(u − 8)
+			cand[i].score = float64(float32(4*hd[i]+ld[i]-8*qsum) * ps[i]) // Σ q·(u − 8)
 		}
 	} else { // no sample, or one unlike the whole: every row goes on
 		for r := range n {
 			cand = append(cand, scored{ord: int32(r)})
 		}
-		low := grow(&sc.rdots, n)
-		dotsU2(qc, v.lo2[:n*s2], s2, low)
+		hd, ld := grow(&sc.dots, n), grow(&sc.rdots, n)
+		dotsU2(qc, v.hi2[:n*s2], s2, hd)
+		dotsU2(qc, v.lo2[:n*s2], s2, ld)
 		for i, c := range cand {
 			r := c.ord
-			cand[i].score = float64(float32(4*dots[r]+low[i]-8*qsum) * v.scales[r]) // Σ q·(u − 8)
+			cand[i].score = float64(float32(4*hd[r]+ld[i]-8*qsum) * v.scales[r]) // Σ q·(u − 8)
 		}
 	}
 	sc.cand = cand
@@ -223,15 +231,44 @@ func (v *Vectors) SearchApprox(q []float32, k, rescore int) []Hit {
 	return h.sorted()
 }
 
+// firstStage scans the 1-bit codes for the rows to pass on, about keep of them, into
+// sc.above (by worker), and reports whether it filtered at all (see firstThreshold). It
+// goes chunk by chunk, so a chunk's rows reaching the sampled threshold are picked out while
+// its dot products are in cache, and shares the scan with a second core when no other scan
+// is running (splitScan). A row's score is w·(2·Σ_{bits set} q₁ − Σ q₁) (the query's own
+// scale is common to all and left out).
+func (v *Vectors) firstStage(q1 []int8, f1sum float32, keep int, sc *scratch) bool {
+	t, filter := v.firstThreshold(q1, f1sum, keep, sc)
+	if !filter {
+		return false
+	}
+	n, s1 := len(v.ids), v.stride1
+	dots := grow(&sc.dots, n)
+	score := func(worker, lo, hi int) {
+		above := sc.above[worker]
+		for c := lo; c < hi; c += scanChunk {
+			e := min(c+scanChunk, hi)
+			dotsU1(q1, v.sign1[c*s1:e*s1], s1, dots[c:e])
+			above = appendReaching(above, dots[c:e], v.w1[c:e], 2, -f1sum, t, c)
+		}
+		sc.above[worker] = above
+	}
+	for w := range sc.above {
+		sc.above[w] = sc.above[w][:0]
+	}
+	splitScan(n, score)
+	return true
+}
+
 // firstThreshold returns the first stage's threshold for passing on about keep of the index's
-// rows: the (selectSlack + keep's share of the sample)-th best high-plane score of a
-// systematic sample of selectSamples rows, scored as the scan scores them. filter is false
-// when every row should go on (too few rows to sample, or keep too large a share). The
-// sample is taken in runs of sampleRun adjacent rows, evenly spaced: a run's rows and scales
-// are a few adjacent cache lines, which arrive together, where rows taken one by one would
-// each be a cache miss of their own and of their scale's.
-func (v *Vectors) firstThreshold(qc []int8, fsum float32, keep int, sc *scratch) (t float32, filter bool) {
-	n, s2 := len(v.ids), v.stride2
+// rows: the (selectSlack + keep's share of the sample)-th best 1-bit score of a systematic
+// sample of selectSamples rows, scored as the scan scores them (q1 the rotated query's code,
+// f1sum its sum). filter is false when every row should go on (too few rows to sample, or
+// keep too large a share). The sample is taken in runs of sampleRun adjacent rows, evenly
+// spaced: a run's rows and weights are a few adjacent cache lines, which arrive together,
+// where rows taken one by one would each be a cache miss of their own and of their weight's.
+func (v *Vectors) firstThreshold(q1 []int8, f1sum float32, keep int, sc *scratch) (t float32, filter bool) {
+	n, s1 := len(v.ids), v.stride1
 	runs := selectSamples / sampleRun
 	step := n / runs // rows 0, step, 2·step, … start the runs
 	if step < 2*sampleRun {
@@ -243,13 +280,13 @@ func (v *Vectors) firstThreshold(qc []int8, fsum float32, keep int, sc *scratch)
 		return 0, false
 	}
 	sdots := grow(&sc.rdots, m)
-	sscales := grow(&sc.sscales, m)
-	lines := (sampleRun*s2 + 63) / 64
+	sw := grow(&sc.sscales, m)
+	lines := (sampleRun*s1 + 63) / 64
 	ask := func(i int) {
 		r := i * step
-		prefetchLines(&v.hi2[r*s2], lines)
-		prefetch(unsafe.Pointer(&v.scales[r]))
-		prefetch(unsafe.Pointer(&v.scales[r+sampleRun-1]))
+		prefetchLines(&v.sign1[r*s1], lines)
+		prefetch(unsafe.Pointer(&v.w1[r]))
+		prefetch(unsafe.Pointer(&v.w1[r+sampleRun-1]))
 	}
 	for i := range min(runs, prefetchAhead) {
 		ask(i)
@@ -259,11 +296,11 @@ func (v *Vectors) firstThreshold(qc []int8, fsum float32, keep int, sc *scratch)
 			ask(a)
 		}
 		r, o := i*step, i*sampleRun
-		dotsU2(qc, v.hi2[r*s2:(r+sampleRun)*s2], s2, sdots[o:o+sampleRun])
-		copy(sscales[o:o+sampleRun], v.scales[r:r+sampleRun])
+		dotsU1(q1, v.sign1[r*s1:(r+sampleRun)*s1], s1, sdots[o:o+sampleRun])
+		copy(sw[o:o+sampleRun], v.w1[r:r+sampleRun])
 	}
 	sample := grow(&sc.sample, m)
-	scaleScores(sdots, sscales, 4, -6.5*fsum, sample)
+	scaleScores(sdots, sw, 2, -f1sum, sample)
 	return jthBest(sample, j), true
 }
 

@@ -113,9 +113,10 @@ func TestSearchApproxMatchesReference(t *testing.T) {
 	}
 }
 
-// referenceApprox is SearchApprox the plain way: every row's high-plane and low-plane dot
-// products, the threshold from the same sample (runs of adjacent rows) sorted, the rows reaching it (or
-// every row) offered to a heap by 4-bit score, the best rescored one by one.
+// referenceApprox is SearchApprox the plain way: every row's 1-bit, high-plane and low-plane
+// dot products, the threshold from the same sample (runs of adjacent rows) of 1-bit scores
+// sorted, the rows reaching it (or every row) offered to a heap by 4-bit score, the best
+// rescored one by one.
 func referenceApprox(v *Vectors, q []float32, k, rescore int) []Hit {
 	q, _ = Normalize(q)
 	v.mu.RLock()
@@ -128,12 +129,21 @@ func referenceApprox(v *Vectors, q []float32, k, rescore int) []Hit {
 	for _, c := range qc {
 		qsum += int32(c)
 	}
-	hd, ld := make([]int32, n), make([]int32, n)
+	qr := make([]float32, rotDims(v.dims))
+	rotate(qr, q)
+	q1 := make([]int8, 8*v.stride1)
+	quantize(q1, qr)
+	var q1sum int32
+	for _, c := range q1 {
+		q1sum += int32(c)
+	}
+	d1, hd, ld := make([]int32, n), make([]int32, n), make([]int32, n)
+	dotsU1(q1, v.sign1[:n*v.stride1], v.stride1, d1)
 	dotsU2(qc, v.hi2[:n*s2], s2, hd)
 	dotsU2(qc, v.lo2[:n*s2], s2, ld)
 	scores := make([]float32, n)
 	for r := range n {
-		scores[r] = float32(float32(4*float32(hd[r]))-6.5*float32(qsum)) * v.scales[r]
+		scores[r] = float32(float32(2*float32(d1[r]))-float32(q1sum)) * v.w1[r]
 	}
 	rescore = min(max(rescore, k), n)
 	pass := make([]bool, n)
@@ -292,23 +302,29 @@ func assertNearHits(t *testing.T, got, want []Hit, ref map[string][]float32, q [
 	}
 }
 
-// checkCodes asserts that v keeps both codes for every row, each equal to the quantization of
-// the row's vector in ref, and no float32 rows.
+// checkCodes asserts that v keeps its three codes for every row, each equal to the
+// quantization of the row's vector in ref, and no float32 rows.
 func checkCodes(t *testing.T, v *Vectors, ref map[string][]float32) {
 	t.Helper()
 	v.mu.RLock()
 	defer v.mu.RUnlock()
 	if !v.coded || len(v.hi2) != len(v.ids)*v.stride2 || len(v.lo2) != len(v.ids)*v.stride2 || len(v.scales) != len(v.ids) ||
-		len(v.res) != len(v.ids)*2*v.stride || len(v.s8) != len(v.ids) || v.data != nil {
+		len(v.res) != len(v.ids)*2*v.stride || len(v.s8) != len(v.ids) || v.data != nil ||
+		len(v.sign1) != len(v.ids)*v.stride1 || len(v.w1) != len(v.ids) {
 		t.Fatalf("coded %v, %d+%d plane bytes, %d scales, %d residual bytes, %d residual scales and %d floats for %d rows of strides %d, %d",
 			v.coded, len(v.hi2), len(v.lo2), len(v.scales), len(v.res), len(v.s8), len(v.data), len(v.ids), v.stride2, v.stride)
 	}
 	want := make([]byte, v.dims)
 	want8 := make([]int8, v.dims)
+	rv, want1 := make([]float32, rotDims(v.dims)), make([]byte, v.stride1)
 	for r, id := range v.ids {
 		vec, err := Normalize(ref[id])
 		if err != nil || len(vec) != v.dims {
 			t.Fatalf("row %d (%s): no reference vector", r, id)
+		}
+		rotate(rv, vec)
+		if w := encodeSigns(want1, rv); v.w1[r] != w || !slices.Equal(v.sign1[r*v.stride1:(r+1)*v.stride1], want1) {
+			t.Fatalf("row %d (%s): 1-bit code %x (w %v), want %x (%v)", r, id, v.sign1[r*v.stride1:(r+1)*v.stride1], v.w1[r], want1, w)
 		}
 		scale := quantizeU(want, vec)
 		if v.scales[r] != scale {
@@ -389,10 +405,11 @@ func BenchmarkVectorsSearch100k256(b *testing.B) {
 	// The first stage's threshold alone: the sample's gather, its scores and the pick.
 	b.Run("threshold", func(b *testing.B) {
 		sc := v.scratch()
-		qc := make([]int8, 4*v.stride2)
+		qr, q1 := make([]float32, rotDims(v.dims)), make([]int8, 8*v.stride1)
 		reportPercentiles(b, func(i int) {
-			quantize(qc, qs[i%len(qs)])
-			v.firstThreshold(qc, 0, FirstStage(Rescore(40), 100_000), sc)
+			rotate(qr, qs[i%len(qs)])
+			quantize(q1, qr)
+			v.firstThreshold(q1, 0, FirstStage(Rescore(40), 100_000), sc)
 		})
 	})
 }
@@ -551,5 +568,77 @@ func BenchmarkSelectBest(b *testing.B) {
 	for b.Loop() {
 		copy(w, c)
 		selectBest(w, 512, ids, &vals)
+	}
+}
+
+// TestFirstStagePassesReachingRows: the 1-bit scan passes on exactly the rows whose RaBitQ
+// score w·(2·Σ_{bits set} q₁ − Σ q₁) reaches the sampled threshold, about as many as asked
+// for, and among them the exact top 20 of clustered 256-dimension rows.
+func TestFirstStagePassesReachingRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	const dims, n = 256, 40_000
+	centres := make([][]float32, 200)
+	for i := range centres {
+		centres[i] = randUnit(r, dims)
+	}
+	v := NewVectors(dims)
+	ref := map[string][]float32{}
+	for i := range n {
+		vec := randUnit(r, dims)
+		c := centres[r.IntN(len(centres))]
+		for d := range vec {
+			vec[d] = c[d] + 0.7*vec[d]
+		}
+		id := fmt.Sprintf("m%05d", i)
+		if err := v.Add(id, vec); err != nil {
+			t.Fatal(err)
+		}
+		ref[id], _ = Normalize(vec)
+	}
+	sc := v.scratch()
+	keep := FirstStage(Rescore(20), n)
+	for qi := range 10 {
+		q := randUnit(r, dims)
+		for d := range q {
+			q[d] = centres[qi][d] + 0.7*q[d]
+		}
+		q, _ = Normalize(q)
+		qr := make([]float32, rotDims(dims))
+		rotate(qr, q)
+		q1 := make([]int8, 8*v.stride1)
+		quantize(q1, qr)
+		var sum int32
+		for _, c := range q1 {
+			sum += int32(c)
+		}
+		th, ok := v.firstThreshold(q1, float32(sum), keep, sc)
+		if !ok || !v.firstStage(q1, float32(sum), keep, sc) {
+			t.Fatalf("query %d: no threshold at %d rows", qi, n)
+		}
+		got := map[int32]bool{}
+		for _, a := range sc.above {
+			for _, row := range a {
+				got[row] = true
+			}
+		}
+		d1 := make([]int32, n)
+		dotsU1Go(q1, v.sign1, v.stride1, d1)
+		want := 0
+		for row := range n {
+			s := float32(float32(2*float32(d1[row]))-float32(sum)) * v.w1[row]
+			if reach := s >= th; reach != got[int32(row)] {
+				t.Fatalf("query %d row %d: score %v against threshold %v, passed %v", qi, row, s, th, got[int32(row)])
+			} else if reach {
+				want++
+			}
+		}
+		if len(got) != want || want < keep/2 || want > 2*keep {
+			t.Fatalf("query %d: %d rows passed (%d reach), asked for about %d", qi, len(got), want, keep)
+		}
+		for _, h := range bruteForce(ref, q, 20) {
+			if row := v.rows[h.ID]; !got[int32(row)] {
+				t.Errorf("query %d: exact hit %s (cosine %.3f) not passed on", qi, h.ID, h.Score)
+			}
+		}
 	}
 }

@@ -223,7 +223,7 @@ const (
 	nodeBytes         = 175  // per graph node: id string, ordinal map entry, adjacency
 	conceptBytes      = 210  // per concept in the concept table
 	vectorExtraBytes  = 88   // per vector beyond its float32 row (or codes): id and row map entry
-	vectorCodeExtra   = 8    // per vector beyond its codes, once coded: their two scales
+	vectorCodeExtra   = 12   // per vector beyond its codes, once coded: two scales and a weight
 	vectorCodeMinRows = index.ApproxMinRows
 )
 
