@@ -24,6 +24,9 @@ func scaleScores(dots []int32, scales []float32, a, b float32, out []float32) {
 // prefetchRow does nothing here (see dot_amd64.go).
 func prefetchRow(plane []byte, stride, r int) {}
 
+// prefetchLines does nothing here (see dot_amd64.go).
+func prefetchLines(p *byte, n int) {}
+
 // prefetch does nothing here (see dot_amd64.go).
 func prefetch(p unsafe.Pointer) {}
 
