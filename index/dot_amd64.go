@@ -112,6 +112,26 @@ func fwhtWide(a []float32) {
 	fwhtWideAVX(&a[0], len(a))
 }
 
+// atLeastAVX is in dot_amd64.s.
+//
+//go:noescape
+func atLeastAVX(dots *int32, n int, min int32, dst *int32, base int) int
+
+// appendAtLeast appends to dst base + r for each r with dots[r] ≥ min (see appendAtLeastGo).
+func appendAtLeast(dst []int32, dots []int32, min int32, base int) []int32 {
+	n := len(dots)
+	done := 0
+	if haveAVX2 {
+		done = n &^ 7
+		if done > 0 {
+			dst = slices.Grow(dst, done)
+			got := atLeastAVX(&dots[0], done, min, unsafe.SliceData(dst[len(dst):cap(dst)]), base)
+			dst = dst[:len(dst)+got]
+		}
+	}
+	return appendAtLeastGo(dst, dots[done:], min, base+done)
+}
+
 // scaleScoresAVX is in dot_amd64.s.
 //
 //go:noescape

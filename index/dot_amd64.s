@@ -784,3 +784,47 @@ fwnext:
 fwdone:
 	VZEROUPPER
 	RET
+
+// func atLeastAVX(dots *int32, n int, min int32, dst *int32, base int) int
+//
+// Writes to dst, in order, base + r for each of the first n − n%8 rows with dots[r] ≥ min,
+// and returns how many it wrote: reachingAVX's loop on the integers alone.
+TEXT ·atLeastAVX(SB), NOSPLIT, $0-48
+	MOVQ dots+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVL min+16(FP), AX
+	DECL AX // dots ≥ min is dots > min − 1 (min > MinInt32: the caller's bound)
+	VMOVD AX, X3
+	VPBROADCASTD X3, Y3
+	MOVQ dst+24(FP), DI
+	MOVQ base+32(FP), R8
+	XORQ R9, R9
+
+al8:
+	CMPQ CX, $8
+	JLT aldone
+	VMOVDQU (SI), Y0
+	VPCMPGTD Y3, Y0, Y4 // dots > min − 1
+	VMOVMSKPS Y4, AX
+	TESTL AX, AX
+	JEQ alnext
+
+albit:
+	BSFL AX, BX
+	ADDQ R8, BX
+	MOVL BX, (DI)(R9*4)
+	INCQ R9
+	LEAL -1(AX), BX
+	ANDL BX, AX
+	JNE albit
+
+alnext:
+	ADDQ $32, SI
+	ADDQ $8, R8
+	SUBQ $8, CX
+	JMP al8
+
+aldone:
+	MOVQ R9, ret+40(FP)
+	VZEROUPPER
+	RET

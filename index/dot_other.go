@@ -35,3 +35,8 @@ func prefetch(p unsafe.Pointer) {}
 func appendReaching(dst []int32, dots []int32, scales []float32, a, b, t float32, base int) []int32 {
 	return appendReachingGo(dst, dots, scales, a, b, t, base)
 }
+
+// appendAtLeast appends to dst base + r for each r with dots[r] ≥ min (see appendAtLeastGo).
+func appendAtLeast(dst []int32, dots []int32, min int32, base int) []int32 {
+	return appendAtLeastGo(dst, dots, min, base)
+}

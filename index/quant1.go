@@ -176,3 +176,13 @@ func dotsU1Go(q []int8, codes []byte, cbytes int, out []int32) {
 		out[r] = s
 	}
 }
+
+// appendAtLeastGo is appendAtLeast without SIMD.
+func appendAtLeastGo(dst []int32, dots []int32, min int32, base int) []int32 {
+	for r, d := range dots {
+		if d >= min {
+			dst = append(dst, int32(base+r))
+		}
+	}
+	return dst
+}

@@ -178,3 +178,34 @@ func TestDotsU1MatchesGo(t *testing.T) {
 // BenchmarkDotsU1 runs the 1-bit kernel over 100,000 rows of 256 dimensions on one core: the
 // first stage of a 100k search (DOTS_ROWS sets the rows).
 func BenchmarkDotsU1(b *testing.B) { benchKernel(b, dotsU1, 32, 8) }
+
+// TestAppendAtLeast: the SIMD path and the Go one keep, in order, the rows whose dot
+// product is at least min, over every tail length, with the bound itself kept and the
+// extreme values on either side.
+func TestAppendAtLeast(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	for _, n := range []int{0, 1, 7, 8, 9, 31, 1024, 1029} {
+		dots := make([]int32, n)
+		for i := range n {
+			dots[i] = int32(r.IntN(2001) - 1000)
+		}
+		if n > 2 {
+			dots[0], dots[1], dots[2] = math.MaxInt32, math.MinInt32, 0
+		}
+		for _, lo := range []int32{math.MinInt32 + 1, -1, 0, 1, 500, math.MaxInt32} {
+			base := 7000
+			want := []int32{-1}
+			for i, d := range dots {
+				if d >= lo {
+					want = append(want, int32(base+i))
+				}
+			}
+			if got := appendAtLeast([]int32{-1}, dots, lo, base); !slices.Equal(got, want) {
+				t.Fatalf("n %d min %d: kept %v, want %v", n, lo, got, want)
+			}
+			if got := appendAtLeastGo([]int32{-1}, dots, lo, base); !slices.Equal(got, want) {
+				t.Fatalf("n %d min %d: the Go path kept %v, want %v", n, lo, got, want)
+			}
+		}
+	}
+}

@@ -109,6 +109,7 @@ type Vectors struct {
 	// bytes a row: the first search stage scans it alone. w1 holds each row's 1/‖Rx‖₁.
 	sign1 []byte
 	w1    []float32
+	w1max float32 // at least every row's w (the largest ever coded: removals leave it)
 	// res holds, when coded, each row's residual — what its 4-bit code misses — as an int8
 	// code c split into two 4-bit planes of stride bytes, c = 16·(hi − 8) + lo, so the same
 	// AVX2 kernel reads them; 2·stride bytes a row.
@@ -261,6 +262,7 @@ func (v *Vectors) encodeLocked() {
 func (v *Vectors) encodeRow(r int, vec []float32) {
 	rotate(v.encRot, vec)
 	v.w1[r] = encodeSigns(v.sign1[r*v.stride1:(r+1)*v.stride1], v.encRot)
+	v.w1max = max(v.w1max, v.w1[r])
 	u, tmp, c := v.encU, v.encTmp, v.encC
 	sc := quantizeU(u, vec)
 	hi, lo := v.hi2[r*v.stride2:(r+1)*v.stride2], v.lo2[r*v.stride2:(r+1)*v.stride2]

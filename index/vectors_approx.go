@@ -1,6 +1,7 @@
 package index
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"unsafe"
@@ -244,12 +245,33 @@ func (v *Vectors) firstStage(q1 []int8, f1sum float32, keep int, sc *scratch) bo
 	}
 	n, s1 := len(v.ids), v.stride1
 	dots := grow(&sc.dots, n)
+	// A row reaching t > 0 has 2·dot − Σ q₁ ≥ t/w ≥ t/w1max: rows below that bound on
+	// their integer dot product alone are out without their weights read (4 bytes a row,
+	// a ninth of the scan's), and the few above it take the exact test.
+	bound, pre := int32(0), false
+	if t > 0 && v.w1max > 0 {
+		if b := math.Floor((float64(t)/float64(v.w1max)+float64(f1sum))/2) - 1; b > math.MinInt32 && b < math.MaxInt32 {
+			bound, pre = int32(b), true
+		}
+	}
 	score := func(worker, lo, hi int) {
 		above := sc.above[worker]
 		for c := lo; c < hi; c += scanChunk {
 			e := min(c+scanChunk, hi)
 			dotsU1(q1, v.sign1[c*s1:e*s1], s1, dots[c:e])
-			above = appendReaching(above, dots[c:e], v.w1[c:e], 2, -f1sum, t, c)
+			if !pre {
+				above = appendReaching(above, dots[c:e], v.w1[c:e], 2, -f1sum, t, c)
+				continue
+			}
+			from := len(above)
+			above = appendAtLeast(above, dots[c:e], bound, c)
+			kept := above[:from]
+			for _, r := range above[from:] {
+				if float32(float32(2*float32(dots[r]))-f1sum)*v.w1[r] >= t { // as appendReaching
+					kept = append(kept, r)
+				}
+			}
+			above = kept
 		}
 		sc.above[worker] = above
 	}

@@ -323,6 +323,9 @@ func checkCodes(t *testing.T, v *Vectors, ref map[string][]float32) {
 			t.Fatalf("row %d (%s): no reference vector", r, id)
 		}
 		rotate(rv, vec)
+		if v.w1[r] > v.w1max {
+			t.Fatalf("row %d (%s): w %v above w1max %v", r, id, v.w1[r], v.w1max)
+		}
 		if w := encodeSigns(want1, rv); v.w1[r] != w || !slices.Equal(v.sign1[r*v.stride1:(r+1)*v.stride1], want1) {
 			t.Fatalf("row %d (%s): 1-bit code %x (w %v), want %x (%v)", r, id, v.sign1[r*v.stride1:(r+1)*v.stride1], v.w1[r], want1, w)
 		}
