@@ -96,6 +96,19 @@ func rotate(dst, vec []float32) {
 	fwht(dst)
 }
 
+// codeRotated writes the int8 code of q's rotation into q1 (len 8·u1Bytes, the rest zeroed),
+// with qr (len rotDims) as scratch for the rotation, and returns the code's sum: what the
+// first stage's score w·(2·Σ_{bits set} q₁ − Σ q₁) needs of the query.
+func codeRotated(q1 []int8, qr, q []float32) int32 {
+	rotate(qr, q)
+	quantize(q1, qr)
+	var sum int32
+	for _, c := range q1 {
+		sum += int32(c)
+	}
+	return sum
+}
+
 // fwht is the unnormalized Walsh–Hadamard transform of a (len a power of two), in place:
 // the first three levels in one pass over groups of eight held in registers, the rest by
 // fwhtWide (eight lanes at a time where the machine has AVX).

@@ -160,15 +160,8 @@ func (v *Vectors) SearchApprox(q []float32, k, rescore int) []Hit {
 	for _, c := range qc {
 		qsum += int32(c)
 	}
-	qr := grow(&sc.qrot, rotDims(v.dims))
-	rotate(qr, q)
 	q1 := grow(&sc.qcode1, 8*s1)
-	quantize(q1, qr)
-	var q1sum int32
-	for _, c := range q1 {
-		q1sum += int32(c)
-	}
-	f1sum := float32(q1sum)
+	f1sum := float32(codeRotated(q1, grow(&sc.qrot, rotDims(v.dims)), q))
 	// Stage 1.
 	filter := v.firstStage(q1, f1sum, FirstStage(rescore, n), sc)
 	// Stage 2: the rows passed on get their 4-bit score; the best rescore go on.

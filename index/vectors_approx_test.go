@@ -129,14 +129,8 @@ func referenceApprox(v *Vectors, q []float32, k, rescore int) []Hit {
 	for _, c := range qc {
 		qsum += int32(c)
 	}
-	qr := make([]float32, rotDims(v.dims))
-	rotate(qr, q)
 	q1 := make([]int8, 8*v.stride1)
-	quantize(q1, qr)
-	var q1sum int32
-	for _, c := range q1 {
-		q1sum += int32(c)
-	}
+	q1sum := codeRotated(q1, make([]float32, rotDims(v.dims)), q)
 	d1, hd, ld := make([]int32, n), make([]int32, n), make([]int32, n)
 	dotsU1(q1, v.sign1[:n*v.stride1], v.stride1, d1)
 	dotsU2(qc, v.hi2[:n*s2], s2, hd)
@@ -606,14 +600,8 @@ func TestFirstStagePassesReachingRows(t *testing.T) {
 			q[d] = centres[qi][d] + 0.7*q[d]
 		}
 		q, _ = Normalize(q)
-		qr := make([]float32, rotDims(dims))
-		rotate(qr, q)
 		q1 := make([]int8, 8*v.stride1)
-		quantize(q1, qr)
-		var sum int32
-		for _, c := range q1 {
-			sum += int32(c)
-		}
+		sum := codeRotated(q1, make([]float32, rotDims(dims)), q)
 		th, ok := v.firstThreshold(q1, float32(sum), keep, sc)
 		if !ok || !v.firstStage(q1, float32(sum), keep, sc) {
 			t.Fatalf("query %d: no threshold at %d rows", qi, n)
