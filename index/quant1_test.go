@@ -209,3 +209,29 @@ func TestAppendAtLeast(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeRotated: the query's code is the int8 code of its rotation, padded with zeros,
+// and the returned sum is the code's.
+func TestCodeRotated(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 26))
+	q := randUnit(r, 100)
+	q1 := make([]int8, 8*u1Bytes(100))
+	for i := range q1 {
+		q1[i] = 9 // stale values must go
+	}
+	sum := codeRotated(q1, make([]float32, rotDims(100)), q)
+	rq := make([]float32, 256)
+	rotate(rq, q)
+	want := make([]int8, len(q1))
+	quantize(want, rq)
+	var wantSum int32
+	for _, c := range want {
+		wantSum += int32(c)
+	}
+	if !slices.Equal(q1, want) || sum != wantSum {
+		t.Fatalf("code %v sum %d, want %v sum %d", q1[:8], sum, want[:8], wantSum)
+	}
+	if m := slices.Max(q1); m != 127 && slices.Min(q1) != -127 { // scaled to the largest component
+		t.Fatalf("code's extremes %d, %d: not scaled to ±127", m, slices.Min(q1))
+	}
+}
