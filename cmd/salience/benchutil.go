@@ -7,6 +7,7 @@ import (
 	"runtime/pprof"
 	"runtime/trace"
 	"slices"
+	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
@@ -115,6 +116,44 @@ func measureScaling(n, rounds, calls int, call func(i int) error) (scalingResult
 	res.lo, res.hi = ratios[0], ratios[len(ratios)-1]
 	res.median = stat.Quantile(0.5, stat.Empirical, ratios, nil)
 	return res, nil
+}
+
+// hostScaling measures the ceiling the machine itself puts on measureScaling's ratio: how
+// the throughput of n goroutines hashing their own buffers (arithmetic in each core's own
+// caches, sharing nothing) compares with one's, over rounds rounds alternating the order as
+// measureScaling does. Two virtual cores are not always two whole cores: a hypervisor may
+// place them on the two threads of one, or neighbours may take their share, and a ratio a
+// program cannot beat reads the software's ratio in its light.
+func hostScaling(n, rounds int) float64 {
+	work := func() {
+		block := make([]byte, 1<<20)
+		for range 8 {
+			s := sha256.Sum256(block)
+			block[0] = s[0]
+		}
+		hostSink += uint64(block[0])
+	}
+	block := func(conc int) time.Duration {
+		var wg sync.WaitGroup
+		t := time.Now()
+		for range conc {
+			wg.Go(work)
+		}
+		wg.Wait()
+		return time.Since(t)
+	}
+	block(n) // warm-up
+	var wall1, wallN time.Duration
+	for r := range rounds {
+		if r%2 == 0 {
+			wall1 += block(1)
+			wallN += block(n)
+		} else {
+			wallN += block(n)
+			wall1 += block(1)
+		}
+	}
+	return float64(n) * wall1.Seconds() / wallN.Seconds()
 }
 
 // hostState is what one core of this machine gave at one moment: read bandwidth from a

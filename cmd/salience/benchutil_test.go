@@ -113,12 +113,16 @@ func TestBenchRecallScaling(t *testing.T) {
 		Q1    *float64 `json:"scaling_qps_1"`
 		QN    *float64 `json:"scaling_qps_n"`
 		Ratio *float64 `json:"scaling_ratio"`
+		Host  *float64 `json:"host_scaling_ratio"`
 	}
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil || got.Q1 == nil || got.QN == nil || got.Ratio == nil {
 		t.Fatalf("last line lacks the scaling figures (%v):\n%s", err, out)
 	}
 	if *got.Q1 <= 0 || *got.QN <= 0 || math.Abs(*got.Ratio - *got.QN / *got.Q1) > 0.01 {
 		t.Fatalf("scaling qps %v and %v, ratio %v:\n%s", *got.Q1, *got.QN, *got.Ratio, out)
+	}
+	if got.Host == nil || *got.Host <= 0 || !strings.Contains(out, fmt.Sprintf("2 independent SHA-256 loops ×%.2f of one", *got.Host)) {
+		t.Fatalf("the host's ceiling is missing or differs between text and JSON:\n%s", out)
 	}
 	for _, bad := range [][]string{{"--scaling", "-1"}, {"--scaling", "2", "--scaling-rounds", "0"}, {"--scaling", "2", "--scaling-calls", "0"}} {
 		if err := benchRecall(context.Background(), append(bad, "--memories", "10", "--data", t.TempDir()), &buf, &buf); err == nil || !strings.Contains(err.Error(), "must be positive") {
@@ -199,6 +203,17 @@ func TestMedianRun(t *testing.T) {
 	}
 	if m := medianRun(runs[:2]); m.P95 != 3 || m.QPS != 30 {
 		t.Fatalf("median of two %+v, want the upper values", m)
+	}
+}
+
+// TestHostScaling: one loop against one is a ratio of about 1, and n loops sharing nothing
+// scale to more than one and at most about n (a machine with one core for the test: about 1).
+func TestHostScaling(t *testing.T) {
+	if r := hostScaling(1, 4); r < 0.5 || r > 1.6 {
+		t.Errorf("one loop against one: ×%.2f, want about 1", r)
+	}
+	if r := hostScaling(2, 4); r < 0.6 || r > 2.6 {
+		t.Errorf("two loops against one: ×%.2f, want between 1 and 2", r)
 	}
 }
 
