@@ -12,6 +12,8 @@ var (
 	// haveVNNI: AVX-512 VNNI on 256-bit registers (with AVX512VL), which x/sys/cpu reports
 	// only where the OS saves the AVX-512 state.
 	haveVNNI = haveAVX2 && cpu.X86.HasAVX512VNNI && cpu.X86.HasAVX512VL
+	// havePop: AVX-512 with VPOPCNTQ, reported likewise.
+	havePop = haveAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VPOPCNTDQ
 )
 
 // dotsU4AVX2 is in dot_amd64.s.
@@ -96,6 +98,28 @@ func dotsU1(q []int8, codes []byte, cbytes int, out []int32) {
 		return
 	}
 	dotsU1AVX2(&q[0], &codes[0], cbytes, len(out), &out[0])
+}
+
+// dotsU1Pop32 is in dot_amd64.s.
+//
+//go:noescape
+func dotsU1Pop32(planes *byte, codes *byte, rows int, out *int32)
+
+// dotsU1Planes is dotsU1 for a query code q in −8…7 whose bit planes (bitPlanes) are planes.
+// Where the machine counts bits in 512-bit registers (VPOPCNTQ), 32-byte rows — 256
+// rotated dimensions, the local embedder's — go eight at a time by popcounts of each row
+// ANDed with each plane: about twice the rows a second of dotsU1VNNI, which spreads each
+// bit over a byte to multiply it.
+func dotsU1Planes(q []int8, planes []byte, codes []byte, cbytes int, out []int32) {
+	done := 0
+	if havePop && cbytes == 32 {
+		if done = len(out) &^ 7; done > 0 {
+			_ = codes[done*32-1]
+			_ = planes[4*32-1]
+			dotsU1Pop32(&planes[0], &codes[0], done, &out[0])
+		}
+	}
+	dotsU1(q, codes[done*cbytes:], cbytes, out[done:])
 }
 
 // fwhtWideAVX is in dot_amd64.s.

@@ -828,3 +828,78 @@ aldone:
 	MOVQ R9, ret+40(FP)
 	VZEROUPPER
 	RET
+
+// POP2 sets acc to the dot products of the two 32-byte rows at off(DI) with the query
+// whose bit planes are in Z16–Z19 (each plane twice): in each quadword lane,
+// Σ_j 2^j·popcount(row ∧ plane_j) − 8·popcount(row), a lane's share of its row's
+// Σ_{bits set} q (u = q + 8 in the planes). Lanes 0–3 are the first row's, 4–7 the second's.
+#define POP2(off, acc) \
+	VMOVDQU64 off(DI), Z0; \
+	VPANDQ Z16, Z0, Z1; \
+	VPANDQ Z17, Z0, Z2; \
+	VPANDQ Z18, Z0, Z12; \
+	VPANDQ Z19, Z0, Z13; \
+	VPOPCNTQ Z0, Z0; \
+	VPOPCNTQ Z1, Z1; \
+	VPOPCNTQ Z2, Z2; \
+	VPOPCNTQ Z12, Z12; \
+	VPOPCNTQ Z13, Z13; \
+	VPSLLQ $3, Z0, Z0; \
+	VPADDQ Z2, Z2, Z2; \
+	VPSLLQ $2, Z12, Z12; \
+	VPSLLQ $3, Z13, Z13; \
+	VPADDQ Z2, Z1, Z1; \
+	VPADDQ Z13, Z12, Z12; \
+	VPSUBQ Z0, Z1, Z1; \
+	VPADDQ Z12, Z1, acc
+
+// func dotsU1Pop32(planes *byte, codes *byte, rows int, out *int32)
+//
+// dotsU1 for 32-byte rows (256 rotated dimensions) and a query code q in −8…7 given as the
+// four bit planes of u = q + 8 (bitPlanes: 4×32 bytes), with AVX-512's VPOPCNTQ: each
+// 64-byte load is two rows, ANDed with each plane and counted. Eight rows a pass (rows a
+// multiple of 8, at least 8): their quadword sums narrowed to doublewords, added up by
+// pairs (VPHADDD twice) and put in row order (VPERMD by pop32Order).
+TEXT ·dotsU1Pop32(SB), NOSPLIT, $0-32
+	MOVQ planes+0(FP), SI
+	MOVQ codes+8(FP), DI
+	MOVQ rows+16(FP), CX
+	MOVQ out+24(FP), R8
+	VBROADCASTI64X4 (SI), Z16
+	VBROADCASTI64X4 32(SI), Z17
+	VBROADCASTI64X4 64(SI), Z18
+	VBROADCASTI64X4 96(SI), Z19
+	VMOVDQU ·pop32Order(SB), Y15
+
+p32loop:
+	POP2(0, Z3)
+	POP2(64, Z4)
+	POP2(128, Z5)
+	POP2(192, Z6)
+	VPMOVQD Z3, Y3
+	VPMOVQD Z4, Y4
+	VPMOVQD Z5, Y5
+	VPMOVQD Z6, Y6
+	VPHADDD Y4, Y3, Y7  // [a01 a23 c01 c23 | b01 b23 d01 d23]
+	VPHADDD Y6, Y5, Y8  // [e01 e23 g01 g23 | f01 f23 h01 h23]
+	VPHADDD Y8, Y7, Y9  // [a c e g | b d f h]
+	VPERMD Y9, Y15, Y10 // [a b c d e f g h]
+	VMOVDQU Y10, (R8)
+	ADDQ $256, DI
+	ADDQ $32, R8
+	SUBQ $8, CX
+	JNE p32loop
+
+	VZEROUPPER
+	RET
+
+// pop32Order puts dotsU1Pop32's sums [a c e g | b d f h] in row order.
+DATA ·pop32Order+0(SB)/4, $0
+DATA ·pop32Order+4(SB)/4, $4
+DATA ·pop32Order+8(SB)/4, $1
+DATA ·pop32Order+12(SB)/4, $5
+DATA ·pop32Order+16(SB)/4, $2
+DATA ·pop32Order+20(SB)/4, $6
+DATA ·pop32Order+24(SB)/4, $3
+DATA ·pop32Order+28(SB)/4, $7
+GLOBL ·pop32Order(SB), RODATA|NOPTR, $32

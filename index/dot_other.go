@@ -40,3 +40,8 @@ func appendReaching(dst []int32, dots []int32, scales []float32, a, b, t float32
 func appendAtLeast(dst []int32, dots []int32, min int32, base int) []int32 {
 	return appendAtLeastGo(dst, dots, min, base)
 }
+
+// dotsU1Planes is dotsU1 here (see dot_amd64.go).
+func dotsU1Planes(q []int8, planes []byte, codes []byte, cbytes int, out []int32) {
+	dotsU1(q, codes, cbytes, out)
+}

@@ -96,17 +96,41 @@ func rotate(dst, vec []float32) {
 	fwht(dst)
 }
 
-// codeRotated writes the int8 code of q's rotation into q1 (len 8·u1Bytes, the rest zeroed),
-// with qr (len rotDims) as scratch for the rotation, and returns the code's sum: what the
-// first stage's score w·(2·Σ_{bits set} q₁ − Σ q₁) needs of the query.
-func codeRotated(q1 []int8, qr, q []float32) int32 {
+// q1Top is the rotated query's largest code: ±7, four bits with the sign, so that the
+// popcount kernel reads the code as four bit planes (bitPlanes). The 1-bit rows' own error
+// dwarfs the query's: bench ann's recall@20 against exact search was 0.9970 at 100,000
+// rows of 256 dimensions and 0.9990 at 1,536 with ±127 and with ±7 alike.
+const q1Top = 7
+
+// codeRotated writes the code of q's rotation (values in ±q1Top) into q1 (len 8·u1Bytes, the
+// rest zeroed) and its bit planes into planes (len 4·u1Bytes), with qr (len rotDims) as
+// scratch for the rotation, and returns the code's sum: what the first stage's score
+// w·(2·Σ_{bits set} q₁ − Σ q₁) needs of the query.
+func codeRotated(q1 []int8, planes []byte, qr, q []float32) int32 {
 	rotate(qr, q)
-	quantize(q1, qr)
+	quantizeTo(q1, qr, q1Top)
+	bitPlanes(planes, q1, len(q1)/8)
 	var sum int32
 	for _, c := range q1 {
 		sum += int32(c)
 	}
 	return sum
+}
+
+// bitPlanes writes into planes (len ≥ 4·cbytes) the four bit planes of u = q + 8 for a query
+// code q of 8·cbytes values in −8…7, each laid out as a row's 1-bit code (encodeSigns):
+// plane j, at planes[j·cbytes:], holds bit j of u. Then Σ_{bits set in x} q =
+// Σ_j 2^j·popcount(x ∧ plane_j) − 8·popcount(x) for any row x.
+func bitPlanes(planes []byte, q []int8, cbytes int) {
+	clear(planes[:4*cbytes])
+	for d, c := range q[:8*cbytes] {
+		u := byte(c + 8)
+		b, i := d/256, d%256
+		k, s := b*32+i%32, i/32
+		for j := range 4 {
+			planes[j*cbytes+k] |= (u >> j & 1) << s
+		}
+	}
 }
 
 // fwht is the unnormalized Walsh–Hadamard transform of a (len a power of two), in place:

@@ -179,6 +179,15 @@ func TestDotsU1MatchesGo(t *testing.T) {
 // first stage of a 100k search (DOTS_ROWS sets the rows).
 func BenchmarkDotsU1(b *testing.B) { benchKernel(b, dotsU1, 32, 8) }
 
+// BenchmarkDotsU1Planes: the first stage's kernel, popcounts where the machine has them (the
+// query's values wrapped into −8…7; the kernel's speed does not depend on them).
+func BenchmarkDotsU1Planes(b *testing.B) {
+	planes := make([]byte, 4*32)
+	benchKernel(b, func(q []int8, codes []byte, cbytes int, out []int32) {
+		dotsU1Planes(q, planes, codes, cbytes, out)
+	}, 32, 8)
+}
+
 // TestAppendAtLeast: the SIMD path and the Go one keep, in order, the rows whose dot
 // product is at least min, over every tail length, with the bound itself kept and the
 // extreme values on either side.
@@ -210,20 +219,23 @@ func TestAppendAtLeast(t *testing.T) {
 	}
 }
 
-// TestCodeRotated: the query's code is the int8 code of its rotation, padded with zeros,
-// and the returned sum is the code's.
+// TestCodeRotated: the query's code is the ±q1Top code of its rotation, padded with zeros,
+// its planes are that code's, and the returned sum is the code's.
 func TestCodeRotated(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 26))
 	q := randUnit(r, 100)
-	q1 := make([]int8, 8*u1Bytes(100))
+	q1, planes := make([]int8, 8*u1Bytes(100)), make([]byte, 4*u1Bytes(100))
 	for i := range q1 {
 		q1[i] = 9 // stale values must go
 	}
-	sum := codeRotated(q1, make([]float32, rotDims(100)), q)
+	for i := range planes {
+		planes[i] = 0xA5
+	}
+	sum := codeRotated(q1, planes, make([]float32, rotDims(100)), q)
 	rq := make([]float32, 256)
 	rotate(rq, q)
 	want := make([]int8, len(q1))
-	quantize(want, rq)
+	quantizeTo(want, rq, q1Top)
 	var wantSum int32
 	for _, c := range want {
 		wantSum += int32(c)
@@ -231,7 +243,74 @@ func TestCodeRotated(t *testing.T) {
 	if !slices.Equal(q1, want) || sum != wantSum {
 		t.Fatalf("code %v sum %d, want %v sum %d", q1[:8], sum, want[:8], wantSum)
 	}
-	if m := slices.Max(q1); m != 127 && slices.Min(q1) != -127 { // scaled to the largest component
-		t.Fatalf("code's extremes %d, %d: not scaled to ±127", m, slices.Min(q1))
+	if m := slices.Max(q1); m != q1Top && slices.Min(q1) != -q1Top { // scaled to the largest component
+		t.Fatalf("code's extremes %d, %d: not scaled to ±%d", m, slices.Min(q1), q1Top)
+	}
+	wantPlanes := make([]byte, len(planes))
+	bitPlanes(wantPlanes, want, u1Bytes(100))
+	if !slices.Equal(planes, wantPlanes) {
+		t.Fatalf("planes % x, want % x", planes[:8], wantPlanes[:8])
+	}
+}
+
+// TestBitPlanes: plane j holds bit j of q + 8 at each dimension's place in a 1-bit code
+// (get1), so the four planes give back every value of the code, −8 and 7 included.
+func TestBitPlanes(t *testing.T) {
+	r := rand.New(rand.NewPCG(27, 28))
+	for _, cb := range []int{32, 64} {
+		q := make([]int8, 8*cb)
+		for i := range q {
+			q[i] = int8(r.IntN(16) - 8)
+		}
+		q[0], q[1], q[len(q)-1] = -8, 7, 0
+		planes := make([]byte, 4*cb)
+		for i := range planes {
+			planes[i] = 0xFF // stale bits must go
+		}
+		bitPlanes(planes, q, cb)
+		for d, c := range q {
+			var u byte
+			for j := range 4 {
+				u |= get1(planes[j*cb:(j+1)*cb], d) << j
+			}
+			if int(u)-8 != int(c) {
+				t.Fatalf("%d bytes a row, dimension %d: planes give %d, want %d", cb, d, int(u)-8, c)
+			}
+		}
+	}
+}
+
+// TestDotsU1PlanesMatchesGo: the popcount path (where the machine has it) and the Go kernel
+// agree exactly for query codes in −8…7, over row counts on either side of its eight-row
+// passes, rows of 32 bytes (its own) and 64 (passed on), and all-set and all-clear rows.
+func TestDotsU1PlanesMatchesGo(t *testing.T) {
+	r := rand.New(rand.NewPCG(29, 30))
+	for _, cb := range []int{32, 64} {
+		q := make([]int8, 8*cb)
+		for i := range q {
+			q[i] = int8(r.IntN(16) - 8)
+		}
+		planes := make([]byte, 4*cb)
+		bitPlanes(planes, q, cb)
+		for _, rows := range []int{0, 1, 7, 8, 9, 16, 23, 1000} {
+			codes := make([]byte, rows*cb)
+			for i := range codes {
+				codes[i] = byte(r.Uint32())
+			}
+			if rows > 2 {
+				for i := range cb {
+					codes[i], codes[cb+i] = 0xFF, 0
+				}
+			}
+			got, want := make([]int32, rows), make([]int32, rows)
+			for i := range got {
+				got[i] = 12345 // every output written
+			}
+			dotsU1Planes(q, planes, codes, cb, got)
+			dotsU1Go(q, codes, cb, want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%d bytes a row, %d rows: got %v, want %v", cb, rows, got[:min(rows, 9)], want[:min(rows, 9)])
+			}
+		}
 	}
 }

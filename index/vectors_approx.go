@@ -72,17 +72,28 @@ func Rescore(k int) int { return max(rescoreMin, rescoreFactor*k) }
 
 // quantize writes vec's int8 code into code (len ≥ len(vec), the rest zeroed) and returns its
 // scale: vec ≈ scale·code. A zero vector has scale 0. Queries are quantized so.
-func quantize(code []int8, vec []float32) float32 {
+func quantize(code []int8, vec []float32) float32 { return quantizeTo(code, vec, 127) }
+
+// quantizeTo is quantize with the largest component coded ±top (1 ≤ top ≤ 127).
+func quantizeTo(code []int8, vec []float32, top float32) float32 {
 	clear(code)
 	m := maxAbs(vec)
 	if m == 0 {
 		return 0
 	}
-	inv := 127 / m
+	inv := top / m
 	for i, f := range vec {
 		code[i] = int8(roundHalfAway(f * inv))
 	}
-	return m / 127
+	return m / top
+}
+
+// query1 is a query's code for the first stage: its rotation's code (codeRotated), that
+// code's bit planes and its sum.
+type query1 struct {
+	q      []int8
+	planes []byte
+	sum    float32
 }
 
 // scratch holds one search's buffers; pooled because searches run on every recall.
@@ -91,7 +102,8 @@ type scratch struct {
 	dots      []int32
 	qcode     []int8
 	qrot      []float32 // the rotated query
-	qcode1    []int8    // and its int8 code
+	qcode1    []int8    // and its code (codeRotated)
+	qplanes   []byte    // and that code's bit planes
 	cand      []scored
 	above     [2][]int32 // rows reaching the threshold, per worker of the scan (splitScan)
 	passScale []float32  // the rows passed on: their 4-bit codes' scales, gathered
@@ -160,10 +172,10 @@ func (v *Vectors) SearchApprox(q []float32, k, rescore int) []Hit {
 	for _, c := range qc {
 		qsum += int32(c)
 	}
-	q1 := grow(&sc.qcode1, 8*s1)
-	f1sum := float32(codeRotated(q1, grow(&sc.qrot, rotDims(v.dims)), q))
+	q1 := query1{q: grow(&sc.qcode1, 8*s1), planes: grow(&sc.qplanes, 4*s1)}
+	q1.sum = float32(codeRotated(q1.q, q1.planes, grow(&sc.qrot, rotDims(v.dims)), q))
 	// Stage 1.
-	filter := v.firstStage(q1, f1sum, FirstStage(rescore, n), sc)
+	filter := v.firstStage(q1, FirstStage(rescore, n), sc)
 	// Stage 2: the rows passed on get their 4-bit score; the best rescore go on.
 	cand := sc.cand[:0]
 	if filter && len(sc.above[0])+len(sc.above[1]) >= rescore {
@@ -231,8 +243,8 @@ func (v *Vectors) SearchApprox(q []float32, k, rescore int) []Hit {
 // its dot products are in cache, and shares the scan with a second core when no other scan
 // is running (splitScan). A row's score is w·(2·Σ_{bits set} q₁ − Σ q₁) (the query's own
 // scale is common to all and left out).
-func (v *Vectors) firstStage(q1 []int8, f1sum float32, keep int, sc *scratch) bool {
-	t, filter := v.firstThreshold(q1, f1sum, keep, sc)
+func (v *Vectors) firstStage(q1 query1, keep int, sc *scratch) bool {
+	t, filter := v.firstThreshold(q1, keep, sc)
 	if !filter {
 		return false
 	}
@@ -243,7 +255,7 @@ func (v *Vectors) firstStage(q1 []int8, f1sum float32, keep int, sc *scratch) bo
 	// a ninth of the scan's), and the few above it take the exact test.
 	bound, pre := int32(0), false
 	if t > 0 && v.w1max > 0 {
-		if b := math.Floor((float64(t)/float64(v.w1max)+float64(f1sum))/2) - 1; b > math.MinInt32 && b < math.MaxInt32 {
+		if b := math.Floor((float64(t)/float64(v.w1max)+float64(q1.sum))/2) - 1; b > math.MinInt32 && b < math.MaxInt32 {
 			bound, pre = int32(b), true
 		}
 	}
@@ -251,16 +263,16 @@ func (v *Vectors) firstStage(q1 []int8, f1sum float32, keep int, sc *scratch) bo
 		above := sc.above[worker]
 		for c := lo; c < hi; c += scanChunk {
 			e := min(c+scanChunk, hi)
-			dotsU1(q1, v.sign1[c*s1:e*s1], s1, dots[c:e])
+			dotsU1Planes(q1.q, q1.planes, v.sign1[c*s1:e*s1], s1, dots[c:e])
 			if !pre {
-				above = appendReaching(above, dots[c:e], v.w1[c:e], 2, -f1sum, t, c)
+				above = appendReaching(above, dots[c:e], v.w1[c:e], 2, -q1.sum, t, c)
 				continue
 			}
 			from := len(above)
 			above = appendAtLeast(above, dots[c:e], bound, c)
 			kept := above[:from]
 			for _, r := range above[from:] {
-				if float32(float32(2*float32(dots[r]))-f1sum)*v.w1[r] >= t { // as appendReaching
+				if float32(float32(2*float32(dots[r]))-q1.sum)*v.w1[r] >= t { // as appendReaching
 					kept = append(kept, r)
 				}
 			}
@@ -277,12 +289,12 @@ func (v *Vectors) firstStage(q1 []int8, f1sum float32, keep int, sc *scratch) bo
 
 // firstThreshold returns the first stage's threshold for passing on about keep of the index's
 // rows: the (selectSlack + keep's share of the sample)-th best 1-bit score of a systematic
-// sample of selectSamples rows, scored as the scan scores them (q1 the rotated query's code,
-// f1sum its sum). filter is false when every row should go on (too few rows to sample, or
+// sample of selectSamples rows, scored as the scan scores them (q1 the query's first-stage
+// code). filter is false when every row should go on (too few rows to sample, or
 // keep too large a share). The sample is taken in runs of sampleRun adjacent rows, evenly
 // spaced: a run's rows and weights are a few adjacent cache lines, which arrive together,
 // where rows taken one by one would each be a cache miss of their own and of their weight's.
-func (v *Vectors) firstThreshold(q1 []int8, f1sum float32, keep int, sc *scratch) (t float32, filter bool) {
+func (v *Vectors) firstThreshold(q1 query1, keep int, sc *scratch) (t float32, filter bool) {
 	n, s1 := len(v.ids), v.stride1
 	runs := selectSamples / sampleRun
 	step := n / runs // rows 0, step, 2·step, … start the runs
@@ -311,11 +323,11 @@ func (v *Vectors) firstThreshold(q1 []int8, f1sum float32, keep int, sc *scratch
 			ask(a)
 		}
 		r, o := i*step, i*sampleRun
-		dotsU1(q1, v.sign1[r*s1:(r+sampleRun)*s1], s1, sdots[o:o+sampleRun])
+		dotsU1Planes(q1.q, q1.planes, v.sign1[r*s1:(r+sampleRun)*s1], s1, sdots[o:o+sampleRun])
 		copy(sw[o:o+sampleRun], v.w1[r:r+sampleRun])
 	}
 	sample := grow(&sc.sample, m)
-	scaleScores(sdots, sw, 2, -f1sum, sample)
+	scaleScores(sdots, sw, 2, -q1.sum, sample)
 	return jthBest(sample, j), true
 }
 

@@ -130,7 +130,7 @@ func referenceApprox(v *Vectors, q []float32, k, rescore int) []Hit {
 		qsum += int32(c)
 	}
 	q1 := make([]int8, 8*v.stride1)
-	q1sum := codeRotated(q1, make([]float32, rotDims(v.dims)), q)
+	q1sum := codeRotated(q1, make([]byte, 4*v.stride1), make([]float32, rotDims(v.dims)), q)
 	d1, hd, ld := make([]int32, n), make([]int32, n), make([]int32, n)
 	dotsU1(q1, v.sign1[:n*v.stride1], v.stride1, d1)
 	dotsU2(qc, v.hi2[:n*s2], s2, hd)
@@ -402,11 +402,10 @@ func BenchmarkVectorsSearch100k256(b *testing.B) {
 	// The first stage's threshold alone: the sample's gather, its scores and the pick.
 	b.Run("threshold", func(b *testing.B) {
 		sc := v.scratch()
-		qr, q1 := make([]float32, rotDims(v.dims)), make([]int8, 8*v.stride1)
+		qr, q1, planes := make([]float32, rotDims(v.dims)), make([]int8, 8*v.stride1), make([]byte, 4*v.stride1)
 		reportPercentiles(b, func(i int) {
-			rotate(qr, qs[i%len(qs)])
-			quantize(q1, qr)
-			v.firstThreshold(q1, 0, FirstStage(Rescore(40), 100_000), sc)
+			sum := codeRotated(q1, planes, qr, qs[i%len(qs)])
+			v.firstThreshold(query1{q1, planes, float32(sum)}, FirstStage(Rescore(40), 100_000), sc)
 		})
 	})
 }
@@ -600,10 +599,10 @@ func TestFirstStagePassesReachingRows(t *testing.T) {
 			q[d] = centres[qi][d] + 0.7*q[d]
 		}
 		q, _ = Normalize(q)
-		q1 := make([]int8, 8*v.stride1)
-		sum := codeRotated(q1, make([]float32, rotDims(dims)), q)
-		th, ok := v.firstThreshold(q1, float32(sum), keep, sc)
-		if !ok || !v.firstStage(q1, float32(sum), keep, sc) {
+		q1 := query1{q: make([]int8, 8*v.stride1), planes: make([]byte, 4*v.stride1)}
+		q1.sum = float32(codeRotated(q1.q, q1.planes, make([]float32, rotDims(dims)), q))
+		th, ok := v.firstThreshold(q1, keep, sc)
+		if !ok || !v.firstStage(q1, keep, sc) {
 			t.Fatalf("query %d: no threshold at %d rows", qi, n)
 		}
 		got := map[int32]bool{}
@@ -613,10 +612,10 @@ func TestFirstStagePassesReachingRows(t *testing.T) {
 			}
 		}
 		d1 := make([]int32, n)
-		dotsU1Go(q1, v.sign1, v.stride1, d1)
+		dotsU1Go(q1.q, v.sign1, v.stride1, d1)
 		want := 0
 		for row := range n {
-			s := float32(float32(2*float32(d1[row]))-float32(sum)) * v.w1[row]
+			s := float32(float32(2*float32(d1[row]))-q1.sum) * v.w1[row]
 			if reach := s >= th; reach != got[int32(row)] {
 				t.Fatalf("query %d row %d: score %v against threshold %v, passed %v", qi, row, s, th, got[int32(row)])
 			} else if reach {
