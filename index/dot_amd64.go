@@ -105,19 +105,31 @@ func dotsU1(q []int8, codes []byte, cbytes int, out []int32) {
 //go:noescape
 func dotsU1Pop32(planes *byte, codes *byte, rows int, out *int32)
 
+// dotsU1Pop64 is in dot_amd64.s.
+//
+//go:noescape
+func dotsU1Pop64(planes *byte, codes *byte, cbytes, rows int, out *int32)
+
 // dotsU1Planes is dotsU1 for a query code q in −8…7 whose bit planes (bitPlanes) are planes.
-// Where the machine counts bits in 512-bit registers (VPOPCNTQ), 32-byte rows — 256
-// rotated dimensions, the local embedder's — go eight at a time by popcounts of each row
-// ANDed with each plane: about twice the rows a second of dotsU1VNNI, which spreads each
-// bit over a byte to multiply it.
+// Where the machine counts bits in 512-bit registers (VPOPCNTQ), rows go by popcounts of
+// each row ANDed with each plane — 32-byte rows (256 rotated dimensions, the local
+// embedder's) eight at a time, longer ones (a multiple of 64 bytes) one at a time: about
+// twice the rows a second of dotsU1VNNI, which spreads each bit over a byte to multiply it.
 func dotsU1Planes(q []int8, planes []byte, codes []byte, cbytes int, out []int32) {
 	done := 0
-	if havePop && cbytes == 32 {
+	switch {
+	case !havePop || len(out) == 0:
+	case cbytes == 32:
 		if done = len(out) &^ 7; done > 0 {
 			_ = codes[done*32-1]
 			_ = planes[4*32-1]
 			dotsU1Pop32(&planes[0], &codes[0], done, &out[0])
 		}
+	case cbytes%64 == 0:
+		done = len(out)
+		_ = codes[done*cbytes-1]
+		_ = planes[4*cbytes-1]
+		dotsU1Pop64(&planes[0], &codes[0], cbytes, done, &out[0])
 	}
 	dotsU1(q, codes[done*cbytes:], cbytes, out[done:])
 }

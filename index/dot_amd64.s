@@ -903,3 +903,71 @@ DATA ·pop32Order+20(SB)/4, $6
 DATA ·pop32Order+24(SB)/4, $3
 DATA ·pop32Order+28(SB)/4, $7
 GLOBL ·pop32Order(SB), RODATA|NOPTR, $32
+
+// POPCHUNK adds to Z3 the quadword sums of the 64-byte chunk at (DI)(BX*1) of a row against
+// the planes' chunk at the same offset (R9 → plane 0, planes cbytes apart: R9, R10, R11, R12).
+#define POPCHUNK \
+	VMOVDQU64 (DI)(BX*1), Z0; \
+	VPANDQ (R9)(BX*1), Z0, Z1; \
+	VPANDQ (R10)(BX*1), Z0, Z2; \
+	VPANDQ (R11)(BX*1), Z0, Z12; \
+	VPANDQ (R12)(BX*1), Z0, Z13; \
+	VPOPCNTQ Z0, Z0; \
+	VPOPCNTQ Z1, Z1; \
+	VPOPCNTQ Z2, Z2; \
+	VPOPCNTQ Z12, Z12; \
+	VPOPCNTQ Z13, Z13; \
+	VPSLLQ $3, Z0, Z0; \
+	VPADDQ Z2, Z2, Z2; \
+	VPSLLQ $2, Z12, Z12; \
+	VPSLLQ $3, Z13, Z13; \
+	VPADDQ Z2, Z1, Z1; \
+	VPADDQ Z13, Z12, Z12; \
+	VPSUBQ Z0, Z1, Z1; \
+	VPADDQ Z12, Z1, Z1; \
+	VPADDQ Z1, Z3, Z3
+
+// func dotsU1Pop64(planes *byte, codes *byte, cbytes, rows int, out *int32)
+//
+// dotsU1Pop32 for rows of cbytes bytes, a multiple of 64 (512 rotated dimensions or more:
+// 2,048 for a 1,536-dimension embedding), one row at a time: each 64-byte chunk ANDed with
+// the planes' chunk at its offset (planes: four of cbytes bytes), the row's quadword sums
+// added up at its end.
+TEXT ·dotsU1Pop64(SB), NOSPLIT, $0-40
+	MOVQ planes+0(FP), R9
+	MOVQ codes+8(FP), DI
+	MOVQ cbytes+16(FP), DX
+	MOVQ rows+24(FP), CX
+	MOVQ out+32(FP), R8
+	LEAQ (R9)(DX*1), R10
+	LEAQ (R10)(DX*1), R11
+	LEAQ (R11)(DX*1), R12
+	TESTQ CX, CX
+	JEQ p64done
+
+p64row:
+	VPXORQ Z3, Z3, Z3
+	XORQ BX, BX
+
+p64chunk:
+	POPCHUNK
+	ADDQ $64, BX
+	CMPQ BX, DX
+	JLT p64chunk
+
+	VEXTRACTI64X4 $1, Z3, Y4
+	VPADDQ Y4, Y3, Y3
+	VEXTRACTI128 $1, Y3, X4
+	VPADDQ X4, X3, X3
+	VPSHUFD $0x4E, X3, X4
+	VPADDQ X4, X3, X3
+	VMOVQ X3, AX
+	MOVL AX, (R8)
+	ADDQ $4, R8
+	ADDQ DX, DI
+	DECQ CX
+	JNE p64row
+
+p64done:
+	VZEROUPPER
+	RET

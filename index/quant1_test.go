@@ -282,10 +282,10 @@ func TestBitPlanes(t *testing.T) {
 
 // TestDotsU1PlanesMatchesGo: the popcount path (where the machine has it) and the Go kernel
 // agree exactly for query codes in −8…7, over row counts on either side of its eight-row
-// passes, rows of 32 bytes (its own) and 64 (passed on), and all-set and all-clear rows.
+// passes, rows of 32 bytes and of 64 and 256 (one at a time), and all-set and all-clear rows.
 func TestDotsU1PlanesMatchesGo(t *testing.T) {
 	r := rand.New(rand.NewPCG(29, 30))
-	for _, cb := range []int{32, 64} {
+	for _, cb := range []int{32, 64, 256} {
 		q := make([]int8, 8*cb)
 		for i := range q {
 			q[i] = int8(r.IntN(16) - 8)
@@ -313,4 +313,16 @@ func TestDotsU1PlanesMatchesGo(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkDotsU1Planes2048: the first stage's kernel on rows of 2,048 rotated dimensions
+// (a 1,536-dimension embedding's), against dotsU1's.
+func BenchmarkDotsU1Planes2048(b *testing.B) {
+	planes := make([]byte, 4*256)
+	b.Run("planes", func(b *testing.B) {
+		benchKernel(b, func(q []int8, codes []byte, cbytes int, out []int32) {
+			dotsU1Planes(q, planes, codes, cbytes, out)
+		}, 256, 8)
+	})
+	b.Run("dotsU1", func(b *testing.B) { benchKernel(b, dotsU1, 256, 8) })
 }
