@@ -829,16 +829,15 @@ aldone:
 	VZEROUPPER
 	RET
 
-// POP2 sets acc to the dot products of the two 32-byte rows at off(DI) with the query
-// whose bit planes are in Z16–Z19 (each plane twice): in each quadword lane,
-// Σ_j 2^j·popcount(row ∧ plane_j) − 8·popcount(row), a lane's share of its row's
-// Σ_{bits set} q (u = q + 8 in the planes). Lanes 0–3 are the first row's, 4–7 the second's.
-#define POP2(off, acc) \
-	VMOVDQU64 off(DI), Z0; \
-	VPANDQ Z16, Z0, Z1; \
-	VPANDQ Z17, Z0, Z2; \
-	VPANDQ Z18, Z0, Z12; \
-	VPANDQ Z19, Z0, Z13; \
+// POPSUM scores the 64 bytes at src against the four bit planes p0–p3 of the query's
+// u = q + 8 (registers or memory): in each quadword lane, Σ_j 2^j·popcount(x ∧ p_j) −
+// 8·popcount(x), a lane's share of Σ_{bits set} q, left as Z1 + Z12 (Z0, Z2, Z13 scratch).
+#define POPSUM(src, p0, p1, p2, p3) \
+	VMOVDQU64 src, Z0; \
+	VPANDQ p0, Z0, Z1; \
+	VPANDQ p1, Z0, Z2; \
+	VPANDQ p2, Z0, Z12; \
+	VPANDQ p3, Z0, Z13; \
 	VPOPCNTQ Z0, Z0; \
 	VPOPCNTQ Z1, Z1; \
 	VPOPCNTQ Z2, Z2; \
@@ -850,7 +849,12 @@ aldone:
 	VPSLLQ $3, Z13, Z13; \
 	VPADDQ Z2, Z1, Z1; \
 	VPADDQ Z13, Z12, Z12; \
-	VPSUBQ Z0, Z1, Z1; \
+	VPSUBQ Z0, Z1, Z1
+
+// POP2 sets acc to the sums of the two 32-byte rows at off(DI) against the planes in
+// Z16–Z19 (each plane twice): lanes 0–3 are the first row's, 4–7 the second's.
+#define POP2(off, acc) \
+	POPSUM(off(DI), Z16, Z17, Z18, Z19); \
 	VPADDQ Z12, Z1, acc
 
 // func dotsU1Pop32(planes *byte, codes *byte, rows int, out *int32)
@@ -904,26 +908,10 @@ DATA ·pop32Order+24(SB)/4, $3
 DATA ·pop32Order+28(SB)/4, $7
 GLOBL ·pop32Order(SB), RODATA|NOPTR, $32
 
-// POPCHUNK adds to Z3 the quadword sums of the 64-byte chunk at (DI)(BX*1) of a row against
-// the planes' chunk at the same offset (R9 → plane 0, planes cbytes apart: R9, R10, R11, R12).
+// POPCHUNK adds to Z3 the sums of the 64-byte chunk at (DI)(BX*1) of a row against the
+// planes' chunk at the same offset (planes cbytes apart from R9: R9, R10, R11, R12).
 #define POPCHUNK \
-	VMOVDQU64 (DI)(BX*1), Z0; \
-	VPANDQ (R9)(BX*1), Z0, Z1; \
-	VPANDQ (R10)(BX*1), Z0, Z2; \
-	VPANDQ (R11)(BX*1), Z0, Z12; \
-	VPANDQ (R12)(BX*1), Z0, Z13; \
-	VPOPCNTQ Z0, Z0; \
-	VPOPCNTQ Z1, Z1; \
-	VPOPCNTQ Z2, Z2; \
-	VPOPCNTQ Z12, Z12; \
-	VPOPCNTQ Z13, Z13; \
-	VPSLLQ $3, Z0, Z0; \
-	VPADDQ Z2, Z2, Z2; \
-	VPSLLQ $2, Z12, Z12; \
-	VPSLLQ $3, Z13, Z13; \
-	VPADDQ Z2, Z1, Z1; \
-	VPADDQ Z13, Z12, Z12; \
-	VPSUBQ Z0, Z1, Z1; \
+	POPSUM((DI)(BX*1), (R9)(BX*1), (R10)(BX*1), (R11)(BX*1), (R12)(BX*1)); \
 	VPADDQ Z12, Z1, Z1; \
 	VPADDQ Z1, Z3, Z3
 
