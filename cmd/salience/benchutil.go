@@ -8,6 +8,7 @@ import (
 	"runtime/trace"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
@@ -131,7 +132,7 @@ func hostScaling(n, rounds int) float64 {
 			s := sha256.Sum256(block)
 			block[0] = s[0]
 		}
-		hostSink += uint64(block[0])
+		scalingSink.Add(uint64(block[0])) // the loops run at once: an atomic add, not hostSink's
 	}
 	block := func(conc int) time.Duration {
 		var wg sync.WaitGroup
@@ -171,8 +172,11 @@ func (h hostState) String() string {
 	return fmt.Sprintf("one core reads 6.4 MB at %.1f GB/s, hashes at %.0f MB/s", h.ReadGBs, h.SHAMBs)
 }
 
-// hostSink keeps hostCheck's sums alive.
-var hostSink uint64
+// hostSink keeps hostCheck's sums alive, and scalingSink hostScaling's.
+var (
+	hostSink    uint64
+	scalingSink atomic.Uint64
+)
 
 // hostCheck measures hostState: the median of 15 timed passes of each, after a warm-up.
 func hostCheck() hostState {
