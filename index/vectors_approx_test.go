@@ -571,6 +571,7 @@ func BenchmarkSelectBest(b *testing.B) {
 // score w·(2·Σ_{bits set} q₁ − Σ q₁) reaches the sampled threshold, about as many as asked
 // for, and among them the exact top 20 of clustered 256-dimension rows.
 func TestFirstStagePassesReachingRows(t *testing.T) {
+	t.Parallel() // long under -race: it runs beside TestSearchLearnedEqualsExhaustive
 	r := rand.New(rand.NewPCG(21, 22))
 	const dims, n = 256, 40_000
 	centres := make([][]float32, 200)
@@ -612,7 +613,7 @@ func TestFirstStagePassesReachingRows(t *testing.T) {
 			}
 		}
 		d1 := make([]int32, n)
-		dotsU1Go(q1.q, v.sign1, v.stride1, d1)
+		dotsU1(q1.q, v.sign1, v.stride1, d1) // the kernel TestDotsU1MatchesGo checks
 		want := 0
 		for row := range n {
 			s := float32(float32(2*float32(d1[row]))-q1.sum) * v.w1[row]
