@@ -490,6 +490,18 @@ plloop:
 pldone:
 	RET
 
+// APPEND_SET appends to the int32s at DI, from index R9 on, base R8 plus the place of each
+// bit set in AX (AX ≠ 0; BX scratch), lowest first: the rows of a group of eight that passed.
+#define APPEND_SET(loop) \
+loop: \
+	BSFL AX, BX; \
+	ADDQ R8, BX; \
+	MOVL BX, (DI)(R9*4); \
+	INCQ R9; \
+	LEAL -1(AX), BX; \
+	ANDL BX, AX; \
+	JNE loop
+
 // func reachingAVX(dots *int32, n int, scales *float32, a, b, t float32, dst *int32, base int) int
 //
 // Writes to dst, in order, base + r for each of the first n − n%8 rows whose score
@@ -519,14 +531,7 @@ re8:
 	TESTL AX, AX
 	JEQ renext
 
-rebit:
-	BSFL AX, BX
-	ADDQ R8, BX
-	MOVL BX, (DI)(R9*4)
-	INCQ R9
-	LEAL -1(AX), BX
-	ANDL BX, AX
-	JNE rebit
+	APPEND_SET(rebit)
 
 renext:
 	ADDQ $32, SI
@@ -809,14 +814,7 @@ al8:
 	TESTL AX, AX
 	JEQ alnext
 
-albit:
-	BSFL AX, BX
-	ADDQ R8, BX
-	MOVL BX, (DI)(R9*4)
-	INCQ R9
-	LEAL -1(AX), BX
-	ANDL BX, AX
-	JNE albit
+	APPEND_SET(albit)
 
 alnext:
 	ADDQ $32, SI
