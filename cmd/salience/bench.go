@@ -328,7 +328,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		more += fmt.Sprintf(`,"host_read_gb_s":%.2f,"host_sha256_mb_s":%.0f`, host.ReadGBs, host.SHAMBs)
 		if *scaling > 0 {
 			first := *queries + 50 // the scaling calls' queries follow the timed ones and the warm-up's
-			sc, err := measureScaling(*scaling, *scalingRounds, *scalingCalls, func(i int) error {
+			sc, err := measureScaling(*scaling, *scalingRounds, *scalingCalls, processCPU, func(i int) error {
 				_, _, err := ask(first + i)
 				return err
 			})
@@ -338,7 +338,13 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			ceiling := hostScaling(*scaling, 2*(*scalingRounds))
 			fmt.Fprintf(stdout, "scaling (%d rounds of %d calls at concurrency 1 and %d, alternating): %.0f qps against %.0f: ×%.2f (rounds ×%.2f–%.2f, median ×%.2f); the host's own ceiling, right after: %d independent SHA-256 loops ×%.2f of one\n",
 				*scalingRounds, *scalingCalls, *scaling, sc.qpsN, sc.qps1, sc.ratio, sc.lo, sc.hi, sc.median, *scaling, ceiling)
-			more += fmt.Sprintf(`,"scaling_qps_1":%.1f,"scaling_qps_n":%.1f,"scaling_ratio":%.3f,"host_scaling_ratio":%.3f`, sc.qps1, sc.qpsN, sc.ratio, ceiling)
+			// Where the ratio goes: the CPU a call at each concurrency and the cores it kept
+			// busy. A ratio short of n with every core busy is CPU a call, not waiting.
+			cores := min(*scaling, runtime.GOMAXPROCS(0))
+			fmt.Fprintf(stdout, "scaling's CPU: %.2f ms a call at concurrency 1, keeping %.2f cores busy; %.2f ms a call at %d, keeping %.2f of %d busy; at that CPU a call, %d busy cores give at most ×%.2f\n",
+				sc.cpu1, sc.busy1, sc.cpuN, *scaling, sc.busyN, cores, cores, sc.bound(cores))
+			more += fmt.Sprintf(`,"scaling_qps_1":%.1f,"scaling_qps_n":%.1f,"scaling_ratio":%.3f,"host_scaling_ratio":%.3f,"scaling_cpu_ms_1":%.3f,"scaling_cpu_ms_n":%.3f,"scaling_busy_1":%.2f,"scaling_busy_n":%.2f,"scaling_bound":%.3f`,
+				sc.qps1, sc.qpsN, sc.ratio, ceiling, sc.cpu1, sc.cpuN, sc.busy1, sc.busyN, sc.bound(cores))
 		}
 		return benchRun{P50: pct(0.50), P95: pct(0.95), P99: pct(0.99), QPS: qps, CPU: cpuPerCall, Rebuild: rebuild.Seconds(), RSS: rssMB, Heap: heapMB,
 			Host: host,

@@ -69,6 +69,21 @@ type scalingResult struct {
 	ratio      float64 // qpsN ÷ qps1
 	lo, median float64 // the rounds' own ratios: least and median (nearest rank)
 	hi         float64 // and greatest
+	// The process's CPU time a call (ms) in the blocks at concurrency 1 and at n, and the
+	// cores it kept busy there (CPU time ÷ wall time). ratio = busyN ÷ (cpuN · qps1): two
+	// callers add calls only as far as the cores they keep busy outgrow the CPU a call.
+	cpu1, cpuN   float64
+	busy1, busyN float64
+}
+
+// bound is the ratio the calls would reach at concurrency n if they kept every one of cores
+// busy at the CPU a call they took there: cores ÷ (cpuN · qps1). The measured ratio is bound
+// times the share of those cores they did keep busy, busyN ÷ cores.
+func (r scalingResult) bound(cores int) float64 {
+	if r.cpuN <= 0 || r.qps1 <= 0 {
+		return 0
+	}
+	return float64(cores) / (r.cpuN / 1000 * r.qps1)
 }
 
 // measureScaling measures how throughput scales from one caller to n: rounds rounds, each a
@@ -76,41 +91,48 @@ type scalingResult struct {
 // that neither always follows the other. Two separate runs meet a shared machine at
 // different moments, and its speed drifts by tens of percent from one minute to the next;
 // blocks a second apart meet it nearly alike, so their ratio is the software's. call(i)
-// makes call i, for i from 0 to 2·rounds·calls − 1, each once.
-func measureScaling(n, rounds, calls int, call func(i int) error) (scalingResult, error) {
+// makes call i, for i from 0 to 2·rounds·calls − 1, each once; cpu reads the process's CPU
+// time so far (processCPU), read around each block.
+func measureScaling(n, rounds, calls int, cpu func() time.Duration, call func(i int) error) (scalingResult, error) {
 	next := 0
-	block := func(conc int) (time.Duration, error) {
+	block := func(conc int) (time.Duration, time.Duration, error) {
 		base := next
 		next += calls
+		c := cpu()
 		t := time.Now()
 		err := benchParallel(conc, calls, func(i int) error { return call(base + i) })
-		return time.Since(t), err
+		return time.Since(t), cpu() - c, err
 	}
-	var wall1, wallN time.Duration
+	var wall1, wallN, cpu1, cpuN time.Duration
 	ratios := make([]float64, rounds)
 	for r := range rounds {
 		order := []int{1, n}
 		if r%2 == 1 {
 			order = []int{n, 1}
 		}
-		var took [2]time.Duration
+		var took, used [2]time.Duration
 		for k, conc := range order {
-			d, err := block(conc)
+			d, c, err := block(conc)
 			if err != nil {
 				return scalingResult{}, err
 			}
-			took[k] = d
+			took[k], used[k] = d, c
 		}
-		d1, dn := took[0], took[1]
+		d1, dn, c1, cn := took[0], took[1], used[0], used[1]
 		if r%2 == 1 {
-			d1, dn = dn, d1
+			d1, dn, c1, cn = dn, d1, cn, c1
 		}
-		wall1, wallN = wall1+d1, wallN+dn
+		wall1, wallN, cpu1, cpuN = wall1+d1, wallN+dn, cpu1+c1, cpuN+cn
 		ratios[r] = d1.Seconds() / dn.Seconds() // as many calls each: qps_n ÷ qps_1
 	}
+	total := float64(rounds * calls)
 	res := scalingResult{
-		qps1: float64(rounds*calls) / wall1.Seconds(),
-		qpsN: float64(rounds*calls) / wallN.Seconds(),
+		qps1:  total / wall1.Seconds(),
+		qpsN:  total / wallN.Seconds(),
+		cpu1:  float64(cpu1) / float64(time.Millisecond) / total,
+		cpuN:  float64(cpuN) / float64(time.Millisecond) / total,
+		busy1: cpu1.Seconds() / wall1.Seconds(),
+		busyN: cpuN.Seconds() / wallN.Seconds(),
 	}
 	res.ratio = res.qpsN / res.qps1
 	slices.Sort(ratios)

@@ -9,9 +9,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -37,14 +39,21 @@ func TestPercentilesNearestRank(t *testing.T) {
 }
 
 // TestMeasureScaling: every call once; each round's block at concurrency 1 runs one call at
-// a time and the other's n at once, the order alternating by round; and calls that wait
-// (not compute) scale with the callers, so the ratio is about n.
+// a time and the other's n at once, the order alternating by round; calls that wait (not
+// compute) scale with the callers, so the ratio is about n; and the CPU a call is what the
+// clock read moved by in each concurrency's blocks, the cores busy that over the wall time.
 func TestMeasureScaling(t *testing.T) {
 	const n, rounds, calls = 3, 4, 30
 	var mu sync.Mutex
 	seen := map[int]bool{}
 	inFlight, peak := 0, map[int]int{} // peak in-flight calls by block
-	res, err := measureScaling(n, rounds, calls, func(i int) error {
+	// A CPU clock the calls move: 1 ms for each call at concurrency 1, 2 ms for each at n
+	// (its blocks are 1, 2, 5, 6 of 0–7: the rounds alternate).
+	var clock atomic.Int64
+	cpu := func() time.Duration { return time.Duration(clock.Load()) }
+	res, err := measureScaling(n, rounds, calls, cpu, func(i int) error {
+		b := i / calls
+		clock.Add(int64(time.Millisecond) * int64(1+(b/2+b)%2))
 		mu.Lock()
 		if seen[i] {
 			t.Errorf("call %d made twice", i)
@@ -83,9 +92,22 @@ func TestMeasureScaling(t *testing.T) {
 	if got := res.qpsN / res.qps1; got != res.ratio {
 		t.Errorf("ratio %v, qps %v / %v = %v", res.ratio, res.qpsN, res.qps1, got)
 	}
+	if res.cpu1 != 1 || res.cpuN != 2 {
+		t.Errorf("CPU a call %v ms at 1 and %v at %d, want 1 and 2", res.cpu1, res.cpuN, n)
+	}
+	// busy = CPU ÷ wall = CPU a call · qps, and the ratio is the bound times the share busy.
+	if math.Abs(res.busy1-res.cpu1/1000*res.qps1) > 1e-9 || math.Abs(res.busyN-res.cpuN/1000*res.qpsN) > 1e-9 {
+		t.Errorf("busy %v and %v, want %v and %v", res.busy1, res.busyN, res.cpu1/1000*res.qps1, res.cpuN/1000*res.qpsN)
+	}
+	if b := res.bound(2); math.Abs(b*res.busyN/2-res.ratio) > 1e-9 || math.Abs(b-2/(0.002*res.qps1)) > 1e-9 {
+		t.Errorf("bound %v: ratio %v, busy %v", b, res.ratio, res.busyN)
+	}
+	if (scalingResult{}).bound(2) != 0 {
+		t.Error("no CPU measured: bound not 0")
+	}
 
 	boom := errors.New("boom")
-	if _, err := measureScaling(2, 2, 5, func(i int) error {
+	if _, err := measureScaling(2, 2, 5, processCPU, func(i int) error {
 		if i == 7 {
 			return boom
 		}
@@ -114,6 +136,11 @@ func TestBenchRecallScaling(t *testing.T) {
 		QN    *float64 `json:"scaling_qps_n"`
 		Ratio *float64 `json:"scaling_ratio"`
 		Host  *float64 `json:"host_scaling_ratio"`
+		CPU1  *float64 `json:"scaling_cpu_ms_1"`
+		CPUN  *float64 `json:"scaling_cpu_ms_n"`
+		Busy1 *float64 `json:"scaling_busy_1"`
+		BusyN *float64 `json:"scaling_busy_n"`
+		Bound *float64 `json:"scaling_bound"`
 	}
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil || got.Q1 == nil || got.QN == nil || got.Ratio == nil {
 		t.Fatalf("last line lacks the scaling figures (%v):\n%s", err, out)
@@ -123,6 +150,17 @@ func TestBenchRecallScaling(t *testing.T) {
 	}
 	if got.Host == nil || *got.Host <= 0 || !strings.Contains(out, fmt.Sprintf("2 independent SHA-256 loops ×%.2f of one", *got.Host)) {
 		t.Fatalf("the host's ceiling is missing or differs between text and JSON:\n%s", out)
+	}
+	if got.CPU1 == nil || got.CPUN == nil || got.Busy1 == nil || got.BusyN == nil || got.Bound == nil || *got.CPU1 <= 0 || *got.CPUN <= 0 || *got.Bound <= 0 {
+		t.Fatalf("the scaling's CPU figures are missing:\n%s", out)
+	}
+	// Printed rounded, the identity ratio = bound · busy ÷ cores holds to the rounding.
+	cores := min(2, runtime.GOMAXPROCS(0))
+	if math.Abs(*got.Bound**got.BusyN/float64(cores)-*got.Ratio) > 0.02**got.Ratio+0.01 {
+		t.Errorf("ratio %v, bound %v, cores busy %v of %d:\n%s", *got.Ratio, *got.Bound, *got.BusyN, cores, out)
+	}
+	if !strings.Contains(out, fmt.Sprintf("%.2f ms a call at 2, keeping %.2f of %d busy; at that CPU a call, %d busy cores give at most ×%.2f", *got.CPUN, *got.BusyN, cores, cores, *got.Bound)) {
+		t.Errorf("the scaling's CPU line differs from the JSON:\n%s", out)
 	}
 	for _, bad := range [][]string{{"--scaling", "-1"}, {"--scaling", "2", "--scaling-rounds", "0"}, {"--scaling", "2", "--scaling-calls", "0"}} {
 		if err := benchRecall(context.Background(), append(bad, "--memories", "10", "--data", t.TempDir()), &buf, &buf); err == nil || !strings.Contains(err.Error(), "must be positive") {
