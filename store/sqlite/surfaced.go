@@ -36,8 +36,10 @@ const surfacedThroughKey = "sqlite.surfaced_through"
 // foldRows is how many stored surfacings the applier lets wait before it folds them, and
 // foldIdle how long it waits for a turn before it folds what waits.
 const (
-	foldRows = 50_000
-	foldIdle = 2 * time.Second
+	// foldChunk is how many surfacing rowids one statement of a fold covers.
+	foldChunk = 1024
+	foldRows  = 50_000
+	foldIdle  = 2 * time.Second
 )
 
 // memorySelect is memoryRows.sel with the counters read from surfaced: the SELECT of every
@@ -89,13 +91,18 @@ func (w *wtx) fold(ctx context.Context) error {
 		return wrap(err, "fold surfacings")
 	}
 	if top > through {
-		if _, err := w.ExecContext(ctx, `INSERT INTO surfaced (ns, id, n, last)
+		// A batch write (batchRows): foldChunk rows a statement, yielding between. Counts
+		// and maxima add up across chunks as over the whole range.
+		for lo := through; lo < top; lo += foldChunk {
+			yieldBetween()
+			if _, err := w.ExecContext(ctx, `INSERT INTO surfaced (ns, id, n, last)
 			SELECT ns, memory_id, count(*), max(at) FROM surfacings
 			WHERE rowid > ? AND rowid <= ?
 				AND EXISTS (SELECT 1 FROM memories m WHERE m.ns = surfacings.ns AND m.id = surfacings.memory_id)
 			GROUP BY ns, memory_id
-			ON CONFLICT (ns, id) DO UPDATE SET n = n + excluded.n, last = max(last, excluded.last)`, through, top); err != nil {
-			return wrap(err, "fold surfacings")
+			ON CONFLICT (ns, id) DO UPDATE SET n = n + excluded.n, last = max(last, excluded.last)`, lo, min(lo+foldChunk, top)); err != nil {
+				return wrap(err, "fold surfacings")
+			}
 		}
 		if err := w.putState(ctx, surfacedThroughKey, strconv.FormatInt(top, 10)); err != nil {
 			return wrap(err, "fold surfacings")

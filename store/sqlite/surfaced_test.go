@@ -207,3 +207,68 @@ func TestSurfacedMigration(t *testing.T) {
 	}
 	wantCounts(t, s, "m1", 7, t0)
 }
+
+// TestBatchWritesYield: a batch of turns is written batchRows surfacings a statement and
+// one statement a conversation, yielding before each, and a fold covers foldChunk rows a
+// statement, yielding before each; the counters come out as one statement would make them.
+func TestBatchWritesYield(t *testing.T) {
+	s := openAt(t, filepath.Join(t.TempDir(), "salience.db"))
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	const mems, turns, per, convs = 10, 300, 10, 7
+	var writes []*models.MemoryWrite
+	for i := range mems {
+		id := "m" + strconv.Itoa(i)
+		writes = append(writes, &models.MemoryWrite{Memory: &models.Memory{ID: id, Namespace: "ns", Kind: models.KindFact, Content: "memory " + id, CreatedAt: t0}})
+	}
+	if err := s.CreateMemories(ctx, writes); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var batch []turn
+	wantN, wantLast := map[string]int{}, map[string]time.Time{}
+	lastTurns := map[string]int{} // by conversation: its last turn's count
+	for i := range turns {
+		at := t0.Add(time.Duration(i) * time.Second)
+		var ss []*models.Surfacing
+		for j := range per {
+			id := "m" + strconv.Itoa((i*3+j*j)%mems)
+			ss = append(ss, &models.Surfacing{ID: "s" + strconv.Itoa(i*per+j), Namespace: "ns", MemoryID: id, Mode: models.ModeAmbient, At: at})
+			wantN[id]++
+			wantLast[id] = at
+		}
+		conv := "c" + strconv.Itoa(i%convs)
+		batch = append(batch, turn{ss, &models.ConversationState{Namespace: "ns", ConversationID: conv, Turns: i + 1, UpdatedAt: at}})
+		lastTurns[conv] = i + 1
+	}
+	yields := 0
+	defer func(f func()) { yieldBetween = f }(yieldBetween)
+	yieldBetween = func() { yields++ } // the batch runs on this goroutine
+	if err := s.write(ctx, "test batch", func(tx *wtx) (func(), error) { return s.recordTurnsTx(ctx, tx, batch) }); err != nil {
+		t.Fatal(err)
+	}
+	if want := (turns*per+batchRows-1)/batchRows + convs; yields != want {
+		t.Errorf("the batch yielded %d times, want %d (%d statements of rows, %d of states)", yields, want, want-convs, convs)
+	}
+	var rows int
+	if err := s.rdb.QueryRowContext(ctx, `SELECT count(*) FROM surfacings`).Scan(&rows); err != nil || rows != turns*per {
+		t.Fatalf("%d surfacings stored (%v), want %d", rows, err, turns*per)
+	}
+	for conv, want := range lastTurns {
+		st, err := scanConversation(s.rdb.QueryRowContext(ctx, selectConversation, "ns", conv)) // stored, not cached
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Turns != want {
+			t.Errorf("conversation %s: %d turns stored, want its last turn's %d", conv, st.Turns, want)
+		}
+	}
+	yields = 0
+	for id, n := range wantN {
+		wantCounts(t, s, id, n, wantLast[id]) // the first read folds
+	}
+	if want := (turns*per + foldChunk - 1) / foldChunk; yields != want {
+		t.Errorf("the fold yielded %d times, want %d", yields, want)
+	}
+}
