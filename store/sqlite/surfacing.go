@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/salience-ai/salience/models"
 )
@@ -91,8 +92,14 @@ func insertSurfacings(ctx context.Context, tx *wtx, ss []*models.Surfacing) erro
 const batchRows = 32
 
 // yieldBetween gives the processor to whatever waits for it (runtime.Gosched); batch writes
-// call it before each statement.
-var yieldBetween = runtime.Gosched
+// call it before each statement, always inside a write transaction.
+func yieldBetween() {
+	batchYields.Add(1)
+	runtime.Gosched()
+}
+
+// batchYields counts yieldBetween's calls, for tests.
+var batchYields atomic.Int64
 
 // turn is one RecordSurfacings call's content: a turn's surfacings and its conversation state.
 type turn struct {
