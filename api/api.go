@@ -14,7 +14,7 @@ type ErrorResponse struct {
 
 // Error describes what went wrong. Code is one of the models error codes ("invalid",
 // "too_large", "unauthorized", "forbidden", "not_found", "conflict", "duplicate",
-// "unavailable", "internal") or "method_not_allowed"; Field, when set, names the input at
+// "unavailable", "internal"), "method_not_allowed" or "unsupported_media_type"; Field, when set, names the input at
 // fault as a JSON path ("memories[3].content") or a query parameter ("limit").
 type Error struct {
 	Code    string `json:"code"`

@@ -13,16 +13,17 @@ import (
 
 // Error codes of the server's error responses (api.Error.Code).
 const (
-	CodeInvalid          = "invalid"            // 400: bad input; Field names it
-	CodeTooLarge         = "too_large"          // 413: a body or content over its limit
-	CodeUnauthorized     = "unauthorized"       // 401: no key, or an unknown one
-	CodeForbidden        = "forbidden"          // 403: the key is not granted the namespace, or not admin
-	CodeNotFound         = "not_found"          // 404
-	CodeMethodNotAllowed = "method_not_allowed" // 405
-	CodeConflict         = "conflict"           // 409: e.g. the job is already running
-	CodeDuplicate        = "duplicate"          // 409
-	CodeUnavailable      = "unavailable"        // 503: loading its indexes, or a part not configured
-	CodeInternal         = "internal"           // 500
+	CodeInvalid          = "invalid"                // 400: bad input; Field names it
+	CodeTooLarge         = "too_large"              // 413: a body or content over its limit
+	CodeUnauthorized     = "unauthorized"           // 401: no key, or an unknown one
+	CodeForbidden        = "forbidden"              // 403: the key is not granted the namespace, or not admin; without keys, a foreign Host or Origin
+	CodeNotFound         = "not_found"              // 404
+	CodeMethodNotAllowed = "method_not_allowed"     // 405
+	CodeUnsupportedMedia = "unsupported_media_type" // 415: a body that is not application/json
+	CodeConflict         = "conflict"               // 409: e.g. the job is already running
+	CodeDuplicate        = "duplicate"              // 409
+	CodeUnavailable      = "unavailable"            // 503: loading its indexes, or a part not configured
+	CodeInternal         = "internal"               // 500
 )
 
 // Error is a non-2xx answer of the server. Use errors.As to read it:

@@ -49,9 +49,9 @@ type Options struct {
 	// Version is reported to clients as the server's version; empty means "dev".
 	Version string
 	// AnyHost turns off the HTTP handler's DNS-rebinding protection, which refuses a request
-	// that reached a loopback address under another host name. A server with API keys sets
-	// it: a rebinding web page does not hold a key, and a reverse proxy on the same machine
-	// forwards under the public name.
+	// that reached a loopback address under another host name. The API server sets it: its
+	// own Host and Origin rule runs before every route, this one included, and answers in the
+	// API's error shape.
 	AnyHost bool
 }
 

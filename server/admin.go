@@ -80,15 +80,20 @@ func (s *Server) deleteNamespace(c *gin.Context) {
 	c.JSON(http.StatusOK, api.NamespaceDeletedResponse{Namespace: ns, Memories: d.Memories, Records: d.Records})
 }
 
-// listNamespaces handles GET /v1/admin/namespaces.
+// listNamespaces handles GET /v1/admin/namespaces: the namespaces holding memories that the
+// key administers — all of them for a "*" admin, else only those it is granted.
 func (s *Server) listNamespaces(c *gin.Context) {
-	ns, err := s.namespaces.Namespaces(c.Request.Context())
+	all, err := s.namespaces.Namespaces(c.Request.Context())
 	if err != nil {
 		fail(c, err)
 		return
 	}
-	if ns == nil {
-		ns = []string{}
+	p := principal(c)
+	ns := []string{}
+	for _, n := range all {
+		if p.AdminOf(n) {
+			ns = append(ns, n)
+		}
 	}
 	c.JSON(http.StatusOK, api.NamespacesResponse{Namespaces: ns})
 }

@@ -11,23 +11,26 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-// codeMethodNotAllowed is the one error code the server adds to the models codes: a known
-// path asked with a method it does not serve.
-const codeMethodNotAllowed = "method_not_allowed"
+// The error codes the server adds to the models codes, for what only HTTP can get wrong.
+const (
+	codeMethodNotAllowed     = "method_not_allowed"     // a known path asked with a method it does not serve
+	codeUnsupportedMediaType = "unsupported_media_type" // a body that is not application/json
+)
 
 // statusOf is the one table from error codes to HTTP statuses. Handlers never choose an
 // error status; they hand the error to fail, which looks its code up here.
 var statusOf = map[string]int{
-	models.EINVALID:      http.StatusBadRequest,
-	models.ETOOLARGE:     http.StatusRequestEntityTooLarge,
-	models.EUNAUTHORIZED: http.StatusUnauthorized,
-	models.EFORBIDDEN:    http.StatusForbidden,
-	models.ENOTFOUND:     http.StatusNotFound,
-	codeMethodNotAllowed: http.StatusMethodNotAllowed,
-	models.ECONFLICT:     http.StatusConflict,
-	models.EDUPLICATE:    http.StatusConflict,
-	models.EUNAVAILABLE:  http.StatusServiceUnavailable,
-	models.EINTERNAL:     http.StatusInternalServerError,
+	models.EINVALID:          http.StatusBadRequest,
+	models.ETOOLARGE:         http.StatusRequestEntityTooLarge,
+	models.EUNAUTHORIZED:     http.StatusUnauthorized,
+	models.EFORBIDDEN:        http.StatusForbidden,
+	models.ENOTFOUND:         http.StatusNotFound,
+	codeMethodNotAllowed:     http.StatusMethodNotAllowed,
+	codeUnsupportedMediaType: http.StatusUnsupportedMediaType,
+	models.ECONFLICT:         http.StatusConflict,
+	models.EDUPLICATE:        http.StatusConflict,
+	models.EUNAVAILABLE:      http.StatusServiceUnavailable,
+	models.EINTERNAL:         http.StatusInternalServerError,
 }
 
 // errorStatus returns the HTTP status of an error code; unknown codes are internal errors.

@@ -195,7 +195,7 @@ func FuzzParseListQuery(f *testing.F) {
 func FuzzParseKeys(f *testing.F) {
 	for _, s := range []string{
 		`{"keys":[{"key":"sk-aaaaaaaaaaaaaaaa","namespaces":["a","b"],"admin":false}]}`,
-		`{"keys":[{"key":"sk-bbbbbbbbbbbbbbbb","namespaces":["*"],"name":"ops"},{"key":"sk-cccccccccccccccc","admin":true}]}`,
+		`{"keys":[{"key":"sk-bbbbbbbbbbbbbbbb","namespaces":["*"],"name":"ops"},{"key":"sk-cccccccccccccccc","namespaces":["gamma"],"admin":true}]}`,
 		`{"keys":[]}`, `{"keys":[{"key":"short","namespaces":["a"]}]}`, `{"keys":[{"key":"sk-aaaaaaaaaaaaaaaa","namespaces":["a/b"]}]}`,
 		`{"keys":[{"key":"sk-aaaaaaaaaaaaaaaa","namespaces":["a"]},{"key":"sk-aaaaaaaaaaaaaaaa","namespaces":["a"]}]}`,
 		`{"keys":null}`, `{"keys":[null]}`, `{}`, ``, `keys`,

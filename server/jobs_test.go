@@ -103,7 +103,7 @@ func jobsServer(t *testing.T, sched JobScheduler, q ResurfacingQueue) *Server {
 	keys, err := ParseKeys([]byte(`{"keys":[
 		{"key":"sk-tenant-a-0000000","namespaces":["a"]},
 		{"key":"sk-all-00000000000","namespaces":["*"]},
-		{"key":"sk-admin-000000000","admin":true}]}`))
+		{"key":"sk-admin-000000000","namespaces":["*"],"admin":true}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,8 @@ type KeyEntry struct {
 	Name string `json:"name,omitempty"`
 	// Namespaces the key may read and write; "*" grants all.
 	Namespaces []string `json:"namespaces"`
-	// Admin grants the /v1/admin routes.
+	// Admin makes the key admin over its namespaces (AdminOf): their settings, experiments,
+	// deletion and relearning; with "*" over every namespace and the server-wide jobs.
 	Admin bool `json:"admin,omitempty"`
 }
 
@@ -46,7 +47,18 @@ type Principal struct {
 // CanAccess reports whether the principal is granted namespace ns.
 func (p *Principal) CanAccess(ns string) bool { return p.all || p.namespaces[ns] }
 
-// anonymous is the principal of every request when no keys are configured (loopback only).
+// AdminOf is the one rule of admin keys: a key is admin only over the namespaces it is
+// granted, and a grant of "*" makes it admin of every namespace. ns = AllNamespaces asks
+// for that global admin, which the server-wide routes (the jobs) need.
+func (p *Principal) AdminOf(ns string) bool {
+	if ns == AllNamespaces {
+		return p.Admin && p.all
+	}
+	return p.Admin && p.CanAccess(ns)
+}
+
+// anonymous is the principal of every request when no keys are configured (loopback only):
+// a global admin.
 var anonymous = &Principal{Name: "anonymous", Admin: true, all: true}
 
 // Keyring holds the configured API keys by the SHA-256 of the secret. Looking a token up by
@@ -101,8 +113,9 @@ func (e *keysFileError) Error() string {
 func (e *keysFileError) Unwrap() error { return e.err }
 
 // ParseKeys parses a keys file (see KeysFile). It is strict: unknown fields, short or
-// duplicate keys, invalid namespace names and keys granted nothing are EINVALID errors
-// naming the entry ("keys[2].namespaces[0]"). An empty list is an error too: a keys file
+// duplicate keys, invalid namespace names and keys granted no namespace are EINVALID errors
+// naming the entry ("keys[2].namespaces[0]"). An admin key too must list its namespaces:
+// admin over nothing is a mistake, and a silent "everything" is the mistake that hurts. An empty list is an error too: a keys file
 // that grants nobody anything is a mistake, not a way to lock the server.
 func ParseKeys(data []byte) (*Keyring, error) {
 	var f KeysFile
@@ -121,8 +134,11 @@ func ParseKeys(data []byte) (*Keyring, error) {
 		if !printableASCII(e.Key) {
 			return nil, models.Invalid(field+".key", "a key must be printable ASCII without spaces")
 		}
-		if len(e.Namespaces) == 0 && !e.Admin {
-			return nil, models.Invalid(field+".namespaces", "the key is granted no namespace and is not admin")
+		if len(e.Namespaces) == 0 {
+			if e.Admin {
+				return nil, models.Invalid(field+".namespaces", "an admin key is admin over the namespaces it lists: list them, or [\"*\"] for every namespace")
+			}
+			return nil, models.Invalid(field+".namespaces", "the key is granted no namespace")
 		}
 		p := &Principal{Name: e.Name, Admin: e.Admin, namespaces: make(map[string]bool, len(e.Namespaces))}
 		if p.Name == "" {

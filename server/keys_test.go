@@ -12,13 +12,14 @@ func TestParseKeys(t *testing.T) {
 	const good = `{"keys":[
 		{"key":"sk-aaaaaaaaaaaaaaaa","namespaces":["a","b"]},
 		{"key":"sk-bbbbbbbbbbbbbbbb","namespaces":["*"],"name":"ops"},
-		{"key":"sk-cccccccccccccccc","admin":true}]}`
+		{"key":"sk-cccccccccccccccc","namespaces":["gamma"],"admin":true},
+		{"key":"sk-dddddddddddddddd","namespaces":["*"],"admin":true}]}`
 	k, err := ParseKeys([]byte(good))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k.Len() != 3 {
-		t.Fatalf("Len = %d, want 3", k.Len())
+	if k.Len() != 4 {
+		t.Fatalf("Len = %d, want 4", k.Len())
 	}
 	tests := []struct {
 		token       string
@@ -26,12 +27,15 @@ func TestParseKeys(t *testing.T) {
 		name        string
 		admin       bool
 		canA, canZZ bool
+		// AdminOf("gamma"), AdminOf("a"), AdminOf("*"): admin over its own namespaces only.
+		adminGamma, adminA, adminAll bool
 	}{
-		{"sk-aaaaaaaaaaaaaaaa", true, "keys[0]", false, true, false},
-		{"sk-bbbbbbbbbbbbbbbb", true, "ops", false, true, true},
-		{"sk-cccccccccccccccc", true, "keys[2]", true, false, false},
-		{"sk-aaaaaaaaaaaaaaa", false, "", false, false, false},
-		{"", false, "", false, false, false},
+		{"sk-aaaaaaaaaaaaaaaa", true, "keys[0]", false, true, false, false, false, false},
+		{"sk-bbbbbbbbbbbbbbbb", true, "ops", false, true, true, false, false, false},
+		{"sk-cccccccccccccccc", true, "keys[2]", true, false, false, true, false, false},
+		{"sk-dddddddddddddddd", true, "keys[3]", true, true, true, true, true, true},
+		{"sk-aaaaaaaaaaaaaaa", false, "", false, false, false, false, false, false},
+		{"", false, "", false, false, false, false, false, false},
 	}
 	for _, tt := range tests {
 		p, ok := k.Lookup(tt.token)
@@ -44,6 +48,9 @@ func TestParseKeys(t *testing.T) {
 		}
 		if p.Name != tt.name || p.Admin != tt.admin || p.CanAccess("a") != tt.canA || p.CanAccess("zz") != tt.canZZ {
 			t.Errorf("Lookup(%q) = %+v, want name %q admin %v a %v zz %v", tt.token, p, tt.name, tt.admin, tt.canA, tt.canZZ)
+		}
+		if g, a, all := p.AdminOf("gamma"), p.AdminOf("a"), p.AdminOf(AllNamespaces); g != tt.adminGamma || a != tt.adminA || all != tt.adminAll {
+			t.Errorf("Lookup(%q): AdminOf gamma, a, * = %v %v %v, want %v %v %v", tt.token, g, a, all, tt.adminGamma, tt.adminA, tt.adminAll)
 		}
 	}
 }
@@ -59,6 +66,7 @@ func TestParseKeysRejects(t *testing.T) {
 		{"short key", `{"keys":[{"key":"sk-short","namespaces":["a"]}]}`, "keys[0].key"},
 		{"key with space", `{"keys":[{"key":"sk-aaaaaaaa aaaaaaaa","namespaces":["a"]}]}`, "keys[0].key"},
 		{"granted nothing", `{"keys":[{"key":"sk-aaaaaaaaaaaaaaaa"}]}`, "keys[0].namespaces"},
+		{"admin of nothing", `{"keys":[{"key":"sk-aaaaaaaaaaaaaaaa","admin":true}]}`, "keys[0].namespaces"},
 		{"bad namespace", `{"keys":[{"key":"sk-aaaaaaaaaaaaaaaa","namespaces":["a","no/slash"]}]}`, "keys[0].namespaces[1]"},
 		{"duplicate", `{"keys":[{"key":"sk-aaaaaaaaaaaaaaaa","namespaces":["a"]},{"key":"sk-aaaaaaaaaaaaaaaa","namespaces":["b"]}]}`, "keys[1].key"},
 		{"wrong type", `{"keys":[{"key":"sk-aaaaaaaaaaaaaaaa","namespaces":"a"}]}`, "keys[0].namespaces"},

@@ -17,8 +17,9 @@ import (
 const headerMCPNamespace = "X-Salience-Mcp-Namespace"
 
 // inProcessBase is the base URL of the client the MCP tools call the API with; the requests
-// never leave the process, so the host is only a label.
-const inProcessBase = "http://salience.in-process"
+// never leave the process, so the host is only a label — a loopback one, which the Host rule
+// of a server without keys (guardLoopback) admits.
+const inProcessBase = "http://localhost"
 
 // serveMCP serves the MCP tools over streamable HTTP at /mcp/:ns. The tools call the
 // namespace routes of this same server, in process, with the caller's own Authorization
@@ -33,7 +34,7 @@ func (s *Server) serveMCP() gin.HandlerFunc {
 			return nil // cannot happen: the base URL is a constant
 		}
 		return c.Namespace(h.Get(headerMCPNamespace))
-	}, mcp.Options{AnyHost: s.keys != nil})
+	}, mcp.Options{AnyHost: true}) // guardLoopback, before every route, checks the Host: one rule, one place
 	return func(c *gin.Context) {
 		c.Request.Header.Set(headerMCPNamespace, c.Param("ns"))
 		h.ServeHTTP(c.Writer, c.Request)

@@ -15,8 +15,9 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-// The middleware chain, in order (router.go): recover → requestLog → authenticate →
-// limitBody → (per group: authorizeNamespace / requireAdmin, requireReady) → handler.
+// The middleware chain, in order (router.go): recover → requestLog → guardLoopback →
+// requireJSON (origin.go) → authenticate → limitBody → (per group: authorizeNamespace /
+// authorizeSettings / requireAdmin and requireAdminOf, requireReady) → handler.
 
 // recoverPanics turns a panic in any later handler into a 500 with the standard error body
 // and logs it with its stack. http.ErrAbortHandler is re-raised: it is net/http's way to
@@ -184,10 +185,36 @@ func (s *Server) authorizeNamespace(c *gin.Context) {
 	c.Next()
 }
 
-// requireAdmin lets only admin keys through.
+// requireAdmin lets admin keys through, whatever namespaces they administer; the routes
+// then narrow it with requireAdminOf.
 func (s *Server) requireAdmin(c *gin.Context) {
 	if p := principal(c); p == nil || !p.Admin {
 		fail(c, models.Errorf(models.EFORBIDDEN, "this route needs an admin API key"))
+		return
+	}
+	c.Next()
+}
+
+// requireAdminOf lets through the admin keys of the :ns of the path (Principal.AdminOf),
+// after validating it (EINVALID naming "namespace").
+func (s *Server) requireAdminOf(c *gin.Context) {
+	ns := c.Param("ns")
+	if err := models.ValidateNamespace(ns); err != nil {
+		fail(c, err)
+		return
+	}
+	if p := principal(c); p == nil || !p.AdminOf(ns) {
+		fail(c, models.Errorf(models.EFORBIDDEN, "this admin API key is not granted namespace %q", ns))
+		return
+	}
+	c.Next()
+}
+
+// requireGlobalAdmin lets through the admin keys granted every namespace ("*"): the routes
+// it guards (the jobs) act across all namespaces at once.
+func (s *Server) requireGlobalAdmin(c *gin.Context) {
+	if p := principal(c); p == nil || !p.AdminOf(AllNamespaces) {
+		fail(c, models.Errorf(models.EFORBIDDEN, "this route acts on every namespace and needs an admin API key granted \"*\""))
 		return
 	}
 	c.Next()

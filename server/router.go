@@ -14,20 +14,28 @@ import (
 //   - settings and experiments: admin keys, or keys granted :ns when namespaces write their
 //     own settings (--settings-writers namespace): an experiment changes a bot's recall as
 //     settings do;
-//   - admin: admin keys only;
+//   - admin: admin keys, each over the namespaces it is granted (Principal.AdminOf): the
+//     namespace list shows only those, and the jobs, which act on every namespace, need an
+//     admin key granted "*";
 //   - mcp: the MCP tools of :ns, for any key granted it.
+//
+// Before any of it, for every route and the 404/405 answers: a server without keys answers
+// only loopback Hosts and Origins, and any body must be JSON (origin.go).
 func (s *Server) routes() *gin.Engine {
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
 	r.ContextWithFallback = true // c.Done()/c.Err() follow the request's context
 	r.RemoveExtraSlash = true
+	// gin would answer "/memories/" with a 301 and an HTML page; a JSON API answers 404 in
+	// its error shape (NoRoute) and leaves the path to the caller.
+	r.RedirectTrailingSlash = false
 	r.NoRoute(func(c *gin.Context) {
 		fail(c, models.Errorf(models.ENOTFOUND, "no route %s %s", c.Request.Method, c.Request.URL.Path))
 	})
 	r.NoMethod(func(c *gin.Context) {
 		fail(c, models.Errorf(codeMethodNotAllowed, "method %s is not allowed on %s", c.Request.Method, c.Request.URL.Path))
 	})
-	r.Use(s.recoverPanics, s.requestLog)
+	r.Use(s.recoverPanics, s.requestLog, s.guardLoopback, s.requireJSON)
 
 	// Open routes.
 	r.GET("/healthz", s.healthz)
@@ -66,14 +74,15 @@ func (s *Server) routes() *gin.Engine {
 	exp.POST("/:id/stop", s.stopExperiment)
 	exp.GET("/:id/report", s.experimentReport)
 
-	// Admin routes: admin keys only.
+	// Admin routes: admin keys, over their own namespaces; the jobs need a "*" admin.
 	admin := v1.Group("/admin", s.requireAdmin, s.requireReady)
 	admin.GET("/namespaces", s.listNamespaces)
-	admin.DELETE("/namespaces/:ns", s.deleteNamespace)
-	admin.POST("/namespaces/:ns/relearn", s.relearn)
-	admin.GET("/jobs", s.listJobs)
-	admin.GET("/jobs/:name/runs", s.jobRuns)
-	admin.POST("/jobs/:name/run", s.runJob)
+	admin.DELETE("/namespaces/:ns", s.requireAdminOf, s.deleteNamespace)
+	admin.POST("/namespaces/:ns/relearn", s.requireAdminOf, s.relearn)
+	jobs := admin.Group("/jobs", s.requireGlobalAdmin)
+	jobs.GET("", s.listJobs)
+	jobs.GET("/:name/runs", s.jobRuns)
+	jobs.POST("/:name/run", s.runJob)
 
 	// MCP tools over streamable HTTP: the same keys and namespace grants (mcp.go).
 	r.POST("/mcp/:ns", s.authenticate, s.limitBody, s.authorizeNamespace, s.requireReady, s.serveMCP())

@@ -84,21 +84,34 @@ var openAPI = sync.OnceValues(func() (*openapicheck.Document, error) { return op
 // validated against openapi.yaml (openapicheck.Validator): an undocumented route must be
 // 404 or 405, a documented one must answer a documented status with a body matching its
 // schema, and a request the document calls invalid must be refused with a 4xx. A body is
-// sent as JSON unless a Content-Type header says otherwise.
+// sent as JSON unless a Content-Type header says otherwise, to Host localhost unless a
+// "Host" header says otherwise (a server without keys answers loopback Hosts only).
 func do(t testing.TB, h http.Handler, method, path, body string, header ...string) (*http.Response, []byte) {
 	t.Helper()
 	var r io.Reader
 	if body != "" {
 		r = strings.NewReader(body)
 	}
-	req := httptest.NewRequest(method, path, r)
+	req := newRequest(method, path, r)
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for i := 0; i+1 < len(header); i += 2 {
+		if strings.EqualFold(header[i], "Host") {
+			req.Host = header[i+1]
+			continue
+		}
 		req.Header.Set(header[i], header[i+1])
 	}
 	return send(t, h, req)
+}
+
+// newRequest is httptest.NewRequest to Host localhost (httptest's own default,
+// example.com, is a foreign Host that a server without keys refuses).
+func newRequest(method, path string, body io.Reader) *http.Request {
+	req := httptest.NewRequest(method, path, body)
+	req.Host = "localhost"
+	return req
 }
 
 // send serves req with h through the OpenAPI validator and returns the response with its
@@ -238,7 +251,7 @@ func TestBodyLimit(t *testing.T) {
 		t.Errorf("declared oversize = %d %s", res.StatusCode, body)
 	}
 	// Unknown length (chunked): cut off while reading.
-	req := httptest.NewRequest("POST", "/v1/namespaces/a/recall", io.MultiReader(strings.NewReader(big)))
+	req := newRequest("POST", "/v1/namespaces/a/recall", io.MultiReader(strings.NewReader(big)))
 	req.ContentLength = -1
 	req.Header.Set("Content-Type", "application/json")
 	res, body = send(t, s.Handler(), req)
@@ -294,7 +307,7 @@ func TestBadNamespaceNamesTheField(t *testing.T) {
 func TestAuthorizationDenials(t *testing.T) {
 	keys, err := ParseKeys([]byte(`{"keys":[
 		{"key":"sk-tenant-a-0000000","namespaces":["a"]},
-		{"key":"sk-admin-000000000","admin":true}]}`))
+		{"key":"sk-admin-000000000","namespaces":["*"],"admin":true}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,6 +63,10 @@ type Config struct {
 	// MaxBodyBytes caps request bodies; 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 
+	// Addr is the address the server listens on (host:port, as bound), named as the server
+	// in the served /openapi.yaml; empty keeps the document's default, 127.0.0.1:7700.
+	Addr string
+
 	// Logger receives the access log and errors; nil discards them.
 	Logger *slog.Logger
 	// Now is the server clock, stamped on recall requests; nil means time.Now.
@@ -97,8 +101,9 @@ type Server struct {
 	settingsWriters string
 	experiments     ExperimentService
 
-	metrics *metrics
-	engine  *gin.Engine
+	metrics    *metrics
+	openAPIDoc []byte // openapi.yaml naming Config.Addr
+	engine     *gin.Engine
 }
 
 // ginReleaseMode keeps gin from printing its debug banner and route table. gin keeps the mode
@@ -129,6 +134,7 @@ func New(cfg Config) *Server {
 		log:             cfg.Logger,
 		now:             cfg.Now,
 		metrics:         newMetrics(cfg.Collectors...),
+		openAPIDoc:      openAPIFor(cfg.Addr),
 	}
 	if s.predictor == nil {
 		s.predictor, _ = cfg.Recaller.(Predictor)

@@ -32,8 +32,9 @@ const (
 	SettingsWritersNamespace = "namespace" // also every key granted the namespace
 )
 
-// authorizeSettings admits admin keys to the settings routes of :ns, and keys granted :ns
-// when the server lets namespaces write their own settings. Everyone else is EFORBIDDEN.
+// authorizeSettings admits the admin keys of :ns (Principal.AdminOf) to its settings routes,
+// and keys granted :ns when the server lets namespaces write their own settings. Everyone
+// else is EFORBIDDEN.
 func (s *Server) authorizeSettings(c *gin.Context) {
 	ns := c.Param("ns")
 	if err := models.ValidateNamespace(ns); err != nil {
@@ -43,7 +44,7 @@ func (s *Server) authorizeSettings(c *gin.Context) {
 	p := principal(c)
 	switch {
 	case p == nil:
-	case p.Admin:
+	case p.AdminOf(ns):
 		c.Next()
 		return
 	case s.settingsWriters == SettingsWritersNamespace && p.CanAccess(ns):
@@ -53,7 +54,7 @@ func (s *Server) authorizeSettings(c *gin.Context) {
 		fail(c, models.Errorf(models.EFORBIDDEN, "this API key is not granted namespace %q", ns))
 		return
 	}
-	fail(c, models.Errorf(models.EFORBIDDEN, "the settings and experiments of namespace %q need an admin API key (the server runs with --settings-writers admin)", ns))
+	fail(c, models.Errorf(models.EFORBIDDEN, "the settings and experiments of namespace %q need an admin API key granted it (the server runs with --settings-writers admin)", ns))
 }
 
 // getSettings handles GET /v1/namespaces/:ns/settings.

@@ -26,7 +26,7 @@ func startWithKeys(t *testing.T) *testServer {
 	keys := `{"keys":[
 		{"key":"` + keyA + `","name":"tenant-a","namespaces":["a"]},
 		{"key":"` + keyB + `","name":"tenant-b","namespaces":["b","b2"]},
-		{"key":"` + keyAdmin + `","name":"ops","admin":true},
+		{"key":"` + keyAdmin + `","name":"ops","namespaces":["*"],"admin":true},
 		{"key":"` + keyAll + `","name":"all","namespaces":["*"]}]}`
 	if err := os.WriteFile(path, []byte(keys), 0o600); err != nil {
 		t.Fatal(err)

@@ -305,6 +305,14 @@ func (m *Main) serve(ctx context.Context) error {
 		metrics = append(metrics, rr.Collectors()...)
 	}
 
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	if m.keys == nil && !isLoopbackAddr(ln.Addr()) {
+		ln.Close()
+		return fmt.Errorf("%w: %s resolved to %s", errOpenWithoutKeys, c.Addr, ln.Addr())
+	}
 	m.api = server.New(server.Config{
 		Ingester:        ingest.New(st, emb, ingest.Options{MaxContentBytes: c.MaxContentBytes}),
 		Recaller:        recall.New(st, emb, recall.Options{Reranker: recallReranker(rr), Settings: sets, Experiments: exps, PredictTTL: cacheTTL(m.Config.PredictTTL)}),
@@ -321,19 +329,12 @@ func (m *Main) serve(ctx context.Context) error {
 		Relearner:       eng,
 		Thresholds:      maintenance.Thresholds{Store: st},
 		Keys:            m.keys,
+		Addr:            ln.Addr().String(), // the bound port when --addr asks for :0
 		MaxBodyBytes:    c.MaxBodyBytes,
 		Logger:          m.logger,
 		Collectors:      metrics,
 	})
 
-	ln, err := net.Listen("tcp", c.Addr)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
-	if m.keys == nil && !isLoopbackAddr(ln.Addr()) {
-		ln.Close()
-		return fmt.Errorf("%w: %s resolved to %s", errOpenWithoutKeys, c.Addr, ln.Addr())
-	}
 	m.ln = ln
 	m.http = &http.Server{
 		Handler:           m.api.Handler(),

@@ -38,7 +38,7 @@ const (
 const keysFile = `{"keys":[
 	{"key":"` + KeyA + `","name":"tenant-a","namespaces":["a"]},
 	{"key":"` + KeyB + `","name":"tenant-b","namespaces":["b"]},
-	{"key":"` + KeyAdmin + `","name":"ops","admin":true},
+	{"key":"` + KeyAdmin + `","name":"ops","namespaces":["*"],"admin":true},
 	{"key":"` + KeyAll + `","name":"all","namespaces":["*"]},
 	{"key":"` + KeyShared + `","name":"a-with-shared","namespaces":["a","shared"]}]}`
 
