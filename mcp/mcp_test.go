@@ -98,8 +98,8 @@ func TestNamespaceGrantsHoldThroughMCP(t *testing.T) {
 	if _, err := connectHTTP(t, srv, v, "a", ""); err == nil || !strings.Contains(err.Error(), "Unauthorized") {
 		t.Errorf("no key on /mcp/a: %v, want a 401 refusal", err)
 	}
-	if _, err := connectHTTP(t, srv, v, "a", testserver.KeyAdmin); err == nil || !strings.Contains(err.Error(), "Forbidden") {
-		t.Errorf("the admin key (no namespace) on /mcp/a: %v, want a 403 refusal", err)
+	if _, err := connectHTTP(t, srv, v, "a", testserver.KeyAdminB); err == nil || !strings.Contains(err.Error(), "Forbidden") {
+		t.Errorf("the admin key of b on /mcp/a: %v, want a 403 refusal", err)
 	}
 
 	// The refusal is the API's own, with its error shape.

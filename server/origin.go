@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bufio"
+	"io"
 	"mime"
 	"net/http"
 	"net/netip"
@@ -96,10 +98,10 @@ func loopbackOrigin(origin string) bool {
 // requireJSON refuses a request that carries a body in any media type but application/json
 // (parameters such as charset allowed), with or without keys: a browser sends text/plain,
 // form and multipart bodies across sites without asking first, and a JSON API reads JSON
-// only. A request carries a body when it declares a length above zero or streams one
+// only. A request carries a body when it has at least one byte of one, declared or streamed
 // (chunked); a POST without a body (stopping an experiment, running a job) needs no type.
 func (s *Server) requireJSON(c *gin.Context) {
-	if c.Request.ContentLength == 0 || c.Request.Body == nil || c.Request.Body == http.NoBody {
+	if !hasBody(c.Request) {
 		c.Next()
 		return
 	}
@@ -114,4 +116,23 @@ func (s *Server) requireJSON(c *gin.Context) {
 		return
 	}
 	c.Next()
+}
+
+// hasBody reports whether r carries at least one byte of body. A length not declared
+// (chunked, or a request built in process) is settled by peeking at the first byte, which
+// stays in the body for the handler.
+func hasBody(r *http.Request) bool {
+	if r.ContentLength > 0 {
+		return true
+	}
+	if r.Body == nil || r.Body == http.NoBody {
+		return false
+	}
+	br := bufio.NewReaderSize(r.Body, 16)
+	_, err := br.Peek(1)
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{br, r.Body}
+	return err == nil
 }

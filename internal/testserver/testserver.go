@@ -29,10 +29,12 @@ import (
 const (
 	KeyA     = "sk-tenant-a-000000000001" // namespace "a"
 	KeyB     = "sk-tenant-b-000000000002" // namespace "b"
-	KeyAdmin = "sk-admin-00000000000003"  // admin, no namespace
+	KeyAdmin = "sk-admin-00000000000003"  // admin of every namespace ("*")
 	KeyAll   = "sk-every-ns-000000000004" // every namespace, not admin
 	// KeyShared reads "a" and the shared memory "shared" (shared-memory recalls).
 	KeyShared = "sk-tenant-a-shared-00005"
+	// KeyAdminB is admin over namespace "b" only.
+	KeyAdminB = "sk-admin-b-0000000000006"
 )
 
 const keysFile = `{"keys":[
@@ -40,11 +42,12 @@ const keysFile = `{"keys":[
 	{"key":"` + KeyB + `","name":"tenant-b","namespaces":["b"]},
 	{"key":"` + KeyAdmin + `","name":"ops","namespaces":["*"],"admin":true},
 	{"key":"` + KeyAll + `","name":"all","namespaces":["*"]},
-	{"key":"` + KeyShared + `","name":"a-with-shared","namespaces":["a","shared"]}]}`
+	{"key":"` + KeyShared + `","name":"a-with-shared","namespaces":["a","shared"]},
+	{"key":"` + KeyAdminB + `","name":"admin-b","namespaces":["b"],"admin":true}]}`
 
 // Options of Start.
 type Options struct {
-	// WithKeys configures the four keys above; without it every request is allowed.
+	// WithKeys configures the keys above; without it every request is allowed.
 	WithKeys bool
 	// SettingsWriters is the server's --settings-writers; "" = admin.
 	SettingsWriters string
