@@ -57,16 +57,17 @@ func FuzzAPI(f *testing.F) {
 		var req *http.Request
 		switch route % 4 {
 		case 0:
-			req = httptest.NewRequest("POST", "/v1/namespaces/fuzz/memories", strings.NewReader(string(input)))
+			req = httptest.NewRequest("POST", "http://127.0.0.1/v1/namespaces/fuzz/memories", strings.NewReader(string(input)))
 		case 1:
-			req = httptest.NewRequest("POST", "/v1/namespaces/fuzz/recall", strings.NewReader(string(input)))
+			req = httptest.NewRequest("POST", "http://127.0.0.1/v1/namespaces/fuzz/recall", strings.NewReader(string(input)))
 		case 2:
-			req = httptest.NewRequest("GET", "/v1/namespaces/fuzz/memories", nil)
+			req = httptest.NewRequest("GET", "http://127.0.0.1/v1/namespaces/fuzz/memories", nil)
 			req.URL.RawQuery = string(input)
 		case 3:
-			req = httptest.NewRequest("GET", "/v1/namespaces/fuzz/memories/x", nil)
+			req = httptest.NewRequest("GET", "http://127.0.0.1/v1/namespaces/fuzz/memories/x", nil)
 			req.URL.Path = "/v1/namespaces/fuzz/memories/" + string(input)
 		}
+		req.Header.Set("Content-Type", "application/json") // with the loopback Host above: what the keyless server accepts
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, req)
 		if w.Code >= 500 {
