@@ -28,7 +28,7 @@ type SettingsService interface {
 
 // Who may write a namespace's settings (Config.SettingsWriters, --settings-writers).
 const (
-	SettingsWritersAdmin     = "admin"     // admin keys only (the default)
+	SettingsWritersAdmin     = "admin"     // the admin keys of the namespace only (the default)
 	SettingsWritersNamespace = "namespace" // also every key granted the namespace
 )
 

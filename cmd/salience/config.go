@@ -63,7 +63,7 @@ func (c *Config) flagSet(fs *flag.FlagSet) {
 	fs.StringVar(&c.EmbedKey, "embed-key", c.EmbedKey, "openai embedder: API key (env SALIENCE_EMBED_KEY or OPENAI_API_KEY)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json")
-	fs.StringVar(&c.SettingsWriters, "settings-writers", c.SettingsWriters, "who may write a namespace's settings: admin (admin keys only) or namespace (also the keys granted it)")
+	fs.StringVar(&c.SettingsWriters, "settings-writers", c.SettingsWriters, "who may write a namespace's settings: admin (the admin keys of the namespace) or namespace (also the keys granted it)")
 	fs.DurationVar(&c.SettingsTTL, "settings-ttl", c.SettingsTTL, "how long this server trusts a namespace's settings and running experiment before reading them again; 0 reads them on every recall, so servers sharing a Neo4j store see a change at once (one more query a recall)")
 	fs.DurationVar(&c.PredictTTL, "predict-ttl", c.PredictTTL, "how long a namespace's proactive prediction models (built from its turn log) are used before they are rebuilt; 0 rebuilds them on every prediction, so servers sharing a store agree at once")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long shutdown waits for in-flight requests")
