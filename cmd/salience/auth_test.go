@@ -16,10 +16,11 @@ const (
 	keyB     = "sk-tenant-b-000000000002"
 	keyAdmin = "sk-admin-00000000000003"
 	keyAll   = "sk-every-ns-000000000004"
+	keyAdmB  = "sk-admin-of-b-0000000005"
 )
 
-// startWithKeys runs a server with four keys: A (namespace a), B (namespaces b and b2),
-// an admin key without namespaces, and a key granted every namespace.
+// startWithKeys runs a server with five keys: A (namespace a), B (namespaces b and b2), an
+// admin key of every namespace, a key granted every namespace, and an admin key of b only.
 func startWithKeys(t *testing.T) *testServer {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "keys.json")
@@ -27,7 +28,8 @@ func startWithKeys(t *testing.T) *testServer {
 		{"key":"` + keyA + `","name":"tenant-a","namespaces":["a"]},
 		{"key":"` + keyB + `","name":"tenant-b","namespaces":["b","b2"]},
 		{"key":"` + keyAdmin + `","name":"ops","namespaces":["*"],"admin":true},
-		{"key":"` + keyAll + `","name":"all","namespaces":["*"]}]}`
+		{"key":"` + keyAll + `","name":"all","namespaces":["*"]},
+		{"key":"` + keyAdmB + `","name":"admin-b","namespaces":["b"],"admin":true}]}`
 	if err := os.WriteFile(path, []byte(keys), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -88,6 +90,12 @@ func TestTenantIsolation(t *testing.T) {
 					check{"*", path("a"), keyAll, 403},
 					check{"admin", path("a"), keyAdmin, adminStatus(route)},
 				)
+				// An admin key is admin over its own namespaces; the jobs need "*".
+				if r.Path == "/v1/admin/namespaces" {
+					checks = append(checks, check{"admin of b", path("a"), keyAdmB, 200})
+				} else {
+					checks = append(checks, check{"admin of b on a", path("a"), keyAdmB, 403})
+				}
 			case strings.HasPrefix(r.Path, "/v1/namespaces/:ns/settings"), strings.HasPrefix(r.Path, "/v1/namespaces/:ns/experiments"):
 				// Settings and experiments are written by admin keys (--settings-writers
 				// admin, the default), not by the keys granted the namespace.
@@ -96,12 +104,15 @@ func TestTenantIsolation(t *testing.T) {
 					check{"A on b", path("b"), keyA, 403},
 					check{"* on b", path("b"), keyAll, 403},
 					check{"admin on a", path("a"), keyAdmin, 0},
+					check{"admin of b on a", path("a"), keyAdmB, 403},
+					check{"admin of b on b", path("b"), keyAdmB, 0},
 				)
 			case strings.Contains(r.Path, ":ns"):
 				checks = append(checks,
 					check{"A on b", path("b"), keyA, 403},
 					check{"B on a", path("a"), keyB, 403},
-					check{"admin on a", path("a"), keyAdmin, 403},
+					check{"admin of b on a", path("a"), keyAdmB, 403},
+					check{"admin of * on a", path("a"), keyAdmin, 0}, // an admin key reads and writes what it is granted
 					check{"A on a", path("a"), keyA, 0},
 					check{"B on b2", path("b2"), keyB, 0},
 					check{"* on b", path("b"), keyAll, 0},
