@@ -115,8 +115,9 @@ func (e *keysFileError) Unwrap() error { return e.err }
 // ParseKeys parses a keys file (see KeysFile). It is strict: unknown fields, short or
 // duplicate keys, invalid namespace names and keys granted no namespace are EINVALID errors
 // naming the entry ("keys[2].namespaces[0]"). An admin key too must list its namespaces:
-// admin over nothing is a mistake, and a silent "everything" is the mistake that hurts. An empty list is an error too: a keys file
-// that grants nobody anything is a mistake, not a way to lock the server.
+// admin over nothing is a mistake, and a silent "everything" is the mistake that hurts. An
+// empty list is an error too: a keys file that grants nobody anything is a mistake, not a
+// way to lock the server.
 func ParseKeys(data []byte) (*Keyring, error) {
 	var f KeysFile
 	if err := decodeStrict(data, &f); err != nil {

@@ -11,7 +11,7 @@ import (
 //
 //   - open: health, readiness, metrics and the API description, for probes and scrapers;
 //   - namespace: any key granted the :ns of the path;
-//   - settings and experiments: admin keys, or keys granted :ns when namespaces write their
+//   - settings and experiments: the admin keys of :ns, or keys granted :ns when namespaces write their
 //     own settings (--settings-writers namespace): an experiment changes a bot's recall as
 //     settings do;
 //   - admin: admin keys, each over the namespaces it is granted (Principal.AdminOf): the
