@@ -2,6 +2,9 @@ package server
 
 import (
 	"io"
+	"net"
+	"net/netip"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -215,4 +218,35 @@ func mustKeys(t *testing.T) *Keyring {
 		t.Fatal(err)
 	}
 	return k
+}
+
+// FuzzLoopbackHost: a Host or Origin accepted names "localhost" or a loopback address, by a
+// second reading through the standard library; nothing panics.
+func FuzzLoopbackHost(f *testing.F) {
+	for _, s := range []string{"localhost", "localhost:7700", "127.0.0.1", "127.0.0.1:7700", "[::1]", "[::1]:7700",
+		"localhost.evil.example", "127.0.0.1.nip.io", "evil.example:7700", "[::1%eth0]", "::1", "[::ffff:127.0.0.1]",
+		"http://localhost:7700", "null", "http://[::1]", "https://127.0.0.1.nip.io"} {
+		f.Add(s)
+	}
+	loopback := func(hostport string) bool {
+		host := hostport
+		if h, _, err := net.SplitHostPort(hostport); err == nil {
+			host = h
+		} else if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+			host = host[1 : len(host)-1]
+		}
+		ip, err := netip.ParseAddr(host)
+		return strings.EqualFold(host, "localhost") || (err == nil && ip.IsLoopback())
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if loopbackHost(s) && !loopback(s) {
+			t.Fatalf("loopbackHost(%q) = true, but it does not name loopback", s)
+		}
+		if loopbackOrigin(s) {
+			u, err := url.Parse(s)
+			if err != nil || !loopback(u.Host) {
+				t.Fatalf("loopbackOrigin(%q) = true, but its host does not name loopback", s)
+			}
+		}
+	})
 }
