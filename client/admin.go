@@ -33,9 +33,11 @@ func (c *Client) WaitReady(ctx context.Context, interval time.Duration) error {
 	}
 }
 
-// The admin calls need an admin key (CodeForbidden otherwise).
+// The admin calls need an admin key granted the namespace they act on, and the jobs calls
+// one granted "*" (CodeForbidden otherwise).
 
-// Namespaces lists every namespace that holds a memory.
+// Namespaces lists every namespace that holds a memory and that the key administers (all of
+// them for a "*" admin key).
 func (c *Client) Namespaces(ctx context.Context) ([]string, error) {
 	var out api.NamespacesResponse
 	if err := c.do(ctx, call{route: routeNamespaces, idempotent: true}, &out); err != nil {

@@ -8,8 +8,8 @@ import (
 	"github.com/salience-ai/salience/api"
 )
 
-// The experiment calls need what the settings calls need: an admin key, or a key granted
-// the namespace when the server runs with --settings-writers namespace.
+// The experiment calls need what the settings calls need: an admin key granted the
+// namespace, or any key granted it when the server runs with --settings-writers namespace.
 
 // CreateExperiment starts an A/B experiment in the namespace (CodeConflict while another
 // runs). It is not retried: a repeat after a lost answer would meet the first as a

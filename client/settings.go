@@ -6,8 +6,8 @@ import (
 	"github.com/salience-ai/salience/api"
 )
 
-// The settings calls need an admin key, or a key granted the namespace when the server runs
-// with --settings-writers namespace; any other key gets CodeForbidden.
+// The settings calls need an admin key granted the namespace, or any key granted it when
+// the server runs with --settings-writers namespace; any other key gets CodeForbidden.
 
 // Settings returns the namespace's settings (version 0 when none were written).
 func (n *Namespace) Settings(ctx context.Context) (*api.Settings, error) {

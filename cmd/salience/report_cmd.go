@@ -26,7 +26,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	fs.SetOutput(stderr)
 	ns := fs.String("ns", "", "namespace of the experiment (required)")
 	server := fs.String("server", "", "base URL of the Salience server (env SALIENCE_URL; default "+defaultMCPURL+")")
-	key := fs.String("key", "", "API key (env "+envAPIKey+"); an admin key, or one granted the namespace under --settings-writers namespace")
+	key := fs.String("key", "", "API key (env "+envAPIKey+"); an admin key granted the namespace, or one granted it under --settings-writers namespace")
 	asOf := fs.String("as-of", "", "read the daily snapshot nearest at or before this date (YYYY-MM-DD) instead of now")
 	asJSON := fs.Bool("json", false, "print the JSON report instead of tables")
 	fs.Usage = func() {
