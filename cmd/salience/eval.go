@@ -36,13 +36,14 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 		}
 	}
 	if len(args) == 0 || args[0] != "locomo" {
-		return errors.New("usage: salience eval locomo [--data DIR] [--dims N] [--learn] [--rerank [--rerank-url URL] [--rerank-fake-latency D] [--budget D]]\n       salience eval bandit [--runs N] [--seed S] [--gamma G]\n       salience eval predict [--conversations N] [--seed S]")
+		return errors.New("usage: salience eval locomo [--data DIR] [--dims N] [--learn | --natural | --ambient] [--rerank [--rerank-url URL] [--rerank-fake-latency D] [--budget D]]\n       salience eval bandit [--runs N] [--seed S] [--gamma G]\n       salience eval predict [--conversations N] [--seed S]")
 	}
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", defaultLocomo(), "directory of LoCoMo-format conversation files (*.json)")
 	dims := fs.Int("dims", 0, "local embedder dimensions (0 = default)")
 	learn := fs.Bool("learn", false, "replay half the questions with engagement feedback and score the other half with and without it")
+	natural := fs.Bool("natural", false, "play each conversation as a bot does (an ambient recall before every turn, honest reports) beside a twin that never reports, and score both")
 	ambient := fs.Bool("ambient", false, "replay every question in ambient mode under each threshold policy (off, fixed:default, each fixed arm, bandit, bandit with reports withheld) and print precision, hit rate, used and surfaced per turn and mean reward")
 	er := evalRerankFlags(fs)
 	sc := storeFlags(fs)
@@ -55,7 +56,7 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 	if err := sc.validate(); err != nil {
 		return err
 	}
-	if sc.Kind == StoreNeo4j && (*learn || *ambient) {
+	if sc.Kind == StoreNeo4j && (*learn || *ambient || *natural) {
 		return errors.New("eval locomo --learn compares two stores; it runs on the embedded store only")
 	}
 	rr, stopRerank, err := er.start(stderr)
@@ -89,6 +90,28 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 			return eval.Engine{}, nil, err
 		}
 		return evalEngine(st, emb, rr), func() { st.Close() }, nil
+	}
+	if *natural {
+		if rr != nil || *learn || *ambient {
+			return errors.New("eval locomo --natural runs alone: without --rerank, --learn and --ambient")
+		}
+		with, closeW, err := engine("natural-reporting")
+		if err != nil {
+			return err
+		}
+		defer closeW()
+		silent, closeS, err := engine("natural-silent")
+		if err != nil {
+			return err
+		}
+		defer closeS()
+		rep, err := eval.Natural(ctx, with, silent, convs, stderr)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "LoCoMo natural conversation, %d conversations from %s\n", len(convs), *data)
+		rep.Print(stdout)
+		return nil
 	}
 	if *ambient {
 		if rr != nil || *learn {
