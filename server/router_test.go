@@ -51,6 +51,9 @@ func (brokenStore) DeleteNamespace(context.Context, string) (models.NamespaceDel
 func (brokenStore) Namespaces(context.Context) ([]string, error) {
 	return nil, errors.New("sql: database disk image is malformed")
 }
+func (brokenStore) Embedders(context.Context) (map[string]models.EmbedderIdentity, error) {
+	return nil, errors.New("sql: database disk image is malformed")
+}
 
 // syncBuffer is a log sink safe for the server's goroutines.
 type syncBuffer struct {
