@@ -88,6 +88,28 @@ func embedderFlags(fs *flag.FlagSet, c *Config) {
 	}
 }
 
+// measureEmbedderFlags declares serve's embedder flags (embedderFlags) on an eval or bench
+// command, and --dims, their older name for --embed-dims.
+func measureEmbedderFlags(fs *flag.FlagSet) *Config {
+	c := DefaultConfig()
+	embedderFlags(fs, &c)
+	fs.Var(fs.Lookup("embed-dims").Value, "dims", "the same as --embed-dims (its older name)")
+	return &c
+}
+
+// checkCorpusEmbedder refuses to measure a kept corpus (bench --data, or a Neo4j database)
+// whose vectors another embedder made: queries of emb would be compared with them.
+func checkCorpusEmbedder(ctx context.Context, st embedderStore, emb embed.Embedder, where string) error {
+	stored, err := st.Embedders(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := embed.Resolve(stored, embed.Identity(emb), true, embed.Identity(emb)); err != nil {
+		return fmt.Errorf("the corpus in %s: %w; measure it with that embedder, or keep this one's corpus elsewhere", where, err)
+	}
+	return nil
+}
+
 // finishEmbedderFlags applies the environment (SALIENCE_EMBEDDER…, OPENAI_API_KEY for the
 // key) to the embedder flags not given, checks them as serve does and builds the embedder.
 func finishEmbedderFlags(fs *flag.FlagSet, c *Config, getenv func(string) string) (embed.Embedder, error) {

@@ -265,3 +265,18 @@ func make256() []float32 {
 	v[0] = 1
 	return v
 }
+
+// TestBenchRecallTakesServesEmbedder: bench recall embeds with serve's flags, and refuses a
+// kept corpus that another embedder made rather than compare its vectors with other ones.
+func TestBenchRecallTakesServesEmbedder(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"bench", "recall", "--memories", "50", "--queries", "5", "--data", dir}
+	if out, err := runMain(t, append(args, "--embed-dims", "64")...); err != nil {
+		t.Fatalf("bench recall: %v\n%s", err, out)
+	}
+	_, err := runMain(t, args...)
+	want := `namespace "bench" holds vectors of local-hash-v1-64 (64 dimensions) but the configured embedder is local-hash-v1-256 (256 dimensions)`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("bench recall over another embedder's corpus: %v, want %q", err, want)
+	}
+}
