@@ -171,6 +171,11 @@ func TestLexicalDataDirectoryUpgrade(t *testing.T) {
 	if !maps.Equal(nss.Embedders, map[string]api.Embedder{"bees": lex, "light": lex}) || nss.Embedder == nil || *nss.Embedder != lex {
 		t.Errorf("namespaces %+v, want both recorded as %v and the server's %v", nss, lex, lex)
 	}
+	var m api.MetricsResponse
+	s2.must("GET", "/v1/namespaces/bees/metrics", "", "", 200, &m)
+	if m.Embedder == nil || *m.Embedder != lex {
+		t.Errorf("metrics embedder %v, want %v", m.Embedder, lex)
+	}
 	if !strings.Contains(s2.logs.String(), "recorded the embedder of a namespace embedded before embedders were recorded") {
 		t.Errorf("no log of the recorded embedders:\n%s", s2.logs)
 	}
