@@ -23,13 +23,13 @@ var errDataLocked = errors.New("the data directory is in use")
 func lockPath(dir string) string { return filepath.Join(dir, DatabaseFile+".lock") }
 
 // runReembed runs `salience reembed --ns NS`: it re-embeds every memory of the namespaces
-// with the configured embedder and records it (name and vector size) as theirs. On the embedded store it
-// works on the database directly and refuses to run while a server holds it: a server's
-// in-memory vector index would silently go stale (serve takes a shared lock on the data
-// directory, reembed an exclusive one). On Neo4j (--store neo4j) it cannot see the servers
-// on the database: the namespace takes the new size first, so a server still running with
-// the old embedder is refused its writes and finds no vectors, and the operator stops them
-// first (neo4j.Store.Reembed).
+// with the configured embedder and records it (name and vector size) as theirs. On the
+// embedded store it works on the database directly and refuses to run while a server holds
+// it: a server's in-memory vector index would silently go stale (serve takes a shared lock on
+// the data directory, reembed an exclusive one). On Neo4j (--store neo4j) it cannot see the
+// servers on the database: the namespace takes the new embedder first, so a server still
+// running with the old one is refused its writes, and the operator stops them first
+// (neo4j.Store.Reembed).
 func runReembed(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	c := DefaultConfig()
 	fs := flag.NewFlagSet("salience reembed", flag.ContinueOnError)
