@@ -12,9 +12,10 @@ import (
 
 const (
 	// reembedClaim takes the namespace's write lock and sets its dimension and embedder to
-	// the new ones first: from then on a writer with the old embedder is refused (its vectors' size
-	// differs from the namespace's), and a search with either embedder sees only vectors of
-	// its own size — the re-embedded ones for the new embedder.
+	// the new ones first: from then on a writer with the old embedder is refused (its
+	// vectors' embedder differs from the namespace's), and when the sizes differ a search
+	// with either embedder sees only vectors of its own size — the re-embedded ones for the
+	// new embedder. (Of one size, an old server's searches mix both models: stop it first.)
 	reembedClaim = `MERGE (sp:Space {ns: $ns}) ON CREATE SET sp.dims = 0, sp.mems = 0, sp.concepts = 0, sp.edges = 0
 		SET sp.lk = NOT coalesce(sp.lk, false), sp.dims = $dims, sp.embedder = $embedder`
 	// reembedCount counts the units (unchunked memories and chunks: what carries a vector).
