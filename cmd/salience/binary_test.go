@@ -410,7 +410,7 @@ func TestBinaryRefusesAnotherEmbeddersData(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != exitError {
 		t.Fatalf("exit = %v, want code %d\n%s", err, exitError, out)
 	}
-	for _, want := range []string{"static-fake-256-v1", "local-hash-v1-256", "salience reembed --ns bees"} {
+	for _, want := range []string{"static-fake-256-v1", "configured embedder is " + defaultEmbedder(t).Name(), "salience reembed --ns bees"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("output lacks %q: %s", want, out)
 		}

@@ -51,6 +51,17 @@ func (r renamed) Name() string { return r.name }
 
 var fakeStatic = renamed{embed.NewLocal(0), "static-fake-256-v1"}
 
+// defaultEmbedder is the embedder serve builds with no embedder flags, whichever it is.
+func defaultEmbedder(t *testing.T) embed.Embedder {
+	t.Helper()
+	c := DefaultConfig()
+	e, err := newEmbedder(&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
 // seedStore writes one memory per namespace into the embedded store at dir with emb, as a
 // server with that embedder would.
 func seedStore(t *testing.T, dir string, emb embed.Embedder, namespaces ...string) {
@@ -91,20 +102,24 @@ func storeEmbedders(t *testing.T, dir string) map[string]models.EmbedderIdentity
 func TestStartRefusesAnotherEmbedderOfTheSameSize(t *testing.T) {
 	dir := t.TempDir()
 	seedStore(t, dir, fakeStatic, "bees")
-	want := `namespace "bees" holds vectors of static-fake-256-v1 (256 dimensions) but the configured embedder is local-hash-v1-256 (256 dimensions)`
-	for _, flags := range [][]string{nil, {"--embedder", "local"}} {
-		_, err := runMain(t, append([]string{"serve", "--addr", "127.0.0.1:0", "--data", dir}, flags...)...)
+	def := defaultEmbedder(t)
+	for _, tc := range []struct {
+		flags []string
+		emb   embed.Embedder
+	}{{nil, def}, {[]string{"--embedder", "local"}, embed.NewLocal(0)}} {
+		_, err := runMain(t, append([]string{"serve", "--addr", "127.0.0.1:0", "--data", dir}, tc.flags...)...)
+		want := fmt.Sprintf(`namespace "bees" holds vectors of static-fake-256-v1 (256 dimensions) but the configured embedder is %s (%d dimensions)`, tc.emb.Name(), tc.emb.Dims())
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "salience reembed --ns bees --data "+dir) {
-			t.Errorf("serve %q: %v, want a refusal %q with the reembed command", flags, err, want)
+			t.Errorf("serve %q: %v, want a refusal %q with the reembed command", tc.flags, err, want)
 		}
 	}
 
 	out, err := runMain(t, "reembed", "--ns", "bees", "--data", dir)
-	if err != nil || !strings.Contains(out, "(static-fake-256-v1, 256 dims → local-hash-v1-256, 256 dims)") {
-		t.Fatalf("reembed: %v\n%s", err, out)
+	if want := fmt.Sprintf("(static-fake-256-v1, 256 dims → %s, %d dims)", def.Name(), def.Dims()); err != nil || !strings.Contains(out, want) {
+		t.Fatalf("reembed: %v, want %q in\n%s", err, want, out)
 	}
-	if got, want := storeEmbedders(t, dir), embed.Identity(embed.NewLocal(0)); got["bees"] != want {
-		t.Fatalf("embedder after reembed %v, want %v", got["bees"], want)
+	if got := storeEmbedders(t, dir); got["bees"] != embed.Identity(def) {
+		t.Fatalf("embedder after reembed %v, want %v", got["bees"], embed.Identity(def))
 	}
 	s := startServer(t, dir)
 	resp := s.recall("bees", api.RecallRequest{Mode: "search", Query: "where does Nadia keep her bees", Explain: true}, "")
@@ -114,13 +129,13 @@ func TestStartRefusesAnotherEmbedderOfTheSameSize(t *testing.T) {
 }
 
 // TestLexicalDataDirectoryUpgrade: a data directory written before embedders were recorded
-// (today's schema: the migration undone) opens, its namespaces are recorded as the lexical
-// embedder that serves them, the namespace list shows it, and recall returns exactly what
+// (today's schema: the migration undone) opens with the default embedder, its namespaces are
+// recorded as the lexical embedder that serves them, the namespace list shows it, and recall returns exactly what
 // the same directory with nothing undone returns (same memories, order, relevance, text and
 // vector scores; freshness and novelty move with the clock).
 func TestLexicalDataDirectoryUpgrade(t *testing.T) {
 	dir := t.TempDir()
-	s := startServer(t, dir)
+	s := startServer(t, dir, "--embedder", "local") // what the previous release's default was
 	s.ingest("bees", `{"memories":[{"kind":"fact","content":"Nadia keeps her bees on the roof of the old cannery."},
 		{"kind":"fact","content":"The cannery roof leaks when it rains hard."},
 		{"kind":"fact","content":"Nadia prefers heather honey to clover honey."}]}`, "")
@@ -160,8 +175,8 @@ func TestLexicalDataDirectoryUpgrade(t *testing.T) {
 		}
 		return out
 	}
-	want := recallAll(startServer(t, control))
-	s2 := startServer(t, dir)
+	want := recallAll(startServer(t, control, "--embedder", "local"))
+	s2 := startServer(t, dir) // the default, whichever it is: the lexical data decides
 	if got := recallAll(s2); len(want) < 4 || !slices.Equal(got, want) {
 		t.Errorf("recall after the upgrade:\n%q\nwant as the control:\n%q", got, want)
 	}
@@ -275,7 +290,7 @@ func make256() []float32 {
 // kept corpus that another embedder made rather than compare its vectors with other ones.
 func TestBenchRecallTakesServesEmbedder(t *testing.T) {
 	dir := t.TempDir()
-	args := []string{"bench", "recall", "--memories", "50", "--queries", "5", "--data", dir}
+	args := []string{"bench", "recall", "--memories", "50", "--queries", "5", "--data", dir, "--embedder", "local"}
 	if out, err := runMain(t, append(args, "--embed-dims", "64")...); err != nil {
 		t.Fatalf("bench recall: %v\n%s", err, out)
 	}
