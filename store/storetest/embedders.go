@@ -17,8 +17,9 @@ type EmbedderStore interface {
 }
 
 // testEmbedders: a namespace records the embedder name and size of its first vectors,
-// refuses vectors of another name (atomically), takes unnamed ones, and a namespace written
-// without a name gets one from RecordEmbedder or its first named write.
+// refuses vectors of another name (atomically), takes unnamed ones, a namespace written
+// without a name gets one from RecordEmbedder or its first named write, and a deleted one
+// forgets its embedder.
 func testEmbedders(t *testing.T, open func(t *testing.T) models.Store) {
 	st, ok := open(t).(EmbedderStore)
 	if !ok {
@@ -97,5 +98,17 @@ func testEmbedders(t *testing.T, open func(t *testing.T) models.Store) {
 	must(write("suite-old2", "y2", a.Name, []float32{0, 1}))
 	if got := embedders()["suite-old2"]; got != a {
 		t.Errorf("suite-old2 after a named write: %v, want %v", got, a)
+	}
+
+	// A deleted namespace forgets its embedder: it starts again with any.
+	if _, err := st.DeleteNamespace(ctx, "suite-old2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := embedders()["suite-old2"]; ok {
+		t.Error("a deleted namespace still has an embedder")
+	}
+	must(write("suite-old2", "y3", b.Name, []float32{1, 0}))
+	if got := embedders()["suite-old2"]; got != b {
+		t.Errorf("suite-old2 written again: %v, want %v", got, b)
 	}
 }
