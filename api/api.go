@@ -27,9 +27,21 @@ type StatusResponse struct {
 	Status string `json:"status"`
 }
 
-// NamespacesResponse lists namespaces (admin).
+// NamespacesResponse lists namespaces (admin), with the embedder of each one that holds
+// vectors and the one this server embeds with: a namespace is served only by the embedder
+// that made its vectors.
 type NamespacesResponse struct {
-	Namespaces []string `json:"namespaces"`
+	Namespaces []string            `json:"namespaces"`
+	Embedders  map[string]Embedder `json:"embedders"`
+	Embedder   *Embedder           `json:"embedder,omitempty"`
+}
+
+// Embedder identifies an embedder: its name (model and version, e.g. local-hash-v1-256) and
+// the size of its vectors. An empty name is a namespace embedded before names were recorded,
+// not yet opened by a server.
+type Embedder struct {
+	Name string `json:"name"`
+	Dims int    `json:"dims"`
 }
 
 // NamespaceDeletedResponse says what deleting a namespace deleted (admin): its memories,

@@ -70,6 +70,8 @@ type MetricsResponse struct {
 	Graph              GraphHealth              `json:"graph"`
 	Calibration        Calibration              `json:"calibration"`
 	DecayEffectiveness DecayEffectiveness       `json:"decay_effectiveness"`
+	// Embedder made the namespace's vectors (absent when it has none): only it serves them.
+	Embedder *Embedder `json:"embedder,omitempty"`
 }
 
 // OutcomeCounts are the outcomes of a set of surfacings; Pending ones have no outcome yet.

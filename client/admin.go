@@ -46,6 +46,16 @@ func (c *Client) Namespaces(ctx context.Context) ([]string, error) {
 	return out.Namespaces, nil
 }
 
+// NamespaceEmbedders lists every namespace that holds a memory with the embedder of each one
+// that holds vectors, and the embedder the server uses.
+func (c *Client) NamespaceEmbedders(ctx context.Context) (*api.NamespacesResponse, error) {
+	var out api.NamespacesResponse
+	if err := c.do(ctx, call{route: routeNamespaces, idempotent: true}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // Jobs lists the scheduled jobs with their schedule and latest run.
 func (c *Client) Jobs(ctx context.Context) ([]api.Job, error) {
 	var out api.JobsResponse

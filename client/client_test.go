@@ -183,6 +183,10 @@ func TestTourOfEveryRoute(t *testing.T) {
 	if err != nil || !slices.Contains(names, "tour") {
 		t.Errorf("namespaces = %v, %v", names, err)
 	}
+	lex := api.Embedder{Name: "local-hash-v1-256", Dims: 256}
+	if nss, err := c.NamespaceEmbedders(ctx); err != nil || nss.Embedders["tour"] != lex || nss.Embedder == nil || *nss.Embedder != lex {
+		t.Errorf("namespace embedders = %+v, %v; want tour's and the server's %v", nss, err, lex)
+	}
 	// The tour reported one use: the relevance model learned from one event.
 	if rl, err := c.Relearn(ctx, "tour", false); err != nil || rl.Events != 1 || rl.Version != 1 || rl.MaxDiff != 0 {
 		t.Errorf("relearn = %+v, %v; want 1 event, version 1, max diff 0", rl, err)

@@ -151,6 +151,11 @@ func (s *Service) Ingest(ctx context.Context, ns string, ms []*models.Memory) ([
 	if err := s.embed(ctx, units); err != nil {
 		return nil, err
 	}
+	if s.embedder != nil {
+		for _, w := range writes { // the namespace records, and then checks, who made its vectors
+			w.Embedder = s.embedder.Name()
+		}
+	}
 	if err := s.store.CreateMemories(ctx, writes); err != nil {
 		return nil, storeField(err, len(ms) > 1)
 	}

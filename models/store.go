@@ -15,12 +15,23 @@ type Hit struct {
 // MemoryWrite is one memory to create with everything ingest derived from it. Chunks (when
 // the content was long) carry ParentID = Memory.ID. Concepts are upserted: an existing concept
 // keeps its FirstSeen, gains Mentions and moves LastSeen. Edges are created when missing and
-// left as they are when present (engagement, not ingest, moves weights).
+// left as they are when present (engagement, not ingest, moves weights). Embedder names the
+// embedder that made the embeddings (embed.Embedder.Name): the namespace records it with its
+// first vectors and refuses vectors of another; empty skips that check.
 type MemoryWrite struct {
 	Memory   *Memory
 	Chunks   []*Memory
 	Concepts []*Concept
 	Edges    []*Edge
+	Embedder string
+}
+
+// EmbedderIdentity is the embedder whose vectors a namespace holds: its Name
+// (embed.Embedder.Name) and vector size. An empty Name is a namespace whose vectors were
+// written before stores recorded names (embed.Resolve decides what made them).
+type EmbedderIdentity struct {
+	Name string
+	Dims int
 }
 
 // SurfacingFilter selects surfacings. Zero fields do not filter.
@@ -140,7 +151,9 @@ type EmbedFunc = func(ctx context.Context, texts []string) ([][]float32, error)
 // is EINTERNAL.
 type Store interface {
 	// CreateMemories writes the batch atomically: all memories, chunks, concepts and edges,
-	// or none. Every acknowledged write is durable. ECONFLICT when an id exists.
+	// or none. Every acknowledged write is durable. ECONFLICT when an id exists; EINVALID
+	// when the embeddings' size, or their Embedder when both are named, differs from the
+	// namespace's (the first vectors of a namespace record both).
 	CreateMemories(ctx context.Context, writes []*MemoryWrite) error
 	// GetMemory returns one memory or chunk; ENOTFOUND when missing.
 	GetMemory(ctx context.Context, ns, id string) (*Memory, error)

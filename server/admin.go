@@ -48,9 +48,11 @@ func (s *Server) relearn(c *gin.Context) {
 	c.JSON(http.StatusOK, api.RelearnResponse{Namespace: ns, Events: r.Events, Skipped: r.Skipped, Version: r.Version, MaxDiff: r.MaxDiff})
 }
 
-// NamespaceLister lists the namespaces that hold memories and deletes one (admin).
+// NamespaceLister lists the namespaces that hold memories, with the embedder of those that
+// hold vectors, and deletes one (admin).
 type NamespaceLister interface {
 	Namespaces(ctx context.Context) ([]string, error)
+	Embedders(ctx context.Context) (map[string]models.EmbedderIdentity, error)
 	DeleteNamespace(ctx context.Context, ns string) (models.NamespaceDeleted, error)
 }
 
@@ -95,5 +97,19 @@ func (s *Server) listNamespaces(c *gin.Context) {
 			ns = append(ns, n)
 		}
 	}
-	c.JSON(http.StatusOK, api.NamespacesResponse{Namespaces: ns})
+	ids, err := s.namespaces.Embedders(c.Request.Context())
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	resp := api.NamespacesResponse{Namespaces: ns, Embedders: make(map[string]api.Embedder, len(ids))}
+	for n, id := range ids {
+		if p.AdminOf(n) { // a scoped admin must not learn the names of other namespaces
+			resp.Embedders[n] = api.Embedder{Name: id.Name, Dims: id.Dims}
+		}
+	}
+	if s.embedder.Name != "" {
+		resp.Embedder = &api.Embedder{Name: s.embedder.Name, Dims: s.embedder.Dims}
+	}
+	c.JSON(http.StatusOK, resp)
 }

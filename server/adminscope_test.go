@@ -88,6 +88,9 @@ func TestAdminKeysAreScopedToTheirNamespaces(t *testing.T) {
 	if code != 200 || json.Unmarshal(b, &list) != nil || !slices.Equal(list.Namespaces, []string{"b"}) {
 		t.Errorf("admin of b lists %d %s, want only b", code, b)
 	}
+	if _, leaked := list.Embedders["a"]; leaked || len(list.Embedders) != 1 {
+		t.Errorf("admin of b sees the embedders of %v, want b's alone", list.Embedders)
+	}
 	// Nothing of a changed: its memory is there, its settings unwritten, no experiment.
 	if code, b := call(testserver.KeyA, "GET", "/v1/namespaces/a/memories", ""); code != 200 || !strings.Contains(string(b), "Friday") {
 		t.Errorf("a's memories after the refusals = %d %s, want the memory", code, b)

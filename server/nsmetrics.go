@@ -38,6 +38,16 @@ func (s *Server) namespaceMetrics(c *gin.Context) {
 		fail(c, err)
 		return
 	}
+	if s.namespaces != nil {
+		ids, err := s.namespaces.Embedders(c.Request.Context())
+		if err != nil {
+			fail(c, err)
+			return
+		}
+		if id, ok := ids[c.Param("ns")]; ok {
+			r.Embedder = &api.Embedder{Name: id.Name, Dims: id.Dims}
+		}
+	}
 	c.JSON(http.StatusOK, r)
 }
 

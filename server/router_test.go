@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/goccy/go-yaml"
 
@@ -49,6 +50,9 @@ func (brokenStore) DeleteNamespace(context.Context, string) (models.NamespaceDel
 	return models.NamespaceDeleted{}, errors.New("sql: database disk image is malformed")
 }
 func (brokenStore) Namespaces(context.Context) ([]string, error) {
+	return nil, errors.New("sql: database disk image is malformed")
+}
+func (brokenStore) Embedders(context.Context) (map[string]models.EmbedderIdentity, error) {
 	return nil, errors.New("sql: database disk image is malformed")
 }
 
@@ -454,5 +458,41 @@ func TestDeleteNamespaceForgetsTheRecallersCaches(t *testing.T) {
 	s, _ = newTestServer(t, Config{Recaller: r, Namespaces: brokenStore{}})
 	if res, _ := do(t, s.Handler(), "DELETE", "/v1/admin/namespaces/gone", ""); res.StatusCode != 500 || len(r.forgot) != 0 {
 		t.Errorf("failed delete: %d, forgot %v", res.StatusCode, r.forgot)
+	}
+}
+
+// embeddersStore lists two namespaces, one of them with vectors.
+type embeddersStore struct{ brokenStore }
+
+func (embeddersStore) Namespaces(context.Context) ([]string, error) {
+	return []string{"bees", "notes"}, nil
+}
+func (embeddersStore) Embedders(context.Context) (map[string]models.EmbedderIdentity, error) {
+	return map[string]models.EmbedderIdentity{"bees": {Name: "local-hash-v1-256", Dims: 256}}, nil
+}
+
+// fixedReports answers every namespace's metrics with nothing surfaced.
+type fixedReports struct{}
+
+func (fixedReports) Metrics(_ context.Context, ns string, _, _ time.Time) (*api.MetricsResponse, error) {
+	return &api.MetricsResponse{Namespace: ns, ByConversationType: map[string]api.OutcomeCounts{}, ByMode: map[string]api.OutcomeCounts{}}, nil
+}
+
+// TestNamespaceEmbedders: the namespace list shows each namespace's embedder and the
+// server's, the metrics the namespace's own (none for one without vectors), as the API
+// document describes them.
+func TestNamespaceEmbedders(t *testing.T) {
+	s, _ := newTestServer(t, Config{Namespaces: embeddersStore{}, Reports: fixedReports{},
+		Embedder: models.EmbedderIdentity{Name: "static-test-256", Dims: 256}})
+	res, body := do(t, s.Handler(), "GET", "/v1/admin/namespaces", "")
+	want := `{"namespaces":["bees","notes"],"embedders":{"bees":{"name":"local-hash-v1-256","dims":256}},"embedder":{"name":"static-test-256","dims":256}}`
+	if res.StatusCode != 200 || string(body) != want {
+		t.Errorf("GET /v1/admin/namespaces = %d %s, want %s", res.StatusCode, body, want)
+	}
+	for ns, want := range map[string]string{"bees": `"embedder":{"name":"local-hash-v1-256","dims":256}`, "notes": ""} {
+		res, body := do(t, s.Handler(), "GET", "/v1/namespaces/"+ns+"/metrics", "")
+		if res.StatusCode != 200 || (want != "" && !strings.Contains(string(body), want)) || (want == "" && strings.Contains(string(body), `"embedder"`)) {
+			t.Errorf("GET metrics of %s = %d %s, want embedder %q", ns, res.StatusCode, body, want)
+		}
 	}
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/salience-ai/salience/models"
 )
 
 // Defaults of Config.
@@ -28,6 +30,8 @@ type Config struct {
 	Recaller   Recaller
 	Memories   MemoryStore
 	Namespaces NamespaceLister
+	// Embedder is the embedder the Ingester and Recaller use, shown by the namespace list.
+	Embedder models.EmbedderIdentity
 	// Ready reports whether the store has loaded its indexes; nil means always ready.
 	Ready func() bool
 
@@ -82,6 +86,7 @@ type Server struct {
 	editor     MemoryEditor // the Ingester, when it edits (ingest.Service does)
 	memories   MemoryStore
 	namespaces NamespaceLister
+	embedder   models.EmbedderIdentity
 	ready      func() bool
 	keys       *Keyring
 	maxBody    int64
@@ -118,6 +123,7 @@ func New(cfg Config) *Server {
 		recaller:        cfg.Recaller,
 		memories:        cfg.Memories,
 		namespaces:      cfg.Namespaces,
+		embedder:        cfg.Embedder,
 		ready:           cfg.Ready,
 		jobs:            cfg.Jobs,
 		queue:           cfg.Queue,

@@ -18,7 +18,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/salience-ai/salience/embed"
 	"github.com/salience-ai/salience/eval"
 	"github.com/salience-ai/salience/ingest"
 	"github.com/salience-ai/salience/models"
@@ -56,7 +55,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	conc := fs.Int("concurrency", 1, "concurrent callers")
 	mode := fs.String("mode", "search", "recall mode: search or ambient")
 	data := fs.String("data", "", "keep the corpus in this directory and reuse it next time (default: a temporary one); each run's recorded turns stay in it, so compare runs on copies of one fresh corpus")
-	dims := fs.Int("dims", 0, "local embedder dimensions (0 = default)")
+	ec := measureEmbedderFlags(fs)
 	seed := fs.Uint64("seed", 1, "corpus and query seed")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed recall calls to this file")
 	memprofile := fs.String("memprofile", "", "write an allocation profile after the timed recall calls to this file")
@@ -74,6 +73,10 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	if err := finishStoreFlags(fs, sc); err != nil {
+		return err
+	}
+	emb, err := finishEmbedderFlags(fs, ec, os.Getenv)
+	if err != nil {
 		return err
 	}
 	if *scaling < 0 || (*scaling > 0 && (*scalingRounds < 1 || *scalingCalls < 1)) {
@@ -96,7 +99,6 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		dir = d
 	}
 	path := filepath.Join(dir, "bench.db")
-	emb := embed.NewLocal(*dims)
 	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 	const ns = "bench"
 	syn := eval.NewSynth(*seed)
@@ -123,6 +125,9 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	_, have, err := st.FindMemories(ctx, models.MemoryFilter{Namespace: ns, Limit: 1})
+	if err == nil {
+		err = checkCorpusEmbedder(ctx, st, emb, dir)
+	}
 	if err != nil {
 		st.Close()
 		return err

@@ -9,9 +9,9 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"time"
 
-	"github.com/salience-ai/salience/embed"
 	"github.com/salience-ai/salience/eval"
 	"github.com/salience-ai/salience/index"
 )
@@ -21,8 +21,8 @@ best rescored by int8 codes; what a namespace of index.ApproxMinRows or more mem
 against an exact float32 scan, and the latency of both, on two corpora:
 
   synth   the LoCoMo-shaped synthetic corpus (eval.Synth, as bench recall uses): each memory's
-          content embedded by the local embedder (--dims, default 256); queries are
-          eval.Synth queries, embedded the same way.
+          content embedded by serve's embedder (--embedder and --embed-*, with serve's
+          defaults); queries are eval.Synth queries, embedded the same way.
   cluster --cluster-dims-dimensional vectors (default 1,536, an OpenAI embedding's size) with
           clustered structure: --clusters centres drawn from a standard normal distribution,
           each vector a random centre plus independent normal noise of standard deviation
@@ -41,12 +41,16 @@ func benchANN(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	queries := fs.Int("queries", 200, "queries per corpus")
 	k := fs.Int("k", 20, "hits per query")
 	rescore := fs.Int("rescore", 0, "rows rescored by their int8 codes (0 = what Search uses: index.Rescore(k))")
-	dims := fs.Int("dims", 0, "local embedder dimensions for the synth corpus (0 = default)")
+	ec := measureEmbedderFlags(fs)
 	cdims := fs.Int("cluster-dims", 1536, "dimensions of the cluster corpus (0 = skip it)")
 	clusters := fs.Int("clusters", 1000, "clusters in the cluster corpus")
 	spread := fs.Float64("spread", 1, "noise around a cluster centre, relative to the centre (see the help)")
 	seed := fs.Uint64("seed", 1, "corpus and query seed")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	emb, err := finishEmbedderFlags(fs, ec, os.Getenv)
+	if err != nil {
 		return err
 	}
 	if *n <= 0 || *queries <= 0 || *k <= 0 {
@@ -110,7 +114,6 @@ func benchANN(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 
 	// The synth corpus.
-	emb := embed.NewLocal(*dims)
 	syn := eval.NewSynth(*seed)
 	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 	v, ref := index.NewVectors(emb.Dims()), index.NewExactVectors(emb.Dims())

@@ -393,3 +393,26 @@ func (w *addrWriter) Write(b []byte) (int, error) {
 	}
 	return n, err
 }
+
+// TestBinaryRefusesAnotherEmbeddersData is the user's view of the embedder check: over a
+// namespace another model of the same size embedded, the process exits non-zero at once,
+// naming both embedders.
+func TestBinaryRefusesAnotherEmbeddersData(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	seedStore(t, dir, fakeStatic, "bees")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0", "--data", dir)
+	cmd.Env = append(os.Environ(), "SALIENCE_EMBEDDER=")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitError {
+		t.Fatalf("exit = %v, want code %d\n%s", err, exitError, out)
+	}
+	for _, want := range []string{"static-fake-256-v1", "configured embedder is " + defaultEmbedder(t).Name(), "salience reembed --ns bees"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q: %s", want, out)
+		}
+	}
+}

@@ -36,12 +36,12 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 		}
 	}
 	if len(args) == 0 || args[0] != "locomo" {
-		return errors.New("usage: salience eval locomo [--data DIR] [--dims N] [--learn | --natural | --ambient] [--rerank [--rerank-url URL] [--rerank-fake-latency D] [--budget D]]\n       salience eval bandit [--runs N] [--seed S] [--gamma G]\n       salience eval predict [--conversations N] [--seed S]")
+		return errors.New("usage: salience eval locomo [--data DIR] [--embedder E [--embed-* ...]] [--learn | --natural | --ambient] [--rerank [--rerank-url URL] [--rerank-fake-latency D] [--budget D]]\n       salience eval bandit [--runs N] [--seed S] [--gamma G]\n       salience eval predict [--conversations N] [--seed S]")
 	}
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", defaultLocomo(), "directory of LoCoMo-format conversation files (*.json)")
-	dims := fs.Int("dims", 0, "local embedder dimensions (0 = default)")
+	ec := measureEmbedderFlags(fs)
 	learn := fs.Bool("learn", false, "replay half the questions with engagement feedback and score the other half with and without it")
 	natural := fs.Bool("natural", false, "play each conversation as a bot does (an ambient recall before every turn, honest reports) beside a twin that never reports, and score both")
 	ambient := fs.Bool("ambient", false, "replay every question in ambient mode under each threshold policy (off, fixed:default, each fixed arm, bandit, bandit with reports withheld) and print precision, hit rate, used and surfaced per turn and mean reward")
@@ -54,6 +54,10 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	if err := sc.validate(); err != nil {
+		return err
+	}
+	emb, err := finishEmbedderFlags(fs, ec, getenv)
+	if err != nil {
 		return err
 	}
 	if sc.Kind == StoreNeo4j && (*learn || *ambient || *natural) {
@@ -76,7 +80,6 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	defer os.RemoveAll(dir)
-	emb := embed.NewLocal(*dims)
 	engine := func(name string) (eval.Engine, func(), error) {
 		if sc.Kind == StoreNeo4j {
 			return neo4jEngine(ctx, sc, emb, rr, convs)

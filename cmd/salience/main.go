@@ -107,6 +107,9 @@ type Main struct {
 	closed   sync.Once
 	unlock   func() // releases the data directory's lock (reembed.go)
 	memLimit func() // restores the soft memory limit serve set from --index-budget
+	// embedderChosen: --embedder or SALIENCE_EMBEDDER was given, so the embedder is the
+	// operator's choice and not the default that follows the data (resolveEmbedder).
+	embedderChosen bool
 }
 
 // NewMain returns a Main writing to the process's stdout and stderr.
@@ -183,6 +186,7 @@ func (m *Main) ParseFlags(ctx context.Context, args []string) error {
 	if err := applyEnv(fs, m.Getenv); err != nil {
 		return err
 	}
+	m.embedderChosen = flagGiven(fs, "embedder")
 	if err := m.Config.validate(); err != nil {
 		return err
 	}
@@ -269,11 +273,8 @@ func (m *Main) serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	dims, err := st.VectorDims(ctx)
-	if err != nil {
-		return err
-	}
-	if err := checkDims(dims, emb, &c.Store, c.DataDir); err != nil {
+	// Each namespace keeps the embedder it was embedded with: refuse another before serving.
+	if emb, err = resolveEmbedder(ctx, st, emb, c, m.embedderChosen, m.logger); err != nil {
 		return err
 	}
 
@@ -321,6 +322,7 @@ func (m *Main) serve(ctx context.Context) error {
 		SettingsWriters: c.SettingsWriters,
 		Memories:        st,
 		Namespaces:      st,
+		Embedder:        embed.Identity(emb),
 		Ready:           st.Ready,
 		Jobs:            sched,
 		Queue:           st,

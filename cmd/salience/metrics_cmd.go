@@ -73,6 +73,13 @@ func runMetrics(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	ids, err := st.Embedders(ctx) // as the metrics route shows it
+	if err != nil {
+		return err
+	}
+	if id, ok := ids[*ns]; ok {
+		r.Embedder = &api.Embedder{Name: id.Name, Dims: id.Dims}
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -92,7 +99,11 @@ func printMetrics(w io.Writer, r *api.MetricsResponse) error {
 	case !r.Until.IsZero():
 		window = "until " + r.Until.Format(time.RFC3339)
 	}
-	fmt.Fprintf(w, "namespace %s, %s: %d conversations, %d turns\n\n", r.Namespace, window, r.Conversations, r.Turns)
+	fmt.Fprintf(w, "namespace %s, %s: %d conversations, %d turns\n", r.Namespace, window, r.Conversations, r.Turns)
+	if r.Embedder != nil {
+		fmt.Fprintf(w, "embedder: %s (%d dimensions)\n", r.Embedder.Name, r.Embedder.Dims)
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "\tsurfaced\tused\thelpful\tignored\tdismissed\tpending\tprecision\tdismissal\tignore\t")
 	row := func(name string, c api.OutcomeCounts) {

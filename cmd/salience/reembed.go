@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -23,46 +22,14 @@ var errDataLocked = errors.New("the data directory is in use")
 
 func lockPath(dir string) string { return filepath.Join(dir, DatabaseFile+".lock") }
 
-// checkDims compares the embedder's vector size with what each namespace in the store
-// already holds, before anything is served: vectors of two sizes cannot be compared, and
-// a mismatch would otherwise surface as every vector search failing. The error names both
-// sizes and what fixes it: `salience reembed`, with the store's own flags for Neo4j, or the
-// embedder that made the vectors.
-func checkDims(have map[string]int, emb embed.Embedder, sc *StoreConfig, dataDir string) error {
-	var bad []string
-	for ns, d := range have {
-		if d != emb.Dims() {
-			bad = append(bad, ns)
-		}
-	}
-	if len(bad) == 0 {
-		return nil
-	}
-	sort.Strings(bad)
-	ns := bad[0]
-	more := ""
-	if len(bad) > 1 {
-		more = fmt.Sprintf(" (and %d more namespaces: %s)", len(bad)-1, strings.Join(bad[1:], ", "))
-	}
-	mismatch := fmt.Sprintf("embedding size mismatch: namespace %q holds %d-dimension vectors but the embedder %s makes %d-dimension ones%s",
-		ns, have[ns], emb.Name(), emb.Dims(), more)
-	if sc.Kind == StoreNeo4j {
-		return fmt.Errorf("%s; re-embed with the new embedder (stop every server on this database first): "+
-			"salience reembed --ns %s --store neo4j --neo4j-uri %s [the same --embedder/--embed-* flags], "+
-			"or start with the embedder that made them", mismatch, ns, sc.Neo4jURI)
-	}
-	return fmt.Errorf("%s; re-embed with the new embedder (stop the server first): salience reembed --ns %s --data %s [the same --embedder/--embed-* flags], "+
-		"or start with the embedder that made them", mismatch, ns, dataDir)
-}
-
 // runReembed runs `salience reembed --ns NS`: it re-embeds every memory of the namespaces
-// with the configured embedder and records the new vector size. On the embedded store it
-// works on the database directly and refuses to run while a server holds it: a server's
-// in-memory vector index would silently go stale (serve takes a shared lock on the data
-// directory, reembed an exclusive one). On Neo4j (--store neo4j) it cannot see the servers
-// on the database: the namespace takes the new size first, so a server still running with
-// the old embedder is refused its writes and finds no vectors, and the operator stops them
-// first (neo4j.Store.Reembed).
+// with the configured embedder and records it (name and vector size) as theirs. On the
+// embedded store it works on the database directly and refuses to run while a server holds
+// it: a server's in-memory vector index would silently go stale (serve takes a shared lock on
+// the data directory, reembed an exclusive one). On Neo4j (--store neo4j) it cannot see the
+// servers on the database: the namespace takes the new embedder first, so a server still
+// running with the old one is refused its writes, and the operator stops them first
+// (neo4j.Store.Reembed).
 func runReembed(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	c := DefaultConfig()
 	fs := flag.NewFlagSet("salience reembed", flag.ContinueOnError)
@@ -70,11 +37,7 @@ func runReembed(ctx context.Context, args []string, getenv func(string) string, 
 	var nsList string
 	fs.StringVar(&nsList, "ns", "", "namespaces to re-embed, comma-separated (required)")
 	fs.StringVar(&c.DataDir, "data", c.DataDir, "data directory; the database is <data>/salience.db")
-	fs.StringVar(&c.Embedder, "embedder", c.Embedder, "embedder: local or openai (as for serve)")
-	fs.StringVar(&c.EmbedURL, "embed-url", c.EmbedURL, "openai embedder: API base URL including /v1 (empty: OpenAI)")
-	fs.StringVar(&c.EmbedModel, "embed-model", c.EmbedModel, "openai embedder: model name")
-	fs.IntVar(&c.EmbedDims, "embed-dims", c.EmbedDims, "vector size: the model's for openai (required); 0 means 256 for local")
-	fs.StringVar(&c.EmbedKey, "embed-key", c.EmbedKey, "openai embedder: API key (env SALIENCE_EMBED_KEY or OPENAI_API_KEY)")
+	embedderFlags(fs, &c)
 	batch := fs.Int("batch", embed.DefaultBatchSize, "memories embedded and written per step")
 	sc := storeFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -144,18 +107,17 @@ func reembedNeo4j(ctx context.Context, sc *StoreConfig, c *Config, namespaces []
 }
 
 // reembedAll re-embeds each namespace through reembed (a store's Reembed) and reports it.
-func reembedAll(ctx context.Context, st interface {
-	VectorDims(context.Context) (map[string]int, error)
-}, reembed func(ctx context.Context, ns string, dims, batch int, embed models.EmbedFunc, progress func(done, total int)) (int, error),
+func reembedAll(ctx context.Context, st embedderStore,
+	reembed func(ctx context.Context, ns string, to models.EmbedderIdentity, batch int, embed models.EmbedFunc, progress func(done, total int)) (int, error),
 	emb embed.Embedder, namespaces []string, batch int, stdout, stderr io.Writer) error {
-	before, err := st.VectorDims(ctx)
+	before, err := st.Embedders(ctx)
 	if err != nil {
 		return err
 	}
 	for _, ns := range namespaces {
 		start := time.Now()
 		last := time.Now()
-		n, err := reembed(ctx, ns, emb.Dims(), batch, emb.Embed, func(done, total int) {
+		n, err := reembed(ctx, ns, embed.Identity(emb), batch, emb.Embed, func(done, total int) {
 			if time.Since(last) >= 5*time.Second {
 				fmt.Fprintf(stderr, "%s: %d/%d\n", ns, done, total)
 				last = time.Now()
@@ -165,11 +127,13 @@ func reembedAll(ctx context.Context, st interface {
 			return fmt.Errorf("reembed %s: after %d memories: %w", ns, n, err)
 		}
 		from := "no vectors"
-		if d := before[ns]; d > 0 {
-			from = fmt.Sprintf("%d dims", d)
+		if b, ok := before[ns]; ok && b.Name != "" {
+			from = fmt.Sprintf("%s, %d dims", b.Name, b.Dims)
+		} else if ok {
+			from = fmt.Sprintf("%d dims, embedder not recorded", b.Dims)
 		}
-		fmt.Fprintf(stdout, "re-embedded %d memories of %s with %s in %.1fs (%s → %d dims)\n",
-			n, ns, emb.Name(), time.Since(start).Seconds(), from, emb.Dims())
+		fmt.Fprintf(stdout, "re-embedded %d memories of %s with %s in %.1fs (%s → %s, %d dims)\n",
+			n, ns, emb.Name(), time.Since(start).Seconds(), from, emb.Name(), emb.Dims())
 	}
 	return nil
 }

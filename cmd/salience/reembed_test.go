@@ -53,7 +53,7 @@ func TestDimensionMismatchAtStartAndReembed(t *testing.T) {
 		t.Fatal("serve started over 64-dimension vectors with a 256-dimension embedder")
 	}
 	for _, want := range []string{
-		`namespace "bees" holds 64-dimension vectors but the embedder local-hash-v1-256 makes 256-dimension ones`,
+		`namespace "bees" holds vectors of local-hash-v1-64 (64 dimensions) but the configured embedder is local-hash-v1-256 (256 dimensions)`,
 		"(and 1 more namespaces: other)",
 		"salience reembed --ns bees --data " + dir,
 	} {
@@ -66,7 +66,7 @@ func TestDimensionMismatchAtStartAndReembed(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reembed: %v\n%s", err, out)
 	}
-	for _, want := range []string{"re-embedded 1 memories of bees with local-hash-v1-256", "(64 dims → 256 dims)", "re-embedded 1 memories of other"} {
+	for _, want := range []string{"re-embedded 1 memories of bees with local-hash-v1-256", "(local-hash-v1-64, 64 dims → local-hash-v1-256, 256 dims)", "re-embedded 1 memories of other"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("reembed output %q lacks %q", out, want)
 		}
@@ -115,11 +115,9 @@ func TestReembedUsage(t *testing.T) {
 // salience reembed with the embedded store's data directory, or with the Neo4j store's
 // flags (never a reembed command that would open SQLite for a Neo4j store).
 func TestDimensionMismatchMessage(t *testing.T) {
-	have := map[string]int{"bees": 64, "other": 64, "fine": 256}
+	l64 := embed.Identity(embed.NewLocal(64))
+	have := map[string]models.EmbedderIdentity{"bees": l64, "other": l64, "fine": embed.Identity(embed.NewLocal(0))}
 	emb := embed.NewLocal(0) // 256 dimensions
-	if err := checkDims(map[string]int{"fine": 256}, emb, &StoreConfig{Kind: StoreNeo4j}, "./data"); err != nil {
-		t.Errorf("matching sizes: %v", err)
-	}
 	for _, tc := range []struct {
 		name      string
 		sc        StoreConfig
@@ -129,15 +127,15 @@ func TestDimensionMismatchMessage(t *testing.T) {
 		{"neo4j", StoreConfig{Kind: StoreNeo4j, Neo4jURI: "neo4j://db:7687"}, []string{
 			"stop every server on this database first",
 			"salience reembed --ns bees --store neo4j --neo4j-uri neo4j://db:7687",
-			"start with the embedder that made them",
+			"start with the embedder that made them (lexical vectors: --embedder local --embed-dims 64)",
 		}, []string{"--data"}},
 	} {
-		err := checkDims(have, emb, &tc.sc, "./data")
+		_, err := resolveEmbedder(context.Background(), &fakeEmbedderStore{have: have}, emb, &Config{Store: tc.sc, DataDir: "./data"}, true, quiet())
 		if err == nil {
 			t.Fatalf("%s: no error for 64-dimension vectors and a 256-dimension embedder", tc.name)
 		}
 		msg := err.Error()
-		for _, w := range append([]string{`namespace "bees" holds 64-dimension vectors but the embedder local-hash-v1-256 makes 256-dimension ones`, "(and 1 more namespaces: other)"}, tc.want...) {
+		for _, w := range append([]string{`namespace "bees" holds vectors of local-hash-v1-64 (64 dimensions) but the configured embedder is local-hash-v1-256 (256 dimensions)`, "(and 1 more namespaces: other)"}, tc.want...) {
 			if !strings.Contains(msg, w) {
 				t.Errorf("%s: %q lacks %q", tc.name, msg, w)
 			}
@@ -182,7 +180,8 @@ func TestNeo4jReembed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := checkDims(map[string]int{"bees": 64}, embed.NewLocal(0), &StoreConfig{Kind: StoreNeo4j, Neo4jURI: uri}, ""); err == nil ||
+	neo4jConfig := &Config{Store: StoreConfig{Kind: StoreNeo4j, Neo4jURI: uri}}
+	if _, err := resolveEmbedder(ctx, st, embed.NewLocal(0), neo4jConfig, true, quiet()); err == nil ||
 		!strings.Contains(err.Error(), "salience reembed --ns bees --store neo4j --neo4j-uri "+uri) {
 		t.Fatalf("start-up check: %v, want the reembed command for Neo4j", err)
 	}
@@ -191,15 +190,16 @@ func TestNeo4jReembed(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reembed: %v\n%s", err, out)
 	}
-	if want := "re-embedded 2 memories of bees with local-hash-v1-256"; !strings.Contains(out, want) || !strings.Contains(out, "(64 dims → 256 dims)") {
+	if want := "re-embedded 2 memories of bees with local-hash-v1-256"; !strings.Contains(out, want) || !strings.Contains(out, "(local-hash-v1-64, 64 dims → local-hash-v1-256, 256 dims)") {
 		t.Fatalf("reembed output %q lacks %q and the sizes", out, want)
 	}
 	dims, err := st.VectorDims(ctx)
 	if err != nil || dims["bees"] != 256 || dims["other"] != 64 {
 		t.Fatalf("VectorDims after = %v, %v; want bees 256, other 64", dims, err)
 	}
-	if err := checkDims(map[string]int{"bees": dims["bees"]}, embed.NewLocal(0), &StoreConfig{Kind: StoreNeo4j, Neo4jURI: uri}, ""); err != nil {
-		t.Errorf("a server with the new embedder would refuse to start: %v", err)
+	ids, err := st.Embedders(ctx)
+	if err != nil || ids["bees"] != embed.Identity(embed.NewLocal(0)) || ids["other"] != embed.Identity(old) {
+		t.Fatalf("Embedders after = %v, %v; want bees local-hash-v1-256, other local-hash-v1-64", ids, err)
 	}
 	q, err := embed.NewLocal(0).Embed(ctx, []string{"where does Nadia keep her bees"})
 	if err != nil {

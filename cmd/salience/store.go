@@ -102,8 +102,8 @@ func (s *StoreConfig) validate() error {
 type appStore interface {
 	models.Store
 	Ready() bool
-	// VectorDims is each namespace's embedding size, checked against the embedder at start.
-	VectorDims(ctx context.Context) (map[string]int, error)
+	// Each namespace's embedder, resolved against the configured one at start.
+	embedderStore
 }
 
 // neo4jStore adapts the Neo4j store: it is ready once open (search runs on Neo4j's own

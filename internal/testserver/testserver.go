@@ -113,6 +113,7 @@ func Start(t testing.TB, opts Options) *Server {
 		SettingsWriters: opts.SettingsWriters,
 		Memories:        st,
 		Namespaces:      st,
+		Embedder:        embed.Identity(emb),
 		Ready:           st.Ready,
 		Jobs:            sched,
 		Queue:           st,

@@ -102,6 +102,7 @@ type nsWrite struct {
 	units    []map[string]any // memory and chunk rows: {p: props, meta: props, unit: bool, terms}
 	parents  int64
 	dims     int
+	embedder string // the batch's embedder name for this namespace; "" when not given
 	concepts []map[string]any
 	edges    []map[string]any
 
@@ -161,7 +162,13 @@ func prepare(writes []*models.MemoryWrite) ([]*nsWrite, error) {
 				if p.dims != 0 && p.dims != len(v) {
 					return nil, models.Invalid(uf+".embedding", "embedding has %d dimensions, others in the batch %d", len(v), p.dims)
 				}
+				if w.Embedder != "" && p.embedder != "" && w.Embedder != p.embedder {
+					return nil, models.Invalid(f+".embedder", "embedder %s differs from %s of others in the batch", w.Embedder, p.embedder)
+				}
 				c.Embedding, p.dims = v, len(v)
+				if w.Embedder != "" {
+					p.embedder = w.Embedder
+				}
 			}
 			row := map[string]any{"p": memoryProps(&c), "meta": metaProps(&c), "unit": c.Indexed(), "terms": nil}
 			if c.Indexed() {
@@ -265,10 +272,13 @@ const (
 	existingMemories = `UNWIND $ids AS id MATCH (m:Memory {ns: $ns, id: id}) RETURN m.id AS id LIMIT 1`
 
 	// claimSpace creates the namespace's :Space — its write lock, embedding dimension and
-	// the counts GraphStats reads: memories (not chunks), concepts, edges — and returns its
-	// dimension.
+	// embedder name (absent for vectors written before names were recorded), and the counts
+	// GraphStats reads: memories (not chunks), concepts, edges — and returns its dimension
+	// and embedder.
 	claimSpace = `MERGE (sp:Space {ns: $ns}) ON CREATE SET sp.dims = 0, sp.mems = 0, sp.concepts = 0, sp.edges = 0
-		SET sp.lk = NOT coalesce(sp.lk, false) RETURN sp.dims AS dims`
+		SET sp.lk = NOT coalesce(sp.lk, false) RETURN sp.dims AS dims, coalesce(sp.embedder, '') AS embedder`
+	// nameSpace records the embedder of a namespace's vectors.
+	nameSpace = `MATCH (sp:Space {ns: $ns}) SET sp.embedder = $embedder`
 	// countSpace moves the namespace's counts by what a transaction created or deleted.
 	countSpace = `MERGE (sp:Space {ns: $ns}) ON CREATE SET sp.dims = 0, sp.mems = 0, sp.concepts = 0, sp.edges = 0
 		SET sp.dims = CASE WHEN $dims > 0 THEN $dims ELSE sp.dims END,
@@ -305,7 +315,7 @@ const (
 
 // CreateMemories writes the batch in one transaction: memories, chunks, concepts (upserted)
 // and edges (created when missing). ECONFLICT when a memory id exists (also within the
-// batch); EINVALID when an embedding's dimension differs from the namespace's.
+// batch); EINVALID when an embedding's dimension or embedder differs from the namespace's.
 func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite) error {
 	if len(writes) == 0 {
 		return nil
@@ -321,11 +331,23 @@ func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite
 				return err
 			}
 			dims, _ := recs[0].Values[0].(int64)
+			name, _ := recs[0].Values[1].(string)
+			record := false // the batch's name becomes the namespace's
 			switch {
-			case p.dims != 0 && dims == 0:
-				dims = int64(p.dims)
-			case p.dims != 0 && dims != int64(p.dims):
+			case p.dims == 0:
+			case dims == 0:
+				dims, record = int64(p.dims), p.embedder != ""
+			case dims != int64(p.dims):
 				return models.Invalid("embedding", "embedding has %d dimensions; namespace %s uses %d", p.dims, p.ns, dims)
+			case p.embedder != "" && name != "" && name != p.embedder:
+				return models.Invalid("embedding", "embedding made by %s; namespace %s holds vectors of %s", p.embedder, p.ns, name)
+			case p.embedder != "" && name == "":
+				record = true
+			}
+			if record {
+				if err := exec(ctx, tx, nameSpace, map[string]any{"ns": p.ns, "embedder": p.embedder}); err != nil {
+					return err
+				}
 			}
 			// Lists go in slices of maxListParam rows (see GetConcepts).
 			for part := range slices.Chunk(p.ids, maxListParam) {

@@ -11,12 +11,13 @@ import (
 )
 
 const (
-	// reembedClaim takes the namespace's write lock and sets its dimension to the new one
-	// first: from then on a writer with the old embedder is refused (its vectors' size
-	// differs from the namespace's), and a search with either embedder sees only vectors of
-	// its own size — the re-embedded ones for the new embedder.
+	// reembedClaim takes the namespace's write lock and sets its dimension and embedder to
+	// the new ones first: from then on a writer with the old embedder is refused (its
+	// vectors' embedder differs from the namespace's), and when the sizes differ a search
+	// with either embedder sees only vectors of its own size — the re-embedded ones for the
+	// new embedder. (Of one size, an old server's searches mix both models: stop it first.)
 	reembedClaim = `MERGE (sp:Space {ns: $ns}) ON CREATE SET sp.dims = 0, sp.mems = 0, sp.concepts = 0, sp.edges = 0
-		SET sp.lk = NOT coalesce(sp.lk, false), sp.dims = $dims`
+		SET sp.lk = NOT coalesce(sp.lk, false), sp.dims = $dims, sp.embedder = $embedder`
 	// reembedCount counts the units (unchunked memories and chunks: what carries a vector).
 	reembedCount = `MATCH (u:Node {ns: $ns}) WHERE u:Unit RETURN count(u) AS n`
 	// reembedRead reads the next units by id after $after, on the (ns, id) key's index.
@@ -30,21 +31,24 @@ const (
 )
 
 // Reembed replaces the vector of every unit of ns (unchunked memories and chunks) with
-// embedFn's vector of its content, batch units a transaction, in id order, and records dims
-// as the namespace's size first (reembedClaim says what that does to servers still
+// embedFn's vector of its content, batch units a transaction, in id order, and records to
+// (the embedder's name and size) as the namespace's first (reembedClaim says what that does to servers still
 // running with the old embedder; stop them first). It returns how many units it
 // re-embedded; progress, when not nil, hears after each batch. Interrupted, it can be run
 // again: every unit is embedded afresh.
-func (s *Store) Reembed(ctx context.Context, ns string, dims, batch int, embedFn models.EmbedFunc, progress func(done, total int)) (int, error) {
+func (s *Store) Reembed(ctx context.Context, ns string, to models.EmbedderIdentity, batch int, embedFn models.EmbedFunc, progress func(done, total int)) (int, error) {
 	if err := models.ValidateNamespace(ns); err != nil {
 		return 0, err
 	}
-	if dims <= 0 || batch <= 0 {
+	if to.Dims <= 0 || batch <= 0 {
 		return 0, models.Invalid("dims", "dims and batch must be positive")
+	}
+	if to.Name == "" {
+		return 0, models.Invalid("embedder", "the embedder's name is required")
 	}
 	var total int
 	err := s.write(ctx, "reembed: claim", func(tx neo4j.ManagedTransaction) error {
-		if err := exec(ctx, tx, reembedClaim, map[string]any{"ns": ns, "dims": int64(dims)}); err != nil {
+		if err := exec(ctx, tx, reembedClaim, map[string]any{"ns": ns, "dims": int64(to.Dims), "embedder": to.Name}); err != nil {
 			return err
 		}
 		recs, err := collect(ctx, tx, reembedCount, map[string]any{"ns": ns})
@@ -84,7 +88,7 @@ func (s *Store) Reembed(ctx context.Context, ns string, dims, batch int, embedFn
 		if err != nil {
 			return done, fmt.Errorf("reembed: %w", err)
 		}
-		if err := index.CheckVectors(vecs, ids, dims); err != nil {
+		if err := index.CheckVectors(vecs, ids, to.Dims); err != nil {
 			return done, fmt.Errorf("reembed: %w", err)
 		}
 		rows := make([]any, len(ids))

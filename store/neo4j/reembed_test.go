@@ -33,8 +33,9 @@ func testReembed(t *testing.T, s *Store) {
 		t.Errorf("an old-size write after reembed: %v, want EINVALID", err)
 	}
 
+	e3 := models.EmbedderIdentity{Name: "e3", Dims: 3}
 	boom := errors.New("boom")
-	if _, err := s.Reembed(ctx, "ns", 3, 2, func(context.Context, []string) ([][]float32, error) { return nil, boom }, nil); !errors.Is(err, boom) {
+	if _, err := s.Reembed(ctx, "ns", e3, 2, func(context.Context, []string) ([][]float32, error) { return nil, boom }, nil); !errors.Is(err, boom) {
 		t.Errorf("a failing embedder: %v, want it returned", err)
 	}
 	wrong := func(_ context.Context, texts []string) ([][]float32, error) {
@@ -44,13 +45,16 @@ func testReembed(t *testing.T, s *Store) {
 		}
 		return out, nil
 	}
-	if n, err := s.Reembed(ctx, "ns", 3, 2, wrong, nil); err == nil || n != 0 {
+	if n, err := s.Reembed(ctx, "ns", e3, 2, wrong, nil); err == nil || n != 0 {
 		t.Errorf("vectors of the wrong size: %d, %v; want an error before any write", n, err)
 	}
-	if _, err := s.Reembed(ctx, "", 3, 2, embed, nil); models.ErrorCode(err) != models.EINVALID {
+	if _, err := s.Reembed(ctx, "", e3, 2, embed, nil); models.ErrorCode(err) != models.EINVALID {
 		t.Errorf("no namespace: %v, want EINVALID", err)
 	}
-	if _, err := s.Reembed(ctx, "ns", 0, 2, embed, nil); models.ErrorCode(err) != models.EINVALID {
+	if _, err := s.Reembed(ctx, "ns", models.EmbedderIdentity{Name: "e0"}, 2, embed, nil); models.ErrorCode(err) != models.EINVALID {
 		t.Errorf("dims 0: %v, want EINVALID", err)
+	}
+	if _, err := s.Reembed(ctx, "ns", models.EmbedderIdentity{Dims: 3}, 2, embed, nil); models.ErrorCode(err) != models.EINVALID {
+		t.Errorf("no embedder name: %v, want EINVALID", err)
 	}
 }

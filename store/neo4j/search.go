@@ -195,7 +195,43 @@ func vectorHits(rows []any, k int) []models.Hit {
 	return out
 }
 
-const vectorDims = `MATCH (sp:Space) WHERE sp.dims > 0 RETURN sp.ns AS ns, sp.dims AS dims`
+const vectorDims = `MATCH (sp:Space) WHERE sp.dims > 0 RETURN sp.ns AS ns, sp.dims AS dims, coalesce(sp.embedder, '') AS embedder`
+
+// recordEmbedder names the embedder of a namespace whose vectors predate recorded names.
+const recordEmbedder = `MATCH (sp:Space {ns: $ns}) WHERE sp.dims = $dims AND coalesce(sp.embedder, '') = ''
+	SET sp.lk = NOT coalesce(sp.lk, false), sp.embedder = $embedder`
+
+// Embedders returns the embedder of every namespace that holds vectors: its recorded name
+// ("" when the vectors predate recorded names) and size.
+func (s *Store) Embedders(ctx context.Context) (map[string]models.EmbedderIdentity, error) {
+	out := map[string]models.EmbedderIdentity{}
+	err := s.read(ctx, "embedders", func(tx neo4j.ManagedTransaction) error {
+		recs, err := collect(ctx, tx, vectorDims, nil)
+		if err != nil {
+			return err
+		}
+		clear(out)
+		for _, r := range recs {
+			ns, _ := r.Values[0].(string)
+			d, _ := r.Values[1].(int64)
+			name, _ := r.Values[2].(string)
+			out[ns] = models.EmbedderIdentity{Name: name, Dims: int(d)}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// RecordEmbedder records id as the embedder of ns when ns holds vectors of id's size with no
+// recorded name (written before names were recorded); any other namespace is left as it is.
+func (s *Store) RecordEmbedder(ctx context.Context, ns string, id models.EmbedderIdentity) error {
+	if id.Name == "" || id.Dims <= 0 {
+		return models.Invalid("embedder", "an embedder needs a name and a size")
+	}
+	return s.write(ctx, "record embedder", func(tx neo4j.ManagedTransaction) error {
+		return exec(ctx, tx, recordEmbedder, map[string]any{"ns": ns, "dims": int64(id.Dims), "embedder": id.Name})
+	})
+}
 
 // VectorDims returns the embedding size of every namespace that holds vectors, so a server
 // can refuse an embedder of another size before it serves anything.

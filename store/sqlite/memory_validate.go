@@ -29,9 +29,11 @@ type preparedWrite struct {
 	edges    []*models.Edge
 }
 
-func prepareWrites(writes []*models.MemoryWrite) ([]preparedWrite, map[string]int, error) {
+// prepareWrites validates the batch and returns, per namespace, the embedder identity of its
+// vectors in the batch (Dims 0: none; Name "": not given).
+func prepareWrites(writes []*models.MemoryWrite) ([]preparedWrite, map[string]models.EmbedderIdentity, error) {
 	out := make([]preparedWrite, len(writes))
-	dims := map[string]int{} // per namespace, 0 = no embedding in the batch
+	dims := map[string]models.EmbedderIdentity{}
 	for i, w := range writes {
 		f := fmt.Sprintf("writes[%d]", i)
 		if w == nil || w.Memory == nil {
@@ -67,12 +69,20 @@ func prepareWrites(writes []*models.MemoryWrite) ([]preparedWrite, map[string]in
 					return nil, nil, models.Invalid(uf+".embedding", "embedding has a NaN or infinite component")
 				}
 				c.Embedding = v // c's own copy, or a new normalized one
-				if d := dims[ns]; d != 0 && d != len(v) {
-					return nil, nil, models.Invalid(uf+".embedding", "embedding has %d dimensions, others in the batch %d", len(v), d)
+				id := dims[ns]
+				if id.Dims != 0 && id.Dims != len(v) {
+					return nil, nil, models.Invalid(uf+".embedding", "embedding has %d dimensions, others in the batch %d", len(v), id.Dims)
 				}
-				dims[ns] = len(v)
+				if w.Embedder != "" && id.Name != "" && w.Embedder != id.Name {
+					return nil, nil, models.Invalid(f+".embedder", "embedder %s differs from %s of others in the batch", w.Embedder, id.Name)
+				}
+				id.Dims = len(v)
+				if w.Embedder != "" {
+					id.Name = w.Embedder
+				}
+				dims[ns] = id
 			} else if _, ok := dims[ns]; !ok {
-				dims[ns] = 0
+				dims[ns] = models.EmbedderIdentity{}
 			}
 			u := unit{m: c}
 			if c.Indexed() {

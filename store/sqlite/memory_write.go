@@ -16,7 +16,7 @@ import (
 // Mentions grows by the written concept's Mentions, at least 1; FirstSeen, Kind and existing
 // aliases are kept; LastSeen moves forward) and edges (inserted when missing). The in-memory
 // indexes are updated after the commit. ECONFLICT when a memory id exists (also within the
-// batch); EINVALID when an embedding's dimension differs from the namespace's.
+// batch); EINVALID when an embedding's dimension or embedder differs from the namespace's.
 func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite) error {
 	if len(writes) == 0 {
 		return nil
@@ -71,30 +71,38 @@ func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite
 	})
 }
 
-// fixDims checks each namespace's embedding dimension against the batch and records it for
-// namespaces that had none; it returns the dimension of every namespace of the batch.
-func fixDims(ctx context.Context, tx *wtx, dims map[string]int) (map[string]int, error) {
-	out := make(map[string]int, len(dims))
-	for ns, d := range dims {
-		var cur int
-		err := tx.QueryRowContext(ctx, `SELECT dims FROM namespaces WHERE ns = ?`, ns).Scan(&cur)
+// fixDims checks each namespace's embedding dimension and embedder against the batch and
+// records them for namespaces that had none; it returns the dimension of every namespace of
+// the batch. A namespace whose vectors predate recorded names takes the batch's name.
+func fixDims(ctx context.Context, tx *wtx, batch map[string]models.EmbedderIdentity) (map[string]int, error) {
+	out := make(map[string]int, len(batch))
+	for ns, b := range batch {
+		var cur models.EmbedderIdentity
+		err := tx.QueryRowContext(ctx, `SELECT dims, embedder FROM namespaces WHERE ns = ?`, ns).Scan(&cur.Dims, &cur.Name)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
-			if _, err := tx.ExecContext(ctx, `INSERT INTO namespaces (ns, dims) VALUES (?, ?)`, ns, d); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO namespaces (ns, dims, embedder) VALUES (?, ?, ?)`, ns, b.Dims, b.Name); err != nil {
 				return nil, err
 			}
-			cur = d
+			cur = b
 		case err != nil:
 			return nil, err
-		case d != 0 && cur == 0:
-			if _, err := tx.ExecContext(ctx, `UPDATE namespaces SET dims = ? WHERE ns = ?`, d, ns); err != nil {
+		case b.Dims == 0:
+		case cur.Dims == 0:
+			if _, err := tx.ExecContext(ctx, `UPDATE namespaces SET dims = ?, embedder = ? WHERE ns = ?`, b.Dims, b.Name, ns); err != nil {
 				return nil, err
 			}
-			cur = d
-		case d != 0 && cur != d:
-			return nil, models.Invalid("embedding", "embedding has %d dimensions; namespace %s uses %d", d, ns, cur)
+			cur = b
+		case cur.Dims != b.Dims:
+			return nil, models.Invalid("embedding", "embedding has %d dimensions; namespace %s uses %d", b.Dims, ns, cur.Dims)
+		case b.Name != "" && cur.Name != "" && cur.Name != b.Name:
+			return nil, models.Invalid("embedding", "embedding made by %s; namespace %s holds vectors of %s", b.Name, ns, cur.Name)
+		case b.Name != "" && cur.Name == "":
+			if _, err := tx.ExecContext(ctx, `UPDATE namespaces SET embedder = ? WHERE ns = ?`, b.Name, ns); err != nil {
+				return nil, err
+			}
 		}
-		out[ns] = cur
+		out[ns] = cur.Dims
 	}
 	return out, nil
 }

@@ -24,21 +24,52 @@ func (s *Store) VectorDims(ctx context.Context) (map[string]int, error) {
 	return out, err
 }
 
+// Embedders returns the embedder of every namespace that holds vectors: its recorded name
+// ("" when the vectors predate recorded names) and size. Like VectorDims it reads the
+// database, so serve resolves its embedder before loading anything.
+func (s *Store) Embedders(ctx context.Context) (map[string]models.EmbedderIdentity, error) {
+	out := map[string]models.EmbedderIdentity{}
+	_, err := queryAll(ctx, s.rdb, "embedders", `SELECT ns, dims, embedder FROM namespaces WHERE dims > 0 ORDER BY ns`, nil,
+		func(sc scanner) (struct{}, error) {
+			var ns string
+			var id models.EmbedderIdentity
+			err := sc.Scan(&ns, &id.Dims, &id.Name)
+			out[ns] = id
+			return struct{}{}, err
+		})
+	return out, err
+}
+
+// RecordEmbedder records id as the embedder of ns when ns holds vectors of id's size with no
+// recorded name (written before names were recorded); any other namespace is left as it is.
+func (s *Store) RecordEmbedder(ctx context.Context, ns string, id models.EmbedderIdentity) error {
+	if id.Name == "" || id.Dims <= 0 {
+		return models.Invalid("embedder", "an embedder needs a name and a size")
+	}
+	return s.write(ctx, "record embedder", func(tx *wtx) (func(), error) {
+		_, err := tx.ExecContext(ctx, `UPDATE namespaces SET embedder = ? WHERE ns = ? AND dims = ? AND embedder = ''`, id.Name, ns, id.Dims)
+		return nil, err
+	})
+}
+
 // Reembed replaces the vector of every indexed unit of ns — each memory that is not chunked,
-// and each chunk — with embedFn's, batch units at a time, and records dims as the
-// namespace's size once all are written. It returns how many units it re-embedded;
+// and each chunk — with embedFn's, batch units at a time, and records to (the embedder's
+// name and size) as the namespace's once all are written. It returns how many units it re-embedded;
 // progress (may be nil) hears after each batch.
 //
 // It is an offline operation: it refuses a store whose indexes are loaded (a serving
 // store), whose vector index would go stale. Batches commit one by one, so an interrupted
 // run leaves some new vectors under the old size; Rebuild skips vectors of the wrong size
 // and the next run writes them all again.
-func (s *Store) Reembed(ctx context.Context, ns string, dims, batch int, embedFn models.EmbedFunc, progress func(done, total int)) (int, error) {
+func (s *Store) Reembed(ctx context.Context, ns string, to models.EmbedderIdentity, batch int, embedFn models.EmbedFunc, progress func(done, total int)) (int, error) {
 	if err := models.ValidateNamespace(ns); err != nil {
 		return 0, err
 	}
-	if dims <= 0 || batch <= 0 {
+	if to.Dims <= 0 || batch <= 0 {
 		return 0, models.Invalid("dims", "dims and batch must be positive")
+	}
+	if to.Name == "" {
+		return 0, models.Invalid("embedder", "the embedder's name is required")
 	}
 	if s.ready.Load() {
 		return 0, models.Errorf(models.ECONFLICT, "re-embedding needs a store that is not serving (indexes loaded)")
@@ -76,7 +107,7 @@ func (s *Store) Reembed(ctx context.Context, ns string, dims, batch int, embedFn
 		for i, u := range units {
 			ids[i] = u.id
 		}
-		if err := index.CheckVectors(vecs, ids, dims); err != nil {
+		if err := index.CheckVectors(vecs, ids, to.Dims); err != nil {
 			return done, fmt.Errorf("reembed: %w", err)
 		}
 		err = s.write(ctx, "reembed: write", func(tx *wtx) (func(), error) {
@@ -96,8 +127,9 @@ func (s *Store) Reembed(ctx context.Context, ns string, dims, batch int, embedFn
 			progress(done, total)
 		}
 	}
-	err = s.write(ctx, "reembed: dims", func(tx *wtx) (func(), error) {
-		_, err := tx.ExecContext(ctx, `INSERT INTO namespaces (ns, dims) VALUES (?, ?) ON CONFLICT (ns) DO UPDATE SET dims = excluded.dims`, ns, dims)
+	err = s.write(ctx, "reembed: embedder", func(tx *wtx) (func(), error) {
+		_, err := tx.ExecContext(ctx, `INSERT INTO namespaces (ns, dims, embedder) VALUES (?, ?, ?)
+			ON CONFLICT (ns) DO UPDATE SET dims = excluded.dims, embedder = excluded.embedder`, ns, to.Dims, to.Name)
 		return nil, err
 	})
 	return done, err

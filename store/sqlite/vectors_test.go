@@ -27,7 +27,7 @@ func TestReembed(t *testing.T) {
 	embed := func(_ context.Context, texts []string) ([][]float32, error) {
 		return make([][]float32, len(texts)), nil
 	}
-	if _, err := s.Reembed(ctx, "ns", 3, 2, embed, nil); models.ErrorCode(err) != models.ECONFLICT {
+	if _, err := s.Reembed(ctx, "ns", models.EmbedderIdentity{Name: "e3", Dims: 3}, 2, embed, nil); models.ErrorCode(err) != models.ECONFLICT {
 		t.Errorf("Reembed on a ready store: %v, want ECONFLICT", err)
 	}
 }
@@ -46,7 +46,7 @@ func TestReembedBadVectors(t *testing.T) {
 		{func(context.Context, []string) ([][]float32, error) { return nil, nil }, "0 vectors for 1 texts"},
 		{func(context.Context, []string) ([][]float32, error) { return nil, errors.New("rate limited") }, "rate limited"},
 	} {
-		if _, err := s.Reembed(ctx, "ns", 3, 10, tc.embed, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := s.Reembed(ctx, "ns", models.EmbedderIdentity{Name: "e3", Dims: 3}, 10, tc.embed, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("err %v, want %q", err, tc.want)
 		}
 	}

@@ -14,16 +14,17 @@ import (
 type ReembedStore interface {
 	models.Store
 	VectorDims(ctx context.Context) (map[string]int, error)
+	Embedders(ctx context.Context) (map[string]models.EmbedderIdentity, error)
 }
 
 // ReembedFunc is a store's Reembed (sqlite.Store.Reembed, neo4j.Store.Reembed).
-type ReembedFunc func(ctx context.Context, ns string, dims, batch int, embed models.EmbedFunc, progress func(done, total int)) (int, error)
+type ReembedFunc func(ctx context.Context, ns string, to models.EmbedderIdentity, batch int, embed models.EmbedFunc, progress func(done, total int)) (int, error)
 
 // CheckReembed writes namespace "ns" (three memories of 2-dimension vectors and a chunked
 // one whose chunk alone is embedded) and "other", re-embeds "ns" at 3 dimensions two units
 // at a time through reembed, and checks what both stores promise: every unit is embedded
-// once, in id order, in batches, with progress after each; the namespace's size is the new
-// one and the other's is untouched; the vectors are stored normalized; the chunked parent
+// once, in id order, in batches, with progress after each; the namespace's size and
+// embedder are the new ones and the other's are untouched; the vectors are stored normalized; the chunked parent
 // gets none. The embedder maps a text to (its length, 0, 1), so against (1, 0, 0) the
 // longest text, "long text" (unit m4c0), is nearest and the shortest, "beta" (m2), farthest.
 // The store must be empty and writable; the caller checks what is its own (search, refusals).
@@ -40,6 +41,9 @@ func CheckReembed(t *testing.T, s ReembedStore, reembed ReembedFunc) {
 	chunk := &models.Memory{ID: "m4c0", Namespace: "ns", Kind: models.KindDocument, Content: "long text", CreatedAt: at, ParentID: "m4", Embedding: []float32{0, 1}}
 	writes = append(writes, &models.MemoryWrite{Memory: parent, Chunks: []*models.Memory{chunk}},
 		&models.MemoryWrite{Memory: &models.Memory{ID: "o1", Namespace: "other", Kind: models.KindTurn, Content: "x", CreatedAt: at, Embedding: []float32{1, 0}}})
+	for _, w := range writes {
+		w.Embedder = "old-2"
+	}
 	if err := s.CreateMemories(ctx, writes); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +61,8 @@ func CheckReembed(t *testing.T, s ReembedStore, reembed ReembedFunc) {
 		}
 		return out, nil
 	}
-	n, err := reembed(ctx, "ns", 3, 2, embed, func(done, total int) { steps = append(steps, [2]int{done, total}) })
+	to := models.EmbedderIdentity{Name: "new-3", Dims: 3}
+	n, err := reembed(ctx, "ns", to, 2, embed, func(done, total int) { steps = append(steps, [2]int{done, total}) })
 	if err != nil || n != 4 {
 		t.Fatalf("Reembed = %d, %v; want 4 units", n, err)
 	}
@@ -70,6 +75,15 @@ func CheckReembed(t *testing.T, s ReembedStore, reembed ReembedFunc) {
 	}
 	if got, err := s.VectorDims(ctx); err != nil || got["ns"] != 3 || got["other"] != 2 {
 		t.Errorf("VectorDims after = %v, %v; want ns 3, other untouched 2", got, err)
+	}
+	old := models.EmbedderIdentity{Name: "old-2", Dims: 2}
+	if got, err := s.Embedders(ctx); err != nil || got["ns"] != to || got["other"] != old {
+		t.Errorf("Embedders after = %v, %v; want ns %v, other untouched %v", got, err, to, old)
+	}
+	// The namespace now refuses the old embedder's vectors.
+	late := &models.MemoryWrite{Embedder: "old-2", Memory: &models.Memory{ID: "m5", Namespace: "ns", Kind: models.KindTurn, Content: "later", CreatedAt: at, Embedding: []float32{1, 0}}}
+	if err := s.CreateMemories(ctx, []*models.MemoryWrite{late}); models.ErrorCode(err) != models.EINVALID {
+		t.Errorf("a write of the old embedder after Reembed: %v, want EINVALID", err)
 	}
 	m, err := s.GetMemory(ctx, "ns", "m2") // "beta": (4, 0, 1), normalized
 	r := float32(math.Sqrt(17))

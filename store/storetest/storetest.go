@@ -64,6 +64,7 @@ func Run(t *testing.T, open func(t *testing.T) models.Store) {
 		{"PruneHistory", testPruneHistory},
 		{"PruneHistoryPerNamespace", testPruneHistoryPerNamespace},
 		{"DeleteNamespace", testDeleteNamespace},
+		{"Embedders", testEmbedders},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open) })
