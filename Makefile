@@ -1,6 +1,7 @@
 # Salience. `make run` builds and starts the server on 127.0.0.1:7700 with ./data/salience.db;
-# `make test` is the one test command (CI runs it, then `make test-neo4j` when Java and Maven are there,
-# then the fault suites: `make fuzz-api`, `make test-diskfull`, `make soak`, and `make test-browser`).
+# `make test` is the one test command (CI runs it and `make cross`, then `make test-neo4j` when
+# Java and Maven are there, then the fault suites: `make fuzz-api`, `make test-diskfull`,
+# `make soak`, and `make test-browser`).
 
 GO        ?= go
 BIN       ?= bin/salience
@@ -12,7 +13,7 @@ FUZZMINIMIZE ?= 1000x
 # Packages on the recall and ingest hot paths.
 BENCH_PKGS ?= ./index/... ./nlp/... ./embed/... ./recall/... ./store/... ./server/... ./cmd/salience/...
 
-.PHONY: build run test test-neo4j bench lint smoke fuzz fuzz-api soak soak-long test-diskfull test-browser clean
+.PHONY: build run test test-neo4j cross bench lint smoke fuzz fuzz-api soak soak-long test-diskfull test-browser clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/salience
@@ -39,6 +40,15 @@ test:
 # The two run one after the other: they share the one database and wipe it.
 test-neo4j:
 	scripts/neo4j/run.sh sh -c '$(GO) test -race -gcflags=$(RACE_GCFLAGS) -count=1 ./store/neo4j/... && $(GO) test -race -gcflags=$(RACE_GCFLAGS) -count=1 -run Neo4j ./cmd/salience/'
+
+# The platforms the server builds for besides this one (build only; CI runs it): file locks
+# and CPU time are per platform (lock_*.go, journal_lock_*.go, cputime_*.go).
+CROSS_TARGETS ?= linux/arm64 darwin/arm64 windows/amd64
+cross:
+	@set -e; for t in $(CROSS_TARGETS); do \
+		echo "GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) build ./..."; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) build ./...; \
+	done
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) $(BENCH_PKGS)

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/salience-ai/salience/ids"
 	"github.com/salience-ai/salience/models"
 )
 
@@ -26,8 +25,9 @@ type Source interface {
 type Store interface {
 	GetState(ctx context.Context, key string) (string, error)
 	SetState(ctx context.Context, key, value string) error
-	AcquireLease(ctx context.Context, name, holder string, ttl time.Duration, now time.Time) (bool, error)
-	ReleaseLease(ctx context.Context, name, holder string) error
+	// Update runs fn in one transaction whose GetState locks the key it reads until commit
+	// (models.Store.Update), so read-modify-writes of a key never interleave.
+	Update(ctx context.Context, fn func(tx models.Tx) error) error
 	Namespaces(ctx context.Context) ([]string, error)
 }
 
@@ -39,9 +39,10 @@ const (
 	DefaultTTL = 10 * time.Second
 	// AuditKeep is how many audit entries a namespace keeps, newest last.
 	AuditKeep = 200
-	// writeLease bounds how long one writer holds a namespace's settings (a read, a
-	// compare, two small writes).
-	writeLease = 10 * time.Second
+	// DefaultWriteWait is how long a settings write waits for the namespace's earlier
+	// writes (on any server sharing the store) before giving up with EUNAVAILABLE. A write
+	// takes milliseconds, so reaching it means a queue of hundreds, or a stuck store.
+	DefaultWriteWait = 5 * time.Second
 	// maxCached bounds the cache; it is dropped whole when full.
 	maxCached = 10000
 )
@@ -51,16 +52,18 @@ const auditKeyPrefix = models.SettingsAuditKeyPrefix
 
 // Options configure a Service.
 type Options struct {
-	TTL time.Duration    // 0 = DefaultTTL; negative: no cache, every For reads the store
-	Now func() time.Time // nil = time.Now
+	TTL       time.Duration    // 0 = DefaultTTL; negative: no cache, every For reads the store
+	Now       func() time.Time // nil = time.Now
+	WriteWait time.Duration    // 0 = DefaultWriteWait: how long Update waits for earlier writers
 }
 
 // Service reads and writes namespace settings. It is safe for concurrent use.
 type Service struct {
-	store  Store
-	ttl    time.Duration
-	now    func() time.Time
-	holder string // this service's lease holder name
+	store   Store
+	ttl     time.Duration
+	now     func() time.Time
+	wait    time.Duration // Options.WriteWait
+	writers nsLocks       // one Update per namespace at a time on this service
 
 	mu    sync.Mutex
 	cache map[string]cached
@@ -80,7 +83,10 @@ func New(st Store, opts Options) *Service {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Service{store: st, ttl: opts.TTL, now: opts.Now, holder: "settings-" + ids.New(opts.Now()), cache: map[string]cached{}}
+	if opts.WriteWait <= 0 {
+		opts.WriteWait = DefaultWriteWait
+	}
+	return &Service{store: st, ttl: opts.TTL, now: opts.Now, wait: opts.WriteWait, cache: map[string]cached{}}
 }
 
 // For returns ns's settings, cached for the TTL. A record that cannot be read or is invalid
@@ -152,80 +158,128 @@ func Parse(raw string) (*models.Settings, error) {
 // Update replaces ns's settings with what change returns from the current record, as one
 // write: change sees the current settings (a copy it may keep), and its result is
 // validated, versioned (current + 1), stamped with by and now, stored, and audited with
-// the fields that changed. A non-zero Version in the result must equal the current version,
-// else ECONFLICT (the writer read an older record). Writers on every server sharing the
-// store are serialized by a lease; one that cannot get it within a few seconds is
-// EUNAVAILABLE.
+// the fields that changed, all in one store transaction. A non-zero Version in the result
+// must equal the current version, else ECONFLICT (the writer read an older record).
+//
+// Writers of one namespace run one at a time: on this server behind a per-namespace lock,
+// and across servers sharing the store through the store's transaction, which locks the
+// record it reads until commit. So change always sees the latest record, and each write that
+// changes something gets its own version and audit entry. A writer waits at most WriteWait
+// for the ones before it, then gives up with EUNAVAILABLE (nothing written). change may run
+// more than once (a store retries a transaction that lost a deadlock), so it must be pure.
 func (s *Service) Update(ctx context.Context, ns, by string, change func(cur *models.Settings) (*models.Settings, error)) (*models.Settings, error) {
-	if err := s.lock(ctx, ns); err != nil {
-		return nil, err
-	}
-	defer func() {
-		// The lease expires by itself if this fails; a fresh context so a cancelled
-		// request still releases it.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		defer cancel()
-		_ = s.store.ReleaseLease(rctx, lockName(ns), s.holder)
-	}()
-	cur, err := s.Get(ctx, ns)
+	wctx, cancel := context.WithTimeout(ctx, s.wait)
+	defer cancel()
+	unlock, err := s.writers.lock(wctx, ns)
 	if err != nil {
-		return nil, err
+		return nil, s.waitError(ctx, wctx, ns, err)
 	}
-	next, err := change(clone(cur))
-	if err != nil {
-		return nil, err
-	}
-	if next.Version != 0 && next.Version != cur.Version {
-		return nil, &models.Error{Code: models.ECONFLICT, Field: "version", Message: fmt.Sprintf("the settings are at version %d, not %d: read them again", cur.Version, next.Version)}
-	}
-	if err := next.Validate(); err != nil {
-		return nil, err
-	}
-	diff, err := models.DiffSettings(cur, next)
-	if err != nil {
-		return nil, err
-	}
-	if len(diff) == 0 {
-		return cur, nil // nothing changed: no new version, no audit entry
-	}
-	now := s.now().UTC()
-	next.Version, next.UpdatedAt, next.UpdatedBy = cur.Version+1, now, by
-	b, err := json.Marshal(next)
-	if err != nil {
-		return nil, fmt.Errorf("settings: %w", err)
-	}
-	// The record first: an audit entry must never describe a write that did not happen.
-	if err := s.store.SetState(ctx, models.SettingsKey(ns), string(b)); err != nil {
-		return nil, fmt.Errorf("settings of %s: %w", ns, err)
-	}
-	s.put(ns, cached{s: next, at: s.now()})
-	if err := s.audit(ctx, ns, models.SettingsChange{Version: next.Version, At: now, By: by, Changes: diff}); err != nil {
-		return nil, err
-	}
-	return next, nil
-}
-
-func lockName(ns string) string { return "settings/" + ns }
-
-// lock takes the namespace's settings lease, retrying while another writer holds it.
-func (s *Service) lock(ctx context.Context, ns string) error {
-	for i := 0; ; i++ {
-		ok, err := s.store.AcquireLease(ctx, lockName(ns), s.holder, writeLease, s.now())
+	defer unlock()
+	var out *models.Settings
+	wrote := false
+	err = s.store.Update(wctx, func(tx models.Tx) error {
+		out, wrote = nil, false // a retried transaction starts over
+		raw, err := tx.GetState(models.SettingsKey(ns))
 		if err != nil {
 			return fmt.Errorf("settings of %s: %w", ns, err)
 		}
-		if ok {
+		cur, err := Parse(raw)
+		if err != nil {
+			return err
+		}
+		next, err := change(clone(cur))
+		if err != nil {
+			return err
+		}
+		if next.Version != 0 && next.Version != cur.Version {
+			return &models.Error{Code: models.ECONFLICT, Field: "version", Message: fmt.Sprintf("the settings are at version %d, not %d: read them again", cur.Version, next.Version)}
+		}
+		if err := next.Validate(); err != nil {
+			return err
+		}
+		diff, err := models.DiffSettings(cur, next)
+		if err != nil {
+			return err
+		}
+		if len(diff) == 0 {
+			out = cur // nothing changed: no new version, no audit entry
 			return nil
 		}
-		if i == 40 {
-			return models.Errorf(models.EUNAVAILABLE, "the settings of %s are being written by another server; try again", ns)
+		now := s.now().UTC()
+		next.Version, next.UpdatedAt, next.UpdatedBy = cur.Version+1, now, by
+		b, err := json.Marshal(next)
+		if err != nil {
+			return fmt.Errorf("settings: %w", err)
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
+		if err := tx.SetState(models.SettingsKey(ns), string(b)); err != nil {
+			return fmt.Errorf("settings of %s: %w", ns, err)
 		}
+		if err := audit(tx, ns, models.SettingsChange{Version: next.Version, At: now, By: by, Changes: diff}); err != nil {
+			return err
+		}
+		out, wrote = next, true
+		return nil
+	})
+	if err != nil {
+		return nil, s.waitError(ctx, wctx, ns, err)
 	}
+	if wrote {
+		s.put(ns, cached{s: out, at: s.now()})
+	}
+	return out, nil
+}
+
+// waitError is err, or EUNAVAILABLE when the write failed once WriteWait had passed (wctx
+// ended, the caller's ctx still live): stores report the end of a context in their own ways.
+func (s *Service) waitError(ctx, wctx context.Context, ns string, err error) error {
+	if ctx.Err() == nil && wctx.Err() != nil {
+		e := models.Errorf(models.EUNAVAILABLE, "the settings of %s are being written by another request; waited %s, try again", ns, s.wait)
+		e.Safe = true
+		return e
+	}
+	return err
+}
+
+// nsLocks serializes a Service's writers per namespace: a lock is a one-slot channel, so a
+// waiter can give up when its context ends. Entries are dropped when no one holds or waits.
+type nsLocks struct {
+	mu sync.Mutex
+	m  map[string]*nsLock
+}
+
+type nsLock struct {
+	slot chan struct{}
+	refs int // holders and waiters
+}
+
+// lock takes ns's lock, waiting until ctx ends; unlock releases it.
+func (l *nsLocks) lock(ctx context.Context, ns string) (unlock func(), err error) {
+	l.mu.Lock()
+	if l.m == nil {
+		l.m = map[string]*nsLock{}
+	}
+	e := l.m[ns]
+	if e == nil {
+		e = &nsLock{slot: make(chan struct{}, 1)}
+		l.m[ns] = e
+	}
+	e.refs++
+	l.mu.Unlock()
+	select {
+	case e.slot <- struct{}{}:
+		return func() { <-e.slot; l.drop(ns, e) }, nil
+	case <-ctx.Done():
+		l.drop(ns, e)
+		return nil, ctx.Err()
+	}
+}
+
+func (l *nsLocks) drop(ns string, e *nsLock) {
+	l.mu.Lock()
+	if e.refs--; e.refs == 0 {
+		delete(l.m, ns)
+	}
+	l.mu.Unlock()
 }
 
 // History returns ns's audit trail, newest first, at most limit entries (0 = all kept).
@@ -246,6 +300,10 @@ func (s *Service) readAudit(ctx context.Context, ns string) ([]models.SettingsCh
 	if err != nil {
 		return nil, fmt.Errorf("settings audit of %s: %w", ns, err)
 	}
+	return decodeAudit(ns, raw)
+}
+
+func decodeAudit(ns, raw string) ([]models.SettingsChange, error) {
 	var all []models.SettingsChange
 	if raw != "" {
 		if err := json.Unmarshal([]byte(raw), &all); err != nil {
@@ -255,8 +313,13 @@ func (s *Service) readAudit(ctx context.Context, ns string) ([]models.SettingsCh
 	return all, nil
 }
 
-func (s *Service) audit(ctx context.Context, ns string, c models.SettingsChange) error {
-	all, err := s.readAudit(ctx, ns)
+// audit appends c to ns's audit trail in tx, keeping the newest AuditKeep entries.
+func audit(tx models.Tx, ns string, c models.SettingsChange) error {
+	raw, err := tx.GetState(auditKeyPrefix + ns)
+	if err != nil {
+		return fmt.Errorf("settings audit of %s: %w", ns, err)
+	}
+	all, err := decodeAudit(ns, raw)
 	if err != nil {
 		return err
 	}
@@ -268,7 +331,7 @@ func (s *Service) audit(ctx context.Context, ns string, c models.SettingsChange)
 	if err != nil {
 		return fmt.Errorf("settings audit: %w", err)
 	}
-	if err := s.store.SetState(ctx, auditKeyPrefix+ns, string(b)); err != nil {
+	if err := tx.SetState(auditKeyPrefix+ns, string(b)); err != nil {
 		return fmt.Errorf("settings audit of %s: %w", ns, err)
 	}
 	return nil

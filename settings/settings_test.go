@@ -2,8 +2,11 @@ package settings_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -165,5 +168,116 @@ func TestNegativeTTLReadsEveryTime(t *testing.T) {
 	}
 	if s, _ := there.For(ctx, "a"); s.Version != 1 || *s.Diversity != 0.5 {
 		t.Errorf("the other server, uncached, right after the write: %+v, want version 1", s)
+	}
+}
+
+// holdWrite starts an Update of ns on s whose change blocks until release is closed, and
+// returns once it holds the namespace's write; done receives its result.
+func holdWrite(t *testing.T, s *settings.Service, ns string, div float64) (release chan struct{}, done chan error) {
+	t.Helper()
+	held, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	var once sync.Once
+	go func() {
+		_, err := s.Update(ctx, ns, "holder", func(cur *models.Settings) (*models.Settings, error) {
+			once.Do(func() { close(held) })
+			<-release
+			cur.Diversity = &div
+			return cur, nil
+		})
+		done <- err
+	}()
+	select {
+	case <-held:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the holder never got the write")
+	}
+	return release, done
+}
+
+// TestUpdateWaitsThenUnavailable: a write of a namespace another writer holds waits
+// WriteWait, then is EUNAVAILABLE with a message for the caller, having written nothing; once
+// the holder lets go, the write goes through.
+func TestUpdateWaitsThenUnavailable(t *testing.T) {
+	st := openStore(t)
+	s := settings.New(st, settings.Options{WriteWait: 100 * time.Millisecond})
+	unlock, err := s.Hold(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	start := time.Now()
+	_, err = s.Update(ctx, "a", "ops", set(0.25))
+	waited := time.Since(start)
+	var me *models.Error
+	if models.ErrorCode(err) != models.EUNAVAILABLE || !errors.As(err, &me) || !me.Safe {
+		t.Fatalf("write behind a holder: %v, want EUNAVAILABLE written for the caller", err)
+	}
+	if waited < 100*time.Millisecond || waited > 5*time.Second {
+		t.Errorf("gave up after %v, want about the 100ms WriteWait", waited)
+	}
+	if raw, _ := st.GetState(ctx, "settings/a"); raw != "" {
+		t.Errorf("stored %q after a write that gave up", raw)
+	}
+
+	unlock()
+	got, err := s.Update(ctx, "a", "ops", set(0.25))
+	if err != nil || got.Version != 1 || *got.Diversity != 0.25 {
+		t.Fatalf("after the holder = %+v, %v; want version 1 with diversity 0.25", got, err)
+	}
+	hist, err := s.History(ctx, "a", 0)
+	if err != nil || len(hist) != 1 || hist[0].Version != 1 {
+		t.Errorf("history = %+v, %v; want version 1 only (the refused write left none)", hist, err)
+	}
+}
+
+// TestUpdateAppliesToTheVersionInForce: a writer that waited for another sees its write: the
+// change runs on the latest record, so neither change is lost.
+func TestUpdateAppliesToTheVersionInForce(t *testing.T) {
+	st := openStore(t)
+	s := settings.New(st, settings.Options{})
+	release, done := holdWrite(t, s, "a", 0.5)
+	waiter := make(chan error, 1)
+	go func() {
+		_, err := s.Update(ctx, "a", "ops", func(cur *models.Settings) (*models.Settings, error) {
+			cur.FreshnessHalfLifeHours = 48
+			return cur, nil
+		})
+		waiter <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // the waiter queues behind the holder
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-waiter; err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Get(ctx, "a")
+	if err != nil || got.Version != 2 || got.Diversity == nil || *got.Diversity != 0.5 || got.FreshnessHalfLifeHours != 48 {
+		t.Errorf("settings = %+v, %v; want version 2 with both changes", got, err)
+	}
+}
+
+// stuckStore is a store whose transactions wait for their context, as one does behind a lock
+// another server holds.
+type stuckStore struct{ *sqlite.Store }
+
+func (s stuckStore) Update(ctx context.Context, fn func(models.Tx) error) error {
+	<-ctx.Done()
+	return fmt.Errorf("stuck: %w", ctx.Err())
+}
+
+// TestUpdateUnavailableBehindAnotherServer: a write whose store transaction waits (another
+// server holds the record) gives up after WriteWait with EUNAVAILABLE; a caller that gave up
+// first gets its own context's error.
+func TestUpdateUnavailableBehindAnotherServer(t *testing.T) {
+	s := settings.New(stuckStore{openStore(t)}, settings.Options{WriteWait: 50 * time.Millisecond})
+	if _, err := s.Update(ctx, "a", "ops", set(0.5)); models.ErrorCode(err) != models.EUNAVAILABLE {
+		t.Errorf("behind another server: %v, want EUNAVAILABLE", err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := s.Update(cctx, "a", "ops", set(0.5)); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled caller: %v, want context.Canceled", err)
 	}
 }

@@ -1,9 +1,9 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package main
 
-// lockData takes no lock where flock is missing: there, nothing stops reembed from running
-// beside a server, and the operator must stop the server first (docs/rerank.md).
-func lockData(dir string, exclusive bool) (unlock func(), err error) {
+// lockData takes no lock where neither flock nor LockFileEx exists: there, nothing stops a
+// second server or reembed on a data directory in use, and the operator must see to it.
+func lockData(dir string) (unlock func(), err error) {
 	return func() {}, nil
 }

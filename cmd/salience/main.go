@@ -245,11 +245,11 @@ func (m *Main) serve(ctx context.Context) error {
 		if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
 			return fmt.Errorf("data directory: %w", err)
 		}
-		// A shared lock: servers never block each other, but reembed (exclusive) cannot
-		// rewrite vectors under a running server, nor a server start in the middle of one.
-		unlock, err := lockData(c.DataDir, false)
+		// One server per data directory: a second one's writes would be missing from the
+		// first one's indexes; and reembed must not rewrite vectors under a server.
+		unlock, err := lockData(c.DataDir)
 		if errors.Is(err, errDataLocked) {
-			return fmt.Errorf("%s is being re-embedded (salience reembed holds %s); start the server when it is done", c.DataDir, lockPath(c.DataDir))
+			return fmt.Errorf("%s is in use: another salience serve or reembed holds %s; one server per data directory (stop it, or give this one another --data)", c.DataDir, lockPath(c.DataDir))
 		} else if err != nil {
 			return err
 		}

@@ -7,8 +7,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 )
 
 // memLimitShare is the share of the machine's memory (or the cgroup's limit, when lower) that
@@ -128,14 +126,4 @@ func residentBytes() int64 {
 		}
 	}
 	return 0
-}
-
-// processCPU returns the CPU time the process has used so far, user and system, on every
-// thread; 0 where getrusage fails.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -71,7 +71,7 @@ func runReembed(ctx context.Context, args []string, getenv func(string) string, 
 	if _, err := os.Stat(dbPath); err != nil {
 		return fmt.Errorf("reembed: no database at %s: %w", dbPath, err)
 	}
-	unlock, err := lockData(c.DataDir, true)
+	unlock, err := lockData(c.DataDir)
 	if errors.Is(err, errDataLocked) {
 		return fmt.Errorf("reembed: a server is running on %s (it holds %s); stop it, re-embed, then start it with the new embedder", c.DataDir, lockPath(c.DataDir))
 	}

@@ -82,12 +82,12 @@ func TestDimensionMismatchAtStartAndReembed(t *testing.T) {
 
 func TestServeRefusesDuringReembed(t *testing.T) {
 	dir := t.TempDir()
-	unlock, err := lockData(dir, true) // what reembed holds while it runs
+	unlock, err := lockData(dir) // what reembed holds while it runs
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer unlock()
-	if _, err := runMain(t, "serve", "--addr", "127.0.0.1:0", "--data", dir); err == nil || !strings.Contains(err.Error(), "is being re-embedded") {
+	if _, err := runMain(t, "serve", "--addr", "127.0.0.1:0", "--data", dir); err == nil || !strings.Contains(err.Error(), "is in use") {
 		t.Errorf("serve during reembed: %v, want a refusal", err)
 	}
 }

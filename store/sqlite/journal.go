@@ -129,12 +129,14 @@ func openJournal(path string) (*journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open surfacing journal: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	held, err := lockJournal(f)
+	if err != nil {
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, nil
-		}
 		return nil, fmt.Errorf("sqlite: lock surfacing journal: %w", err)
+	}
+	if !held {
+		f.Close()
+		return nil, nil
 	}
 	return &journal{f: f, ids: map[[2]string]bool{}, states: map[[2]string]*models.ConversationState{},
 		wake: make(chan struct{}, 1)}, nil
