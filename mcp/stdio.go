@@ -84,6 +84,11 @@ func (r *drainReader) Read(p []byte) (int, error) {
 		r.counter.Write(p[:n]) // an error means the counter stopped on bad input; the SDK reports it
 	}
 	if err == io.EOF {
+		if n > 0 {
+			// The last bytes came with the EOF: the SDK must read them before the wait, or
+			// it would wait for answers to calls it never saw. The next Read ends.
+			return n, nil
+		}
 		r.counter.Close()
 		select {
 		case <-r.counted:
