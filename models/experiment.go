@@ -171,7 +171,7 @@ var fixedThreshold = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 // optionally a point and more digits) from 0 to 1. The one grammar of it, for predict and
 // for the validation here.
 func ParseFixedThreshold(x string) (float64, bool) {
-	if len(x) > 64 || !fixedThreshold.MatchString(x) {
+	if !fixedThreshold.MatchString(x) {
 		return 0, false
 	}
 	v, err := strconv.ParseFloat(x, 64)
@@ -179,6 +179,22 @@ func ParseFixedThreshold(x string) (float64, bool) {
 		return 0, false
 	}
 	return v, true
+}
+
+// UpgradeThresholdPolicy respells a policy stored before fixed:<x> took decimals only: an x
+// that strconv.ParseFloat read as a number in [0, 1] (fixed:1e-1, fixed:0x1p-2) becomes that
+// number as a decimal, so settings and experiments written then still load and mean what
+// they meant. Anything else comes back as it is.
+func UpgradeThresholdPolicy(p string) string {
+	x, ok := strings.CutPrefix(strings.TrimSpace(p), "fixed:")
+	if !ok || ValidThresholdPolicy(p) {
+		return p
+	}
+	v, err := strconv.ParseFloat(x, 64)
+	if err != nil || v < 0 || v > 1 {
+		return p
+	}
+	return "fixed:" + strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 // VariantNames returns the experiment's variant names in order, the control first.

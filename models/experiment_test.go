@@ -61,3 +61,18 @@ func TestValidThresholdPolicy(t *testing.T) {
 		}
 	}
 }
+
+func TestUpgradeThresholdPolicy(t *testing.T) {
+	for in, want := range map[string]string{
+		"fixed:1e-1": "fixed:0.1", "fixed:0x1p-2": "fixed:0.25", "fixed:1e-400": "fixed:0", "fixed:1E0": "fixed:1",
+		"fixed:0.3": "fixed:0.3", "bandit": "bandit", "": "", "fixed:2e0": "fixed:2e0", "fixed:NaN": "fixed:NaN", "greedy": "greedy",
+	} {
+		got := UpgradeThresholdPolicy(in)
+		if got != want {
+			t.Errorf("UpgradeThresholdPolicy(%q) = %q, want %q", in, got, want)
+		}
+		if ValidThresholdPolicy(in) != ValidThresholdPolicy(got) && !ValidThresholdPolicy(got) {
+			t.Errorf("UpgradeThresholdPolicy(%q) = %q, which is not valid", in, got)
+		}
+	}
+}
