@@ -11,7 +11,8 @@ type EngagementRequest struct {
 // EngagementEvent reports what the bot did with one surfaced memory.
 type EngagementEvent struct {
 	// ID is chosen by the client (at most 200 bytes) and makes the report idempotent: an id
-	// already recorded in the namespace is a duplicate and changes nothing.
+	// already recorded in the namespace for the same surfacing is a duplicate and changes
+	// nothing; for another surfacing, the event is rejected with code conflict.
 	ID string `json:"id"`
 	// SurfacingID is the surfacing_id recall returned with the memory. Without it, give
 	// MemoryID and ConversationID; the event is then tied to the memory's latest surfacing in
@@ -42,7 +43,7 @@ type EngagementResponse struct {
 
 // EngagementResult is the outcome of one event: applied, duplicate (its id was already
 // recorded, or its surfacing already has its outcome; nothing changed) or rejected (Error
-// says why: code invalid or not_found, and Field the culprit as "events[i].field").
+// says why: code invalid, not_found or conflict, and Field the culprit as "events[i].field").
 type EngagementResult struct {
 	ID     string `json:"id"`
 	Status string `json:"status"`

@@ -20,7 +20,8 @@ type RecallRequest struct {
 	ConversationType string `json:"conversation_type,omitempty"`
 	// FocalEntity turns on the graph-proximity feature of the score.
 	FocalEntity string `json:"focal_entity,omitempty"`
-	// Limit is 1..100; 0 means 10 (startup: 100).
+	// Limit is 1..100; 0 leaves it out of the body: 10 (startup: 100). A 0 written in
+	// the JSON is a 400.
 	Limit int `json:"limit,omitempty"`
 	// TokenBudget caps the context block, each result's whole line and the header
 	// (≈ 4 characters a token); 0 means no budget.

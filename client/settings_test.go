@@ -109,6 +109,14 @@ func TestSettingsValidationNamesTheField(t *testing.T) {
 		{map[string]any{"weights": map[string]any{"search": map[string]any{"relevance": 0}}}, "weights.search"},
 		{map[string]any{"weights": map[string]any{"search": map[string]any{"charm": 0.5}}}, "weights.search.charm"},
 		{map[string]any{"freshness_half_life_hours": -1}, "freshness_half_life_hours"},
+		// Issue 39: a half-life below the documented hour silenced recall.
+		{map[string]any{"freshness_half_life_hours": 1e-9}, "freshness_half_life_hours"},
+		{map[string]any{"freshness_half_life_hours": 0.99}, "freshness_half_life_hours"},
+		{map[string]any{"freshness_half_life_hours": 87601}, "freshness_half_life_hours"},
+		// Issue 39: the document's read-only fields are not settings a patch can change.
+		{map[string]any{"updated_by": "mallory"}, "updated_by"},
+		{map[string]any{"updated_at": "2026-01-01T00:00:00Z"}, "updated_at"},
+		{map[string]any{"updated_by": nil}, "updated_by"},
 		{map[string]any{"diversity": 1.5}, "diversity"},
 		{map[string]any{"startup": map[string]any{"anchors": 101}}, "startup.anchors"},
 		{map[string]any{"decay": map[string]any{"policy": "sm2"}}, "decay.policy"},
@@ -128,6 +136,9 @@ func TestSettingsValidationNamesTheField(t *testing.T) {
 		{map[string]any{"rerank": "sometimes"}, "rerank"},
 		{map[string]any{"threshold_policy": "greedy"}, "threshold_policy"},
 		{map[string]any{"threshold_policy": "fixed:1.5"}, "threshold_policy"},
+		// Issue 39: decimal numbers only.
+		{map[string]any{"threshold_policy": "fixed:1e-400"}, "threshold_policy"},
+		{map[string]any{"threshold_policy": "fixed:0x1p-2"}, "threshold_policy"},
 		{map[string]any{"empty_turn_reward": 1.5}, "empty_turn_reward"},
 		{map[string]any{"colour": "blue"}, "colour"},
 		{map[string]any{"diversity": "high"}, "diversity"},
@@ -165,6 +176,15 @@ func TestSettingsValidationNamesTheField(t *testing.T) {
 	}
 	if got, err := ns.PatchSettings(ctx, map[string]any{"history_retention_days": 30}); err != nil || got.HistoryRetentionDays != 30 || got.Version != 1 {
 		t.Errorf("history_retention_days 30: %+v, %v", got, err)
+	}
+	// The bounds themselves, a 0 (the default) and a plain decimal threshold are taken.
+	for _, patch := range []map[string]any{
+		{"freshness_half_life_hours": 1}, {"freshness_half_life_hours": 87600}, {"freshness_half_life_hours": 0},
+		{"threshold_policy": "fixed:0.25"},
+	} {
+		if _, err := ns.PatchSettings(ctx, patch); err != nil {
+			t.Errorf("patch %v: %v", patch, err)
+		}
 	}
 }
 

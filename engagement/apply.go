@@ -23,8 +23,9 @@ import (
 //  3. one outcome per surfacing: a surfacing that has its outcome makes the event a
 //     duplicate that changes nothing, except that a report replaces the job's outcome (the
 //     bot's word beats the timeout);
-//  4. the log, carrying the resolved surfacing and memory: an id already logged is a
-//     duplicate (an idempotent replay) and changes nothing;
+//  4. the log, carrying the resolved surfacing and memory: an id already logged for the
+//     same surfacing is a duplicate (an idempotent replay) and changes nothing; for another
+//     surfacing, a conflict naming the id (replay), so the event is not silently dropped;
 //  5. the memory's confidence and counters (Rules.ApplyToMemory) with the event's concepts
 //     or, when it has none, the surfacing's context, then its schedule (the namespace's
 //     decay policy, OnEvent);
@@ -106,13 +107,13 @@ func (s *Service) apply(b *batch, policy decay.Policy, ev *models.Event, now tim
 
 	// 3. One outcome per surfacing.
 	if sf.Outcome != "" && (ev.Implicit || !implicitOutcome(sf)) {
-		return StatusDuplicate, nil, nil
+		return replay(b, ev)
 	}
 
 	// 4. The log.
 	switch err := b.tx.InsertEvent(ev); {
 	case models.ErrorCode(err) == models.EDUPLICATE:
-		return StatusDuplicate, nil, nil
+		return replay(b, ev)
 	case err != nil:
 		return "", nil, err
 	}
@@ -213,4 +214,24 @@ func (b *batch) latestSurfacing(ev *models.Event) (*models.Surfacing, *models.Er
 	}
 	return nil, &models.Error{Code: models.ENOTFOUND, Field: "conversation_id",
 		Message: fmt.Sprintf("memory %s was never surfaced in conversation %s", ev.MemoryID, models.Clip(ev.ConversationID, 60))}, nil
+}
+
+// replay classifies an event that changes nothing, because its surfacing has its outcome or
+// its id is logged: a duplicate when no event holds its id or the one that does is on the
+// same surfacing (a retry; its first report decided); a conflict naming the id when that
+// event is on another surfacing (issue 39: an id reused for a different surfacing was answered duplicate, and the
+// report was lost without a word). The rule lives here; the stores only find the event.
+func replay(b *batch, ev *models.Event) (Status, *models.Error, error) {
+	prev, err := b.tx.GetEvent(b.ns, ev.ID)
+	switch {
+	case models.ErrorCode(err) == models.ENOTFOUND:
+		return StatusDuplicate, nil, nil
+	case err != nil:
+		return "", nil, err
+	case prev.SurfacingID == ev.SurfacingID:
+		return StatusDuplicate, nil, nil
+	}
+	return StatusRejected, &models.Error{Code: models.ECONFLICT, Field: "id", Message: fmt.Sprintf(
+		"event id %s was already recorded for another surfacing (%s): give each event its own id",
+		models.Clip(ev.ID, 60), models.Clip(prev.SurfacingID, 60))}, nil
 }

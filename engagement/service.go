@@ -102,8 +102,9 @@ const (
 type EventResult struct {
 	ID     string
 	Status Status
-	// Err is set for rejected events: code EINVALID or ENOTFOUND, with Field naming the
-	// event's field as "events[i].field".
+	// Err is set for rejected events: code EINVALID or ENOTFOUND, or ECONFLICT for an id
+	// already recorded for another event, with Field naming the event's field as
+	// "events[i].field".
 	Err *models.Error
 }
 

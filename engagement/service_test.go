@@ -639,3 +639,61 @@ func TestChunkIDStandsForItsMemory(t *testing.T) {
 		t.Errorf("logged %s, want the parent's id on sp2 (the latest surfacing before e) and sp", dump(evs))
 	}
 }
+
+// TestEventIDReusedForAnotherSurfacingConflicts: an id already logged for one surfacing and
+// sent again for another is a conflict naming the id (issue 39: it was a duplicate, and the
+// report was lost without a word), whether the other surfacing still awaits its outcome or
+// has one, in a later batch or the same one; nothing of it is applied. The same id on its
+// own surfacing stays a duplicate.
+func TestEventIDReusedForAnotherSurfacingConflicts(t *testing.T) {
+	st, svc := fixture(t)
+	first, err := svc.Apply(ctx, "a", []*models.Event{
+		{ID: "x1", SurfacingID: "s1", Type: models.EventUsed},
+		{ID: "x3", SurfacingID: "s3", Type: models.EventIgnored},
+	})
+	must(t, err)
+	if first.Applied != 2 {
+		t.Fatalf("first batch: %+v", first)
+	}
+	before := snap(t, st, "a")
+	res, err := svc.Apply(ctx, "a", []*models.Event{
+		{ID: "x1", SurfacingID: "s2", Type: models.EventUsed},      // s2 has no outcome yet
+		{ID: "x1", SurfacingID: "s3", Type: models.EventDismissed}, // s3 has x3's
+		{ID: "x1", SurfacingID: "s1", Type: models.EventUsed},      // the retry
+		{ID: "x1", MemoryID: "m2", ConversationID: "c1", Type: models.EventHelpful},
+	})
+	must(t, err)
+	for i, w := range []want{
+		{engagement.StatusRejected, models.ECONFLICT, "events[0].id"},
+		{engagement.StatusRejected, models.ECONFLICT, "events[1].id"},
+		{engagement.StatusDuplicate, "", ""},
+		{engagement.StatusRejected, models.ECONFLICT, "events[3].id"},
+	} {
+		r := res.Results[i]
+		got := want{status: r.Status}
+		if r.Err != nil {
+			got.code, got.field = r.Err.Code, r.Err.Field
+			if !strings.Contains(r.Err.Message, "x1") || !strings.Contains(r.Err.Message, "s1") {
+				t.Errorf("event %d: message %q does not name the id and its surfacing", i, r.Err.Message)
+			}
+		}
+		if got != w {
+			t.Errorf("event %d: %+v, want %+v", i, got, w)
+		}
+	}
+	if res.Applied != 0 || res.Duplicates != 1 || res.Rejected != 3 {
+		t.Errorf("counts applied, duplicates, rejected = %d, %d, %d; want 0, 1, 3", res.Applied, res.Duplicates, res.Rejected)
+	}
+	if after := snap(t, st, "a"); !reflect.DeepEqual(after, before) {
+		t.Errorf("a conflicting event changed the store:\nbefore %+v\nafter  %+v", before, after)
+	}
+	// In one batch: the second use of an id is the conflict, the first applies.
+	res, err = svc.Apply(ctx, "a", []*models.Event{
+		{ID: "y", SurfacingID: "s2", Type: models.EventUsed},
+		{ID: "y", MemoryID: "m4", ConversationID: "c9", Type: models.EventUsed},
+	})
+	must(t, err)
+	if res.Results[0].Status != engagement.StatusApplied || res.Results[1].Err == nil || res.Results[1].Err.Code != models.ECONFLICT {
+		t.Errorf("one batch: %+v, want applied then conflict", res.Results)
+	}
+}

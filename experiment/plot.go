@@ -62,8 +62,11 @@ func translucent(c color.RGBA) color.RGBA {
 	return color.RGBA{uint8(uint16(c.R) * a / 0xff), uint8(uint16(c.G) * a / 0xff), uint8(uint16(c.B) * a / 0xff), a}
 }
 
-// precisionPlot is each variant's daily precision as a line over its Wilson 95 % band.
-// Days with nothing surfaced have no precision and are left out of the line.
+// precisionPlot is each variant's daily precision as a line through a dot a day over its
+// Wilson 95 % band. Days with nothing surfaced have no precision and are left out. The dots
+// are what show a lone day: a line needs two points and a band two days, so on an
+// experiment's first day the plot used to be empty; that day also gets its interval as an
+// error bar, and the axis half a day either side.
 func precisionPlot(r Report) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = "Precision per day (95 % Wilson band)"
@@ -72,7 +75,8 @@ func precisionPlot(r Report) (*plot.Plot, error) {
 	p.X.Tick.Marker = plot.TimeTicks{Format: "2006-01-02"}
 	p.Legend.Top = true
 	drawn := false
-	top := 0.0 // the highest upper bound drawn
+	top := 0.0                               // the highest upper bound drawn
+	first, last := math.Inf(1), math.Inf(-1) // the days drawn, as Unix seconds
 	for i, v := range r.Variants {
 		var line, upper, lower plotter.XYs
 		for _, d := range v.Days {
@@ -84,6 +88,7 @@ func precisionPlot(r Report) (*plot.Plot, error) {
 			upper = append(upper, plotter.XY{X: x, Y: d.PrecisionCI.High})
 			lower = append(lower, plotter.XY{X: x, Y: d.PrecisionCI.Low})
 			top = max(top, d.PrecisionCI.High)
+			first, last = min(first, x), max(last, x)
 		}
 		if len(line) == 0 {
 			continue
@@ -107,8 +112,29 @@ func precisionPlot(r Report) (*plot.Plot, error) {
 		}
 		l.Color = colorOf(i)
 		l.Width = vg.Points(1.5)
-		p.Add(band, l)
-		p.Legend.Add(v.Variant, l)
+		dots, err := plotter.NewScatter(line)
+		if err != nil {
+			return nil, err
+		}
+		dots.GlyphStyle = draw.GlyphStyle{Color: colorOf(i), Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
+		p.Add(band, l, dots)
+		if len(line) == 1 { // no band without a second day: the interval as an error bar
+			ci := plotter.YErrors{{Low: line[0].Y - lower[0].Y, High: upper[0].Y - line[0].Y}}
+			bar, err := plotter.NewYErrorBars(struct {
+				plotter.XYs
+				plotter.YErrors
+			}{line, ci})
+			if err != nil {
+				return nil, err
+			}
+			bar.Color = colorOf(i)
+			p.Add(bar)
+		}
+		p.Legend.Add(v.Variant, l, dots)
+	}
+	if drawn && first == last {
+		// One day: gonum would widen the axis by a second either side, under one date.
+		p.X.Min, p.X.Max = first-12*3600, last+12*3600
 	}
 	if !drawn {
 		p.Title.Text = "Precision per day: nothing surfaced yet"

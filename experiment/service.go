@@ -124,6 +124,11 @@ func (s *Service) Running(ctx context.Context, ns string) (*models.Experiment, e
 	for _, e := range list {
 		if e.Status == models.ExperimentRunning {
 			running = e
+			// A variant created before fixed:<x> took decimals only still runs as it did.
+			for i := range e.Variants {
+				o := &e.Variants[i].Overrides
+				o.ThresholdPolicy = models.UpgradeThresholdPolicy(o.ThresholdPolicy)
+			}
 			break
 		}
 	}

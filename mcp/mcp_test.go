@@ -300,6 +300,9 @@ func TestFailuresAreToolErrors(t *testing.T) {
 	b.err = context.DeadlineExceeded
 	mcptest.Fails(t, s, "read_full_memory", map[string]any{"id": "m1"}, "did not answer in time")
 	mcptest.Fails(t, s, "ambient_recall", map[string]any{"message": 42}, "message")
+	// A written limit of 0 is refused as the API refuses it (issue 39), not sent as "default".
+	mcptest.Fails(t, s, "search_memories", map[string]any{"query": "x", "limit": 0}, "limit")
+	mcptest.Fails(t, s, "search_memories", map[string]any{"query": "x", "limit": 101}, "limit")
 }
 
 // TestEngagementEventIDs: a model repeating a report sends the same event ids, so the server

@@ -30,15 +30,19 @@ const (
 )
 
 // memoryKind and eventType are strings with a closed set of values; their schemas list
-// them, so a model sees the choices and a wrong one is refused before any call.
+// them, so a model sees the choices and a wrong one is refused before any call. resultLimit
+// is bounded the same way: a written 0 is refused as the API refuses it, where the Go
+// client would have dropped it and asked for the default.
 type (
-	memoryKind string
-	eventType  string
+	memoryKind  string
+	eventType   string
+	resultLimit int
 )
 
 var schemaTypes = map[reflect.Type]*jsonschema.Schema{
-	reflect.TypeFor[memoryKind](): {Type: "string", Enum: []any{"fact", "insight", "summary", "anchor", "crystal", "turn", "document"}},
-	reflect.TypeFor[eventType]():  {Type: "string", Enum: []any{client.EventUsed, client.EventHelpful, client.EventIgnored, client.EventDismissed}},
+	reflect.TypeFor[memoryKind]():  {Type: "string", Enum: []any{"fact", "insight", "summary", "anchor", "crystal", "turn", "document"}},
+	reflect.TypeFor[eventType]():   {Type: "string", Enum: []any{client.EventUsed, client.EventHelpful, client.EventIgnored, client.EventDismissed}},
+	reflect.TypeFor[resultLimit](): {Type: "integer", Minimum: ptr(1.0), Maximum: ptr(100.0)},
 }
 
 // inputSchema infers a tool's input schema from its Go type, with the enums above.
@@ -72,7 +76,7 @@ type searchMemoriesInput struct {
 	Kinds          []memoryKind `json:"kinds,omitempty" jsonschema:"only memories of these kinds (optional)"`
 	Since          string       `json:"since,omitempty" jsonschema:"only memories about things at or after this time, RFC 3339 such as 2026-05-01T00:00:00Z (optional)"`
 	Until          string       `json:"until,omitempty" jsonschema:"only memories about things before this time, RFC 3339 (optional)"`
-	Limit          int          `json:"limit,omitempty" jsonschema:"how many results, 1 to 100 (optional; default 10)"`
+	Limit          resultLimit  `json:"limit,omitempty" jsonschema:"how many results, 1 to 100 (optional; default 10)"`
 	ConversationID string       `json:"conversation_id,omitempty" jsonschema:"the conversation's id, as given to ambient_recall (optional)"`
 	Namespaces     []string     `json:"namespaces,omitempty" jsonschema:"more namespaces to search besides this one, read-only, such as a shared one (optional; your key must be granted each)"`
 }
@@ -311,7 +315,7 @@ func (t *tools) searchMemories(ctx context.Context, in searchMemoriesInput) (*mc
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, recallOutput{}, errors.New("query is empty: say what to look for")
 	}
-	req := api.RecallRequest{Mode: client.ModeSearch, Query: in.Query, Limit: in.Limit, ConversationID: in.ConversationID, Namespaces: in.Namespaces}
+	req := api.RecallRequest{Mode: client.ModeSearch, Query: in.Query, Limit: int(in.Limit), ConversationID: in.ConversationID, Namespaces: in.Namespaces}
 	for _, k := range in.Kinds {
 		req.Kinds = append(req.Kinds, string(k))
 	}

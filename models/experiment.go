@@ -158,8 +158,43 @@ func ValidThresholdPolicy(p string) bool {
 	if !ok {
 		return false
 	}
+	_, ok = ParseFixedThreshold(x)
+	return ok
+}
+
+// fixedThreshold is the grammar of x in fixed:<x>: a plain decimal number. strconv.ParseFloat
+// alone also took 1e-400 (which rounds to 0), 0x1p-2, Inf and 1_0 spellings no reader expects
+// of a threshold.
+var fixedThreshold = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+
+// ParseFixedThreshold parses the x of a fixed:<x> threshold policy: a decimal number (digits,
+// optionally a point and more digits) from 0 to 1. The one grammar of it, for predict and
+// for the validation here.
+func ParseFixedThreshold(x string) (float64, bool) {
+	if !fixedThreshold.MatchString(x) {
+		return 0, false
+	}
 	v, err := strconv.ParseFloat(x, 64)
-	return err == nil && v >= 0 && v <= 1
+	if err != nil || v < 0 || v > 1 {
+		return 0, false
+	}
+	return v, true
+}
+
+// UpgradeThresholdPolicy respells a policy stored before fixed:<x> took decimals only: an x
+// that strconv.ParseFloat read as a number in [0, 1] (fixed:1e-1, fixed:0x1p-2) becomes that
+// number as a decimal, so settings and experiments written then still load and mean what
+// they meant. Anything else comes back as it is.
+func UpgradeThresholdPolicy(p string) string {
+	x, ok := strings.CutPrefix(strings.TrimSpace(p), "fixed:")
+	if !ok || ValidThresholdPolicy(p) {
+		return p
+	}
+	v, err := strconv.ParseFloat(x, 64)
+	if err != nil || v < 0 || v > 1 {
+		return p
+	}
+	return "fixed:" + strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 // VariantNames returns the experiment's variant names in order, the control first.

@@ -52,9 +52,27 @@ func TestExperimentValidate(t *testing.T) {
 
 func TestValidThresholdPolicy(t *testing.T) {
 	for p, want := range map[string]bool{"": true, "bandit": true, "off": true, "fixed:default": true, "fixed:0.7": true,
-		"fixed:1": true, "fixed:1.5": false, "fixed:-0.1": false, "fixed:": false, "greedy": false} {
+		"fixed:1": true, "fixed:1.5": false, "fixed:-0.1": false, "fixed:": false, "greedy": false,
+		// Decimal numbers only (issue 39): ParseFloat's other spellings are refused.
+		"fixed:0.25": true, "fixed:1.0": true, "fixed:1e-400": false, "fixed:0x1p-2": false, "fixed:1e-1": false,
+		"fixed:.5": false, "fixed:0.": false, "fixed:+0.5": false, "fixed:Inf": false, "fixed:0_5": false} {
 		if got := ValidThresholdPolicy(p); got != want {
 			t.Errorf("ValidThresholdPolicy(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+func TestUpgradeThresholdPolicy(t *testing.T) {
+	for in, want := range map[string]string{
+		"fixed:1e-1": "fixed:0.1", "fixed:0x1p-2": "fixed:0.25", "fixed:1e-400": "fixed:0", "fixed:1E0": "fixed:1",
+		"fixed:0.3": "fixed:0.3", "bandit": "bandit", "": "", "fixed:2e0": "fixed:2e0", "fixed:NaN": "fixed:NaN", "greedy": "greedy",
+	} {
+		got := UpgradeThresholdPolicy(in)
+		if got != want {
+			t.Errorf("UpgradeThresholdPolicy(%q) = %q, want %q", in, got, want)
+		}
+		if ValidThresholdPolicy(in) != ValidThresholdPolicy(got) && !ValidThresholdPolicy(got) {
+			t.Errorf("UpgradeThresholdPolicy(%q) = %q, which is not valid", in, got)
 		}
 	}
 }

@@ -198,7 +198,7 @@ func (m *Memory) Validate(maxContent int) error {
 	if !m.Kind.Valid() {
 		return Invalid("kind", "unknown kind %q (one of %s)", Clip(string(m.Kind), 40), kindList())
 	}
-	if strings.TrimSpace(m.Content) == "" {
+	if Blank(m.Content) {
 		return Invalid("content", "content is empty")
 	}
 	if len(m.Content) > maxContent {

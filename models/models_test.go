@@ -47,6 +47,12 @@ func TestMemoryValidate(t *testing.T) {
 		{"no kind", func(m *Memory) { m.Kind = "" }, EINVALID, "kind"},
 		{"unknown kind", func(m *Memory) { m.Kind = "poem" }, EINVALID, "kind"},
 		{"blank content", func(m *Memory) { m.Content = " \n\t" }, EINVALID, "content"},
+		// Issue 39: content of invisible characters only is empty too.
+		{"zero-width content", func(m *Memory) { m.Content = "\u200b\u200c\u200d\u2060\ufeff" }, EINVALID, "content"},
+		{"bidi controls only", func(m *Memory) { m.Content = " \u202e\u2066\u200f\u061c " }, EINVALID, "content"},
+		{"fillers only", func(m *Memory) { m.Content = "\u3164\ufe0f\u00ad\x00" }, EINVALID, "content"},
+		{"a letter among zero-widths", func(m *Memory) { m.Content = "\u200bx\u200b" }, "", ""},
+		{"emoji with a joiner", func(m *Memory) { m.Content = "\U0001F469\u200d\U0001F4BB" }, "", ""},
 		{"too large", func(m *Memory) { m.Content = strings.Repeat("x", MaxContentBytes+1) }, ETOOLARGE, "content"},
 		{"bad utf-8", func(m *Memory) { m.Content = "bees \xff" }, EINVALID, "content"},
 		{"importance", func(m *Memory) { m.Importance = 1.5 }, EINVALID, "importance"},

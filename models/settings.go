@@ -91,6 +91,9 @@ const (
 	// MaxHalfLifeHours bounds the freshness half-life at ten years: beyond, freshness no
 	// longer changes any order.
 	MaxHalfLifeHours = 10 * 365 * 24
+	// MinHalfLifeHours: below an hour every memory but the last minutes' has freshness ~0,
+	// and a half-life of 1e-9 h silenced recall altogether.
+	MinHalfLifeHours = 1
 	// MaxStartupCount bounds each startup kind at the largest response.
 	MaxStartupCount = 100
 	// MaxIgnoreAfterHours bounds the implicit-ignore timeout at 30 days: a bot that has not
@@ -130,8 +133,8 @@ func (s *Settings) Validate() error {
 			return err
 		}
 	}
-	if h := s.FreshnessHalfLifeHours; !finiteNumber(h) || h < 0 || h > MaxHalfLifeHours {
-		return Invalid("freshness_half_life_hours", "must be a number of hours above 0 and at most %d (0 or absent: the server default)", MaxHalfLifeHours)
+	if h := s.FreshnessHalfLifeHours; !finiteNumber(h) || h != 0 && (h < MinHalfLifeHours || h > MaxHalfLifeHours) {
+		return Invalid("freshness_half_life_hours", "must be a number of hours from %d to %d (0 or absent: the server default)", MinHalfLifeHours, MaxHalfLifeHours)
 	}
 	if d := s.Diversity; d != nil && (!finiteNumber(*d) || *d < 0 || *d > 1) {
 		return Invalid("diversity", "must be between 0 and 1")

@@ -120,6 +120,10 @@ type Tx interface {
 	// namespace's log (the previous event's Seq + 1); EDUPLICATE when an event with its id
 	// exists in the namespace (the caller treats that as an idempotent replay).
 	InsertEvent(e *Event) error
+	// GetEvent returns the logged event with id in namespace ns, seeing the transaction's
+	// own inserts; ENOTFOUND when there is none (engagement tells a replay of an event from
+	// its id reused for another).
+	GetEvent(ns, id string) (*Event, error)
 	// GetState and SetState are Store.GetState and SetState inside the transaction
 	// (engagement keeps the relevance model there, updated with the events; the threshold
 	// bandit keeps its posteriors there, updated with each turn's reward).

@@ -39,9 +39,9 @@ func ParsePolicy(s, field string) (Policy, error) {
 		return Policy{Name: PolicyFixedDefault, Fixed: -1}, nil
 	}
 	if x, ok := strings.CutPrefix(s, policyFixed); ok {
-		v, err := strconv.ParseFloat(x, 64)
-		if err == nil && v >= 0 && v <= 1 {
-			return Policy{Name: policyFixed + strconv.FormatFloat(v, 'g', -1, 64), Fixed: v}, nil
+		if v, ok := models.ParseFixedThreshold(x); ok {
+			// 'f', not 'g': the name is again a decimal the grammar takes (not 1e-07).
+			return Policy{Name: policyFixed + strconv.FormatFloat(v, 'f', -1, 64), Fixed: v}, nil
 		}
 	}
 	return Policy{}, models.Invalid(field, "threshold policy %q: want bandit, fixed:default, fixed:<0..1> or off", s)

@@ -136,7 +136,7 @@ func TestWithOverridesAfterSettings(t *testing.T) {
 // parses, and the other way round, over a sample of both.
 func TestThresholdPolicyGrammarsAgree(t *testing.T) {
 	for _, p := range []string{"", "bandit", "off", "fixed:default", "fixed:0", "fixed:0.5", "fixed:1", "fixed:1.01", "fixed:-1",
-		"fixed:", "fixed:x", "Bandit", " bandit", "fixed:1e-1", "on"} {
+		"fixed:", "fixed:x", "Bandit", " bandit", "fixed:1e-1", "on", "fixed:1e-400", "fixed:0x1p-2", "fixed:0.0000001"} {
 		_, err := predict.ParsePolicy(p, "f")
 		if (err == nil) != models.ValidThresholdPolicy(p) {
 			t.Errorf("%q: predict says %v, models says %v", p, err, models.ValidThresholdPolicy(p))

@@ -53,13 +53,17 @@ func writeLine(b *strings.Builder, r Result, now time.Time) {
 
 // clean makes a field safe to copy into the block: every run of white space and control
 // characters — newlines, NUL, ESC, DEL, the C1 controls, line and paragraph separators —
-// becomes one space, the ends are trimmed, and invalid UTF-8 becomes U+FFFD. For ordinary
-// text it is strings.Join(strings.Fields(s), " "), what the block always did to content.
+// becomes one space, the ends are trimmed, bidi controls are dropped (bidiControl), and
+// invalid UTF-8 becomes U+FFFD. For ordinary text it is strings.Join(strings.Fields(s), " "),
+// what the block always did to content.
 func clean(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	gap := false
 	for _, r := range s { // an invalid byte comes out as utf8.RuneError, U+FFFD
+		if bidiControl(r) {
+			continue
+		}
 		if unicode.IsSpace(r) || unicode.IsControl(r) {
 			gap = b.Len() > 0
 			continue
@@ -71,6 +75,17 @@ func clean(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// bidiControl reports the explicit bidi formatting characters: the embeddings and overrides
+// U+202A–U+202E, the isolates U+2066–U+2069, and the marks U+200E, U+200F and U+061C. An
+// override such as U+202E left open in one memory reverses how a log or a UI shows the rest
+// of the prompt after it ("Trojan Source"). They are removed, not shown as a placeholder: the
+// model reads the logical order, where they mean nothing, so removing them changes no word,
+// while a placeholder would cost tokens on every line of genuine right-to-left text that uses
+// the marks. The stored content keeps them.
+func bidiControl(r rune) bool {
+	return r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069' || r == '\u200e' || r == '\u200f' || r == '\u061c'
 }
 
 // cleanSpeaker is clean, and the speaker sits inside the line's bracketed header, so its

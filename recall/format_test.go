@@ -23,6 +23,10 @@ func TestClean(t *testing.T) {
 		{"bad \xff byte", "bad \uFFFD byte"},
 		{"é, 🐝 and 👩‍💻 stay", "é, 🐝 and 👩‍💻 stay"},
 		{"\r\n", ""},
+		// Issue 39: bidi controls are dropped; the text around them joins as it was.
+		{"pay \u202eeulav\u202c now", "pay eulav now"},
+		{"\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c", ""},
+		{"שלום\u200f, Ann", "שלום, Ann"},
 	} {
 		if got := clean(c.in); got != c.want {
 			t.Errorf("clean(%q) = %q, want %q", c.in, got, c.want)
@@ -114,4 +118,29 @@ func FuzzFormat(f *testing.F) {
 			t.Fatalf("block of %d tokens over what the budget counts", n)
 		}
 	})
+}
+
+// TestFormatDropsBidiControls: no bidi control from a memory's content, speaker or fragment
+// parent reaches the block (issue 39: U+202E passed through); the result's content is left
+// as stored.
+func TestFormatDropsBidiControls(t *testing.T) {
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	content := "Invoice \u202e4202 yaP\u202c total \u2067x\u2069 \u200e\u200f\u061c\u202a\u202b\u202d\u2066\u2068 end"
+	m := &models.Memory{ID: "01J", Kind: models.KindFact, CreatedAt: at, Content: content, Source: models.Source{Speaker: "A\u202enn"}}
+	res := []Result{{Memory: m, Content: m.Content}, {Memory: m, Content: "chunk", Fragment: &Fragment{ParentID: "01\u202eJ", Index: 1, Count: 2}}}
+	got := Format(res, at)
+	for _, r := range got {
+		if bidiControl(r) {
+			t.Fatalf("bidi control %U in the block:\n%q", r, got)
+		}
+	}
+	want := "Relevant memories:\n" +
+		"- [fact, 2026-03-01, just now, Ann] Invoice 4202 yaP total x end\n" +
+		"- [fact, 2026-03-01, just now, Ann] [Fragment 1/2 of 01J] chunk\n"
+	if got != want {
+		t.Errorf("Format =\n%q\nwant\n%q", got, want)
+	}
+	if res[0].Content != content || m.Content != content {
+		t.Errorf("the result's content changed to %q", res[0].Content)
+	}
 }

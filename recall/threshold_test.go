@@ -79,6 +79,7 @@ func TestParsePolicy(t *testing.T) {
 		{"", "bandit", 0, true}, {"bandit", "bandit", 0, true}, {"off", "off", 0, true},
 		{"fixed:default", "fixed:default", -1, true}, {"fixed:0.70", "fixed:0.7", 0.7, true}, {"fixed:0", "fixed:0", 0, true},
 		{"fixed:1.01", "", 0, false}, {"fixed:", "", 0, false}, {"fixed:NaN", "", 0, false}, {"greedy", "", 0, false},
+		{"fixed:1e-400", "", 0, false}, {"fixed:0x1p-2", "", 0, false}, {"fixed:0.0000001", "fixed:0.0000001", 1e-7, true},
 	} {
 		p, err := predict.ParsePolicy(c.in, "threshold_policy")
 		if (err == nil) != c.ok || p.Name != c.name || p.Fixed != c.fixed {

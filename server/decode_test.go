@@ -208,3 +208,25 @@ func TestRecallConversationType(t *testing.T) {
 		}
 	}
 }
+
+// TestRecallLimitZero: a written limit of 0 is a 400 naming limit, as the listing routes'
+// limit=0 is (issue 39: it was taken as the default); absent or null is the default.
+func TestRecallLimitZero(t *testing.T) {
+	for body, wantErr := range map[string]bool{
+		`{"query":"x","limit":0}`:    true,
+		`{"query":"x","LIMIT":0}`:    true, // encoding/json matches keys ignoring case
+		`{"query":"x","limit":-0}`:   true,
+		`{"query":"x"}`:              false,
+		`{"query":"x","limit":null}`: false,
+		`{"query":"x","limit":7}`:    false,
+		`{"query":"x","messages":[{"speaker":"limit","content":"limit 0"}]}`: false,
+	} {
+		_, err := decodeRecallBody([]byte(body), "ns")
+		if wantErr && (models.ErrorCode(err) != models.EINVALID || models.ErrorField(err) != "limit") {
+			t.Errorf("%s: %v, want invalid naming limit", body, err)
+		}
+		if !wantErr && err != nil {
+			t.Errorf("%s: %v", body, err)
+		}
+	}
+}

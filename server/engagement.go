@@ -150,7 +150,7 @@ func engagementToAPI(res *engagement.BatchResult) api.EngagementResponse {
 	for i, r := range res.Results {
 		out.Results[i] = api.EngagementResult{ID: r.ID, Status: string(r.Status)}
 		if r.Err != nil {
-			// Per-event errors are EINVALID or ENOTFOUND; anything else would be a bug, and is
+			// Per-event errors are EINVALID, ENOTFOUND or ECONFLICT; anything else would be a bug, and is
 			// rendered as the generic internal error, as fail does.
 			_, body := errorBody(r.Err)
 			e := body.Error

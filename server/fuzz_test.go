@@ -70,7 +70,7 @@ func FuzzDecodeRecall(f *testing.F) {
 		`{"mode":"ambient","messages":[{"speaker":"u","content":"my build fails","at":"2024-05-01T10:00:00Z"}],"entities":["Go"],"conversation_type":"debugging","focal_entity":"Go","limit":5,"token_budget":200,"latency_budget_ms":50,"rerank":"off","kinds":["fact","turn"],"since":"2024-01-01T00:00:00Z","until":"2025-01-01T00:00:00Z","include_invalid":true,"explain":true}`,
 		`{"mode":"startup","conversation_id":"c1","turn_id":"t1"}`,
 		`{"conversation_id":"c1","query":"the deploy failed","proactive":true}`, `{"mode":"search","query":"x","proactive":true}`, `{"query":"x","proactive":"yes"}`,
-		`{"limit":-1}`, `{"limit":1e10}`, `{"latency_budget_ms":99999999999999}`, `{"messages":[{"at":"now"}]}`,
+		`{"limit":-1}`, `{"limit":0}`, `{"limit":1e10}`, `{"latency_budget_ms":99999999999999}`, `{"messages":[{"at":"now"}]}`,
 		`{"mode":`, `{"query":"x","querry":"y"}`, `{"kinds":"fact"}`, `[]`, ``, `{}`,
 	} {
 		f.Add([]byte(s))

@@ -99,7 +99,8 @@ func loopbackOrigin(origin string) bool {
 // (parameters such as charset allowed), with or without keys: a browser sends text/plain,
 // form and multipart bodies across sites without asking first, and a JSON API reads JSON
 // only. A request carries a body when it has at least one byte of one, declared or streamed
-// (chunked); a POST without a body (stopping an experiment, running a job) needs no type.
+// (chunked); a POST without a body (stopping an experiment, running a job) needs no type. A
+// PATCH may also say application/merge-patch+json, RFC 7396's type for what it is.
 func (s *Server) requireJSON(c *gin.Context) {
 	if !hasBody(c.Request) {
 		c.Next()
@@ -107,7 +108,8 @@ func (s *Server) requireJSON(c *gin.Context) {
 	}
 	ct := c.GetHeader("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil || mt != "application/json" { // ParseMediaType lowercases the type
+	ok := mt == "application/json" || (c.Request.Method == http.MethodPatch && mt == "application/merge-patch+json")
+	if err != nil || !ok { // ParseMediaType lowercases the type
 		what := "no Content-Type"
 		if ct != "" {
 			what = "Content-Type " + models.Clip(ct, 70)

@@ -1,12 +1,20 @@
 package server
 
 import (
+	"encoding/json"
 	"io"
+	"log/slog"
 	"net"
+	"net/http"
 	"net/netip"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/salience-ai/salience/api"
+	"github.com/salience-ai/salience/settings"
+	"github.com/salience-ai/salience/store/sqlite"
 
 	"github.com/goccy/go-yaml"
 )
@@ -116,6 +124,7 @@ func TestBodyMustBeJSON(t *testing.T) {
 			{"POST", "/v1/admin/jobs/decay-scan/run", `{}`, "application/json-patch+json", 415},
 			{"POST", "/v1/namespaces/a/memories", `{"memories":[{"kind":"fact","content":"x"}]}`, "text/plain", 415},
 			{"GET", "/healthz", `x`, "text/plain", 415},
+			{"POST", "/v1/admin/jobs/decay-scan/run", `{}`, "application/merge-patch+json", 415}, // PATCH only
 			{"POST", "/v1/admin/jobs/decay-scan/run", `{}`, "application/json; charset=utf-8", 202},
 			{"POST", "/v1/admin/jobs/decay-scan/run", `{}`, "Application/JSON", 202},
 		}
@@ -249,4 +258,21 @@ func FuzzLoopbackHost(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestMergePatchType: a settings PATCH may say RFC 7396's application/merge-patch+json,
+// as the API document lists it, and is applied like application/json.
+func TestMergePatchType(t *testing.T) {
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "salience.db"), sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	s, _ := newTestServer(t, Config{Settings: settings.New(st, settings.Options{})})
+	res, body := do(t, s.Handler(), http.MethodPatch, "/v1/namespaces/a/settings", `{"diversity": 0.2}`,
+		"Content-Type", "application/merge-patch+json")
+	var got api.Settings
+	if res.StatusCode != http.StatusOK || json.Unmarshal(body, &got) != nil || got.Version != 1 || got.Diversity == nil || *got.Diversity != 0.2 {
+		t.Fatalf("merge-patch PATCH = %d %s, want 200, version 1, diversity 0.2", res.StatusCode, body)
+	}
 }

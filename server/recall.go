@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -66,6 +67,16 @@ func decodeRecallBody(body []byte, ns string) (*recall.Request, error) {
 	}
 	if err := validateConversationType(in.ConversationType); err != nil {
 		return nil, err
+	}
+	if in.Limit == 0 {
+		// An absent limit is the default; a written 0 is a request for nothing, refused as
+		// the listing routes refuse limit=0. The struct cannot tell the two apart.
+		var given struct {
+			Limit *int `json:"limit"`
+		}
+		if json.Unmarshal(body, &given) == nil && given.Limit != nil {
+			return nil, models.Invalid("limit", "limit must be between 1 and %d (leave it out for the default)", recall.MaxLimit)
+		}
 	}
 	return recallRequest(ns, &in), nil
 }

@@ -106,6 +106,14 @@ func (s *Server) patchSettings(c *gin.Context) {
 		fail(c, models.Invalid("", "a merge patch must be a JSON object"))
 		return
 	}
+	// The server writes these; a patch naming one (even null) expects a change that would
+	// silently not happen. version stays: it is the patch's precondition, as on PUT.
+	for _, f := range []string{"updated_at", "updated_by"} {
+		if _, ok := patch[f]; ok {
+			fail(c, models.Invalid(f, "%s is read-only: the server sets it on each write", f))
+			return
+		}
+	}
 	s.writeSettings(c, func(cur *models.Settings) (*models.Settings, error) {
 		b, err := json.Marshal(settingsToAPI(cur))
 		if err != nil {

@@ -149,10 +149,22 @@ func Parse(raw string) (*models.Settings, error) {
 	if dec.More() {
 		return nil, models.Invalid("", "stored settings hold more than one JSON value")
 	}
+	upgrade(st)
 	if err := st.Validate(); err != nil {
 		return nil, err
 	}
 	return st, nil
+}
+
+// upgrade brings a record written under older rules within today's, so a namespace whose
+// settings were valid when stored still loads: a threshold policy fixed:<x> spelled other
+// than as a decimal is respelled, and a freshness half-life under the minimum (which
+// silenced recall) becomes the minimum.
+func upgrade(st *models.Settings) {
+	st.ThresholdPolicy = models.UpgradeThresholdPolicy(st.ThresholdPolicy)
+	if h := st.FreshnessHalfLifeHours; h > 0 && h < models.MinHalfLifeHours {
+		st.FreshnessHalfLifeHours = models.MinHalfLifeHours
+	}
 }
 
 // Update replaces ns's settings with what change returns from the current record, as one

@@ -281,3 +281,22 @@ func TestUpdateUnavailableBehindAnotherServer(t *testing.T) {
 		t.Errorf("cancelled caller: %v, want context.Canceled", err)
 	}
 }
+
+// TestParseUpgradesRecordsOfBefore: records valid when written, before fixed:<x> took
+// decimals only and the half-life had a minimum, still load, respelled and raised.
+func TestParseUpgradesRecordsOfBefore(t *testing.T) {
+	s, err := settings.Parse(`{"version":3,"threshold_policy":"fixed:1e-1","freshness_half_life_hours":1e-9}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ThresholdPolicy != "fixed:0.1" || s.FreshnessHalfLifeHours != models.MinHalfLifeHours || s.Version != 3 {
+		t.Errorf("upgraded = policy %q, half-life %v, version %d; want fixed:0.1, %d, 3", s.ThresholdPolicy, s.FreshnessHalfLifeHours, s.Version, models.MinHalfLifeHours)
+	}
+	if s, err := settings.Parse(`{"threshold_policy":"fixed:0x1p-2"}`); err != nil || s.ThresholdPolicy != "fixed:0.25" {
+		t.Errorf("fixed:0x1p-2 = %+v, %v; want fixed:0.25", s, err)
+	}
+	// What was never valid stays refused.
+	if _, err := settings.Parse(`{"threshold_policy":"fixed:2e0"}`); models.ErrorField(err) != "threshold_policy" {
+		t.Errorf("fixed:2e0: %v, want invalid naming threshold_policy", err)
+	}
+}

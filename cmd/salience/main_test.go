@@ -310,6 +310,7 @@ func TestServeEndToEnd(t *testing.T) {
 			{"wrong type", "POST", "/memories", `{"kind":"fact","content":7}`, 400, "invalid", "content"},
 			{"bad time", "POST", "/memories", `{"kind":"fact","content":"x","valid_at":"last May"}`, 400, "invalid", "valid_at"},
 			{"empty content", "POST", "/memories", `{"kind":"fact","content":"  "}`, 400, "invalid", "content"},
+			{"zero-width content", "POST", "/memories", `{"kind":"fact","content":"\u200b\u200c\u200d\u2060\ufeff"}`, 400, "invalid", "content"},
 			{"unknown kind", "POST", "/memories", `{"kind":"memo","content":"x"}`, 400, "invalid", "kind"},
 			{"oversized content", "POST", "/memories", `{"kind":"fact","content":"` + strings.Repeat("a", 65537) + `"}`, 413, "too_large", "content"},
 			{"batch item invalid", "POST", "/memories", `{"memories":[{"kind":"fact","content":"ok"},{"kind":"fact","content":""}]}`, 400, "invalid", "memories[1].content"},

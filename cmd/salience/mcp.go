@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/salience-ai/salience/client"
 	salmcp "github.com/salience-ai/salience/mcp"
 )
@@ -53,7 +51,7 @@ func runMCP(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.W
 	// stdout carries the protocol: anything else goes to stderr, which agents log.
 	fmt.Fprintf(stderr, "salience mcp: namespace %q on %s\n", *ns, base)
 	s := salmcp.NewServer(c.Namespace(*ns), salmcp.Options{Version: buildVersion()})
-	err = s.Run(ctx, &mcp.IOTransport{Reader: stdin, Writer: stdout})
+	err = s.Run(ctx, salmcp.NewStdioTransport(stdin, stdout))
 	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("mcp: %w", err)
 	}

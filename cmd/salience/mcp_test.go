@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -130,5 +131,47 @@ func TestMCPBinary(t *testing.T) {
 	}
 	if !strings.Contains(fmt.Sprint(cmd.Stderr), `namespace "bin"`) {
 		t.Errorf("stderr = %q, want the bridge's banner", cmd.Stderr)
+	}
+}
+
+// TestMCPStdioAnswersEveryRequestBeforeEOF: an agent that writes its requests and closes
+// stdin straight after (a script piping a file) gets an answer to every one before exit.
+func TestMCPStdioAnswersEveryRequestBeforeEOF(t *testing.T) {
+	srv := startServer(t, "")
+	const n = 8
+	var in strings.Builder
+	in.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"v0"}}}` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"search_memories","arguments":{"query":"tea %d"}}}`+"\n", i, i)
+	}
+	out := &syncBuffer{}
+	stderr := &syncBuffer{}
+	err := runMCP(context.Background(), []string{"--ns", "pipe", "--url", srv.base}, io.NopCloser(strings.NewReader(in.String())), nopCloser{out}, stderr, func(string) string { return "" })
+	if err != nil {
+		t.Fatalf("salience mcp: %v\n%s", err, stderr)
+	}
+	answered := map[int]bool{}
+	dec := json.NewDecoder(strings.NewReader(out.String()))
+	for dec.More() {
+		var msg struct {
+			ID     *int            `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if err := dec.Decode(&msg); err != nil {
+			t.Fatalf("stdout is not JSON lines: %v\n%s", err, out)
+		}
+		if msg.ID != nil && msg.Result != nil {
+			answered[*msg.ID] = true
+		}
+	}
+	for i := 0; i <= n; i++ {
+		if !answered[i] {
+			t.Errorf("request %d has no result on stdout", i)
+		}
+	}
+	if t.Failed() {
+		t.Logf("stdout:\n%s\nstderr:\n%s", out, stderr)
 	}
 }

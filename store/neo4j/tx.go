@@ -237,12 +237,34 @@ func (t *storeTx) FindSurfacings(f models.SurfacingFilter) ([]*models.Surfacing,
 
 const (
 	txEventExists = `MATCH (e:Event {ns: $ns, id: $id}) RETURN count(e) AS n`
+	txGetEvent    = `MATCH (e:Event {ns: $ns, id: $id}) RETURN e {.*} AS e`
 	txInsertEvent = `CREATE (e:Event) SET e = $p`
 	txLastSeq     = `MATCH (e:Event {ns: $ns}) RETURN coalesce(max(e.seq), 0) AS n`
 	// txGetState write-locks the state node it reads, as the other Gets do, so a
 	// read-modify-write of a key (the relevance model) cannot lose a concurrent one.
 	txGetState = `MERGE (s:State {key: $key}) SET s.lk = NOT coalesce(s.lk, false) RETURN s.value AS value`
 )
+
+// GetEvent reads an event under the namespace's update lock, as InsertEvent checks for one.
+func (t *storeTx) GetEvent(ns, id string) (*models.Event, error) {
+	if t.done {
+		return nil, errTxDone
+	}
+	if err := models.ValidateStoredID(id, "id"); err != nil {
+		return nil, err
+	}
+	if err := t.lock(ns); err != nil {
+		return nil, t.wrap(err, "get event")
+	}
+	recs, err := collect(t.ctx, t.tx, txGetEvent, map[string]any{"ns": ns, "id": id})
+	if err != nil {
+		return nil, t.wrap(err, "get event")
+	}
+	if len(recs) == 0 {
+		return nil, notFound("event %s not found", id)
+	}
+	return decEvent(recs[0].Values[0])
+}
 
 // InsertEvent appends an event; EDUPLICATE when its id exists in the namespace. The check
 // runs under the namespace's update lock, so a concurrent replay waits for the first

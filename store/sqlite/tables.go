@@ -125,7 +125,10 @@ var eventRows = newTable("events", []string{"ns", "id"},
 	int64Col("seq", func(e *models.Event) *int64 { return &e.Seq }),
 )
 
-var insertEvent = eventRows.insert("")
+var (
+	insertEvent = eventRows.insert("")
+	selectEvent = eventRows.sel + ` WHERE ns = ? AND id = ?`
+)
 
 var conversationRows = newTable("conversations", []string{"ns", "id"},
 	textCol("ns", func(c *models.ConversationState) *string { return &c.Namespace }),

@@ -390,6 +390,26 @@ func (t *storeTx) InsertEvent(e *models.Event) error {
 	return nil
 }
 
+func (t *storeTx) GetEvent(ns, id string) (*models.Event, error) {
+	if t.done {
+		return nil, errTxDone
+	}
+	if err := t.tx.settle(t.ctx); err != nil { // journaled turns first (journal.go)
+		return nil, err
+	}
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if err := models.ValidateStoredID(id, "id"); err != nil {
+		return nil, err
+	}
+	e, err := scanEvent(t.tx.QueryRowContext(t.ctx, selectEvent, ns, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound("event %s not found", id)
+	}
+	return e, wrap(err, "get event")
+}
+
 func (t *storeTx) GetState(key string) (string, error) {
 	if t.done {
 		return "", errTxDone

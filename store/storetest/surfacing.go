@@ -373,6 +373,29 @@ func testUpdate(t *testing.T, open func(t *testing.T) models.Store) {
 		})
 		wantCode(t, err, models.EINVALID)
 	})
+	t.Run("GetEvent", func(t *testing.T) {
+		ev := &models.Event{ID: "g1", Namespace: ns, SurfacingID: "s1", MemoryID: "m1", ConversationID: "c1",
+			Type: models.EventHelpful, At: at(10), Concepts: []string{"berlin"}}
+		mustNil(t, s.Update(ctx, func(tx models.Tx) error { return tx.InsertEvent(ev) }))
+		mustNil(t, s.Update(ctx, func(tx models.Tx) error {
+			got, err := tx.GetEvent(ns, "g1")
+			mustNil(t, err)
+			assertEqual(t, "g1", got, ev)
+			// The transaction's own insert is seen; a missing id and another namespace's are not.
+			own := &models.Event{ID: "g2", Namespace: ns, SurfacingID: "s2", Type: models.EventUsed, At: at(11)}
+			mustNil(t, tx.InsertEvent(own))
+			got, err = tx.GetEvent(ns, "g2")
+			mustNil(t, err)
+			assertEqual(t, "g2 in its transaction", got, own)
+			_, err = tx.GetEvent(ns, "g-missing")
+			wantCode(t, err, models.ENOTFOUND)
+			_, err = tx.GetEvent(other, "g1")
+			wantCode(t, err, models.ENOTFOUND)
+			_, err = tx.GetEvent(ns, "")
+			wantCode(t, err, models.EINVALID)
+			return nil
+		}))
+	})
 	t.Run("TxState", func(t *testing.T) {
 		// State set in a transaction is the store's state once it commits, and not when it
 		// fails.
