@@ -387,6 +387,9 @@ func (m *Main) serve(ctx context.Context) error {
 
 // newEmbedder builds the configured embedder.
 func newEmbedder(c *Config) (embed.Embedder, error) {
+	if c.Embedder == "static" {
+		return embed.NewStatic()
+	}
 	if c.Embedder == "openai" {
 		e, err := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: c.EmbedURL, APIKey: c.EmbedKey, Model: c.EmbedModel, Dims: c.EmbedDims})
 		if err != nil {
