@@ -29,7 +29,7 @@ const StaticName = "static-minilm-l6-v2-256-int8-v1"
 const StaticDims = 256
 
 // TableSHA256 is the SHA-256 of static/table.bin.
-const TableSHA256 = "e88062ac99a77e0e99c231c1e34a99634394373ca4af5eea6d8c54afbd1ca50b"
+const TableSHA256 = "788284af19193162163cf5d06919cbff8dd0ee8367277f918e8509765b3c4508"
 
 // tableMagic starts static/table.bin: "SLSTAT01", then rows and dims as uint32 LE, then one
 // float32 LE scale per row, then rows×dims int8 values (row-major).
@@ -37,8 +37,9 @@ const tableMagic = "SLSTAT01"
 
 // Static is the default embedder: semantic, with no model server. A text's vector is the
 // mean of its WordPiece tokens' rows in a table distilled from a sentence model (the
-// Model2Vec method: each token through the model alone, PCA, Zipf weights by token rank,
-// int8 rows), L2-normalized. [CLS], [SEP] and [UNK] add nothing, as in the distillation's
+// Model2Vec method: each token through the model alone, PCA, Zipf weights by token rank;
+// then the rows fitted so that a message's mean points where the model's sentence
+// embedding of it does, Model2Vec's "tokenlearn"; int8 rows), L2-normalized. [CLS], [SEP] and [UNK] add nothing, as in the distillation's
 // own check; a text with no known token gets the zero vector. It costs microseconds a text
 // and depends on its own text only.
 //
