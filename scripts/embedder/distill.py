@@ -175,8 +175,9 @@ def build_table(vecs, dims=DIMS, zipf=ZIPF_POWER, sif=0.0):
     return (x * w[:, None]).astype(np.float32)
 
 
-def chitchat_sentences(n, seed=40):
-    """n distinct chat messages (3–60 words) from the chitchat-dataset package (MIT): text to
+def chitchat_blocks(n, seed=40, block=20000):
+    """n distinct chat messages (3–60 words) from the chitchat-dataset package (MIT), in
+    blocks of 20,000 (block k drawn with seed+k from what the earlier blocks left): text to
     fit the table on that is not the LoCoMo data the table is evaluated on."""
     import chitchat_dataset
     seen = []
@@ -185,9 +186,22 @@ def chitchat_sentences(n, seed=40):
             t = " ".join(u["text"] for u in turn).strip()
             if 3 <= len(t.split()) <= 60:
                 seen.append(t)
-    seen = sorted(set(seen))
-    rng = np.random.default_rng(seed)
-    return [seen[i] for i in rng.choice(len(seen), size=min(n, len(seen)), replace=False)]
+    pool = sorted(set(seen))
+    out = []
+    k = 0
+    while n > 0 and pool:
+        rng = np.random.default_rng(seed + k)
+        take = rng.choice(len(pool), size=min(n, block, len(pool)), replace=False)
+        out.append([pool[i] for i in take])
+        chosen = set(take.tolist())
+        pool = [t for i, t in enumerate(pool) if i not in chosen]
+        n -= len(take)
+        k += 1
+    return out
+
+
+def chitchat_sentences(n, seed=40):
+    return [t for b in chitchat_blocks(n, seed) for t in b]
 
 
 def cached_targets(m, texts):
@@ -342,8 +356,9 @@ def cmd_table(a):
     vecs = cached_token_vectors(m)
     x = build_table(vecs, a.dims, a.zipf, a.sif)
     if a.learn > 0:
-        texts = chitchat_sentences(a.learn)
-        targets = cached_targets(m, texts)
+        blocks = chitchat_blocks(a.learn)
+        texts = [t for b in blocks for t in b]
+        targets = np.concatenate([cached_targets(m, b) for b in blocks])
         centred = vecs - vecs.mean(0)
         _, _, vt = np.linalg.svd(centred, full_matrices=False)
         x, before, after = tokenlearn(x, vt[:a.dims], m.tok, texts, targets, a.epochs, a.lr)
