@@ -70,7 +70,7 @@ func runReembed(ctx context.Context, args []string, getenv func(string) string, 
 	var nsList string
 	fs.StringVar(&nsList, "ns", "", "namespaces to re-embed, comma-separated (required)")
 	fs.StringVar(&c.DataDir, "data", c.DataDir, "data directory; the database is <data>/salience.db")
-	fs.StringVar(&c.Embedder, "embedder", c.Embedder, "embedder: local or openai (as for serve)")
+	fs.StringVar(&c.Embedder, "embedder", c.Embedder, "embedder: static, local or openai (as for serve)")
 	fs.StringVar(&c.EmbedURL, "embed-url", c.EmbedURL, "openai embedder: API base URL including /v1 (empty: OpenAI)")
 	fs.StringVar(&c.EmbedModel, "embed-model", c.EmbedModel, "openai embedder: model name")
 	fs.IntVar(&c.EmbedDims, "embed-dims", c.EmbedDims, "vector size: the model's for openai (required); 0 means 256 for local")
