@@ -24,9 +24,11 @@ import (
 // It is checked against the model's own tokenizer on a few hundred strings
 // (testdata/wordpiece_golden.json, written by scripts/embedder/distill.py golden).
 type WordPiece struct {
-	vocab   map[string]int32
+	vocab   map[string]int32 // every token as written
+	cont    map[string]int32 // the "##" tokens without their prefix, for allocation-free lookups
 	unk     int32
 	special []string // literal special tokens, matched before normalization
+	longest int      // runes in the longest token (without "##"): no longer piece is tried
 }
 
 // maxWordChars is the model's max_input_chars_per_word: a longer word is one [UNK].
@@ -34,11 +36,15 @@ const maxWordChars = 100
 
 // NewWordPiece builds a tokenizer from a vocabulary, one token a line, ids from 0 in order.
 func NewWordPiece(vocab string) *WordPiece {
-	w := &WordPiece{vocab: make(map[string]int32, 32768), unk: -1}
+	w := &WordPiece{vocab: make(map[string]int32, 32768), cont: make(map[string]int32, 8192), unk: -1}
 	for i, tok := range strings.Split(strings.TrimRight(vocab, "\n"), "\n") {
 		if _, dup := w.vocab[tok]; !dup {
 			w.vocab[tok] = int32(i)
+			if rest, ok := strings.CutPrefix(tok, "##"); ok {
+				w.cont[rest] = int32(i)
+			}
 		}
+		w.longest = max(w.longest, utf8.RuneCountInString(strings.TrimPrefix(tok, "##")))
 	}
 	if id, ok := w.vocab["[UNK]"]; ok {
 		w.unk = id
@@ -116,18 +122,22 @@ func (w *WordPiece) appendWord(ids []int32, word []rune) []int32 {
 	if len(word) > maxWordChars {
 		return append(ids, w.unk)
 	}
+	s := string(word)
+	at := make([]int, 0, len(word)+1) // byte offset of each rune, and the end
+	for i := range s {
+		at = append(at, i)
+	}
+	at = append(at, len(s))
 	n := len(ids)
-	var b strings.Builder
 	for start := 0; start < len(word); {
+		dict := w.vocab
+		if start > 0 {
+			dict = w.cont
+		}
 		found := int32(-1)
-		end := len(word)
+		end := min(len(word), start+w.longest)
 		for ; end > start; end-- {
-			b.Reset()
-			if start > 0 {
-				b.WriteString("##")
-			}
-			b.WriteString(string(word[start:end]))
-			if id, ok := w.vocab[b.String()]; ok {
+			if id, ok := dict[s[at[start]:at[end]]]; ok {
 				found = id
 				break
 			}

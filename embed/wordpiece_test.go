@@ -98,3 +98,14 @@ func FuzzWordPiece(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkWordPieceWorstWords: 64 KiB of 100-letter words that split into single letters,
+// the most pieces a word can be tried for.
+func BenchmarkWordPieceWorstWords(b *testing.B) {
+	tok := staticTokenizer(b)
+	text := strings.Repeat(strings.Repeat("qx", 50)+" ", 64<<10/101)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		tok.Tokenize(text)
+	}
+}
