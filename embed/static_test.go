@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -132,5 +133,38 @@ func BenchmarkStaticEmbed(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		s.Embed(context.Background(), texts)
+	}
+}
+
+// TestStaticConcurrent: one shared table serves parallel callers with the same vectors.
+func TestStaticConcurrent(t *testing.T) {
+	s, err := NewStatic()
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{"Can she have cheese?", "We adopted a rescue puppy called Biscuit.", "東京 café"}
+	want, _ := s.Embed(context.Background(), texts)
+	done := make(chan error, 8)
+	for range 8 {
+		go func() {
+			again, _ := s.Embed(context.Background(), texts)
+			for i := range want {
+				for j := range want[i] {
+					if again[i][j] != want[i][j] {
+						done <- fmt.Errorf("text %d dim %d: %v, want %v", i, j, again[i][j], want[i][j])
+						return
+					}
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	if other, err := NewStatic(); err != nil || other != s {
+		t.Errorf("NewStatic is parsed once and shared: got %p, %v", other, err)
 	}
 }

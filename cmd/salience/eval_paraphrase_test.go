@@ -38,3 +38,15 @@ func TestEvalParaphrase(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultEmbedderIsStatic: serve with no embedder flags embeds with the static table.
+func TestDefaultEmbedderIsStatic(t *testing.T) {
+	c := DefaultConfig()
+	emb, err := newEmbedder(&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if emb.Name() != "static-minilm-l6-v2-256-int8-v1" || emb.Dims() != 256 {
+		t.Fatalf("default embedder %s of %d dims", emb.Name(), emb.Dims())
+	}
+}
