@@ -1,5 +1,6 @@
-// Package embed turns text into vectors: an OpenAI-compatible client for any /v1/embeddings
-// server, and a local deterministic default that needs no model and no network.
+// Package embed turns text into vectors: the static default (a token table distilled from a
+// sentence model, built in: semantic, no model server), the lexical local embedder (hashed
+// words and n-grams), and an OpenAI-compatible client for any /v1/embeddings server.
 package embed
 
 import "context"

@@ -52,9 +52,9 @@ const (
 	tagChars  = 'c'
 )
 
-// Local is the default embedder: deterministic, dependency-free and LEXICAL — two texts are
-// close when they share words, word pairs and pieces of words, not when they mean the same
-// thing in other words. It needs no model and no network, and a vector depends on its own
+// Local is the lexical embedder (the default before Static): deterministic, dependency-free
+// and LEXICAL — two texts are close when they share words, word pairs and pieces of words,
+// not when they mean the same thing in other words. It needs no model and no network, and a vector depends on its own
 // text only (no corpus statistics such as IDF), so stored vectors never go stale as the
 // corpus grows.
 //

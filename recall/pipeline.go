@@ -33,6 +33,9 @@ type turnTracker interface{ TurnStarted() (ended func()) }
 
 // New returns a pipeline over store using embedder for query vectors (nil: text and graph only).
 func New(store models.Store, embedder embed.Embedder, opts Options) *Pipeline {
+	if opts.VectorWeight == 0 {
+		opts.VectorWeight = VectorWeightFor(embedder)
+	}
 	opts = opts.withDefaults()
 	return &Pipeline{store: store, embedder: embedder, opts: opts, thresholds: newThresholds(opts.Seed), predictions: &predictCache{}, speakers: &termCache{}}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/salience-ai/salience/embed"
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/nlp"
 )
@@ -393,5 +394,33 @@ func TestBestIsSortedPrefix(t *testing.T) {
 		if got := best(slices.Clone(xs), k); !slices.Equal(got, want) {
 			t.Fatalf("best(%v, %d) = %v, want %v", xs, k, got, want)
 		}
+	}
+}
+
+// TestVectorWeightByEmbedder: the lexical embedder keeps the weight it was tuned with, so
+// its data directories rank exactly as before; a semantic embedder's cosine weighs more.
+func TestVectorWeightByEmbedder(t *testing.T) {
+	static, err := embed.NewStatic()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		emb  embed.Embedder
+		want float64
+	}{
+		{nil, 0.2},
+		{embed.NewLocal(0), 0.2},
+		{embed.NewLocal(384), 0.2},
+		{static, SemanticVectorWeight},
+	} {
+		if got := VectorWeightFor(c.emb); got != c.want {
+			t.Errorf("VectorWeightFor(%T) = %v, want %v", c.emb, got, c.want)
+		}
+		if got := New(nil, c.emb, Options{}).opts.VectorWeight; got != c.want {
+			t.Errorf("New(%T).VectorWeight = %v, want %v", c.emb, got, c.want)
+		}
+	}
+	if got := New(nil, static, Options{VectorWeight: 0.3}).opts.VectorWeight; got != 0.3 {
+		t.Errorf("an explicit VectorWeight is kept: got %v", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/salience-ai/salience/embed"
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/recall"
 	"github.com/salience-ai/salience/server"
@@ -24,7 +25,7 @@ type Config struct {
 	KeysFile        string        // --keys, SALIENCE_KEYS; empty: no auth, loopback only
 	MaxBodyBytes    int64         // --max-body-bytes, SALIENCE_MAX_BODY_BYTES
 	MaxContentBytes int           // --max-content-bytes, SALIENCE_MAX_CONTENT_BYTES
-	Embedder        string        // --embedder, SALIENCE_EMBEDDER: local or openai
+	Embedder        string        // --embedder, SALIENCE_EMBEDDER: static, local or openai
 	EmbedURL        string        // --embed-url, SALIENCE_EMBED_URL
 	EmbedModel      string        // --embed-model, SALIENCE_EMBED_MODEL
 	EmbedDims       int           // --embed-dims, SALIENCE_EMBED_DIMS
@@ -56,10 +57,10 @@ func (c *Config) flagSet(fs *flag.FlagSet) {
 	fs.StringVar(&c.KeysFile, "keys", c.KeysFile, "API keys file (JSON); without it every request is allowed and the server listens on loopback only")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", c.MaxBodyBytes, "largest request body accepted, in bytes")
 	fs.IntVar(&c.MaxContentBytes, "max-content-bytes", c.MaxContentBytes, "largest memory content accepted, in bytes")
-	fs.StringVar(&c.Embedder, "embedder", c.Embedder, "embedder: local (lexical, built in) or openai (any OpenAI-compatible /v1/embeddings server)")
+	fs.StringVar(&c.Embedder, "embedder", c.Embedder, "embedder: static (semantic, built in), local (lexical, built in) or openai (any OpenAI-compatible /v1/embeddings server)")
 	fs.StringVar(&c.EmbedURL, "embed-url", c.EmbedURL, "openai embedder: API base URL including /v1 (empty: OpenAI)")
 	fs.StringVar(&c.EmbedModel, "embed-model", c.EmbedModel, "openai embedder: model name")
-	fs.IntVar(&c.EmbedDims, "embed-dims", c.EmbedDims, "vector size: the model's for openai (required); 0 means 256 for local")
+	fs.IntVar(&c.EmbedDims, "embed-dims", c.EmbedDims, "vector size: the model's for openai (required); 0 means 256 for local and static (static is 256 only)")
 	fs.StringVar(&c.EmbedKey, "embed-key", c.EmbedKey, "openai embedder: API key (env SALIENCE_EMBED_KEY or OPENAI_API_KEY)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json")
@@ -79,7 +80,7 @@ func DefaultConfig() Config {
 		DataDir:         DefaultDataDir,
 		MaxBodyBytes:    server.DefaultMaxBodyBytes,
 		MaxContentBytes: models.MaxContentBytes,
-		Embedder:        "local",
+		Embedder:        "static",
 		LogLevel:        "info",
 		LogFormat:       "text",
 		ShutdownTimeout: DefaultShutdownTimeout,
@@ -141,6 +142,10 @@ func (c *Config) validate() error {
 		return fmt.Errorf("--max-content-bytes must be positive, got %d", c.MaxContentBytes)
 	}
 	switch c.Embedder {
+	case "static":
+		if c.EmbedDims != 0 && c.EmbedDims != embed.StaticDims {
+			return fmt.Errorf("--embedder static makes %d-dimension vectors; --embed-dims must be 0 or %d, got %d", embed.StaticDims, embed.StaticDims, c.EmbedDims)
+		}
 	case "local":
 		if c.EmbedDims < 0 {
 			return fmt.Errorf("--embed-dims must not be negative, got %d", c.EmbedDims)
@@ -153,7 +158,7 @@ func (c *Config) validate() error {
 			return errors.New("--embedder openai needs --embed-dims (the model's vector size)")
 		}
 	default:
-		return fmt.Errorf("--embedder %q: want local or openai", c.Embedder)
+		return fmt.Errorf("--embedder %q: want static, local or openai", c.Embedder)
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		return err

@@ -31,7 +31,7 @@ func TestDefaults(t *testing.T) {
 		// compared with the constants the code uses could not catch a changed default.
 		want := Config{
 			Addr: "127.0.0.1:7700", DataDir: "./data", MaxBodyBytes: 16 << 20,
-			MaxContentBytes: 64 << 10, Embedder: "local", LogLevel: "info", LogFormat: "text",
+			MaxContentBytes: 64 << 10, Embedder: "static", LogLevel: "info", LogFormat: "text",
 			ShutdownTimeout: 15 * time.Second, Jobs: JobsConfig{
 				Enabled: true, DecayScan: "@every 1h", EdgeDecay: "@daily", DismissalCooldown: "@weekly",
 				ImplicitIgnore: "@every 5m", BanditUpkeep: "@every 1m", ReportSnapshot: "10 0 * * *", PruneHistory: "30 1 * * *", IgnoreAfter: 30 * time.Minute, ResurfaceCap: 100, Policy: "fsrs",
@@ -96,6 +96,7 @@ func TestConfigErrors(t *testing.T) {
 		{"bad embedder", nil, []string{"--embedder", "magic"}, "--embedder"},
 		{"openai without model", nil, []string{"--embedder", "openai", "--embed-dims", "768"}, "--embed-model"},
 		{"openai without dims", nil, []string{"--embedder", "openai", "--embed-model", "m"}, "--embed-dims"},
+		{"static with other dims", nil, []string{"--embedder", "static", "--embed-dims", "384"}, "--embed-dims"},
 		{"bad log level", nil, []string{"--log-level", "loud"}, "--log-level"},
 		{"missing keys file", nil, []string{"--keys", "/nonexistent/keys.json"}, "keys file"},
 		{"stray argument", nil, []string{"serve", "extra"}, "unexpected arguments"},

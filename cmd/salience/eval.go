@@ -33,10 +33,12 @@ func runEval(ctx context.Context, args []string, getenv func(string) string, std
 			return runEvalBandit(args[1:], stdout, stderr)
 		case "predict":
 			return runEvalPredict(args[1:], stdout, stderr)
+		case "paraphrase":
+			return runEvalParaphrase(ctx, args[1:], getenv, stdout, stderr)
 		}
 	}
 	if len(args) == 0 || args[0] != "locomo" {
-		return errors.New("usage: salience eval locomo [--data DIR] [--embedder E [--embed-* ...]] [--learn | --natural | --ambient] [--rerank [--rerank-url URL] [--rerank-fake-latency D] [--budget D]]\n       salience eval bandit [--runs N] [--seed S] [--gamma G]\n       salience eval predict [--conversations N] [--seed S]")
+		return errors.New("usage: salience eval locomo [--data DIR] [--embedder E [--embed-* ...]] [--learn | --natural | --ambient] [--rerank [--rerank-url URL] [--rerank-fake-latency D] [--budget D]]\n       salience eval bandit [--runs N] [--seed S] [--gamma G]\n       salience eval predict [--conversations N] [--seed S]\n       salience eval paraphrase [--embedder ...] [--k K] [-v]")
 	}
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
 	fs.SetOutput(stderr)

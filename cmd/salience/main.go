@@ -390,6 +390,13 @@ func (m *Main) serve(ctx context.Context) error {
 
 // newEmbedder builds the configured embedder.
 func newEmbedder(c *Config) (embed.Embedder, error) {
+	if c.Embedder == "static" {
+		s, err := embed.NewStatic()
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
 	if c.Embedder == "openai" {
 		e, err := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: c.EmbedURL, APIKey: c.EmbedKey, Model: c.EmbedModel, Dims: c.EmbedDims})
 		if err != nil {

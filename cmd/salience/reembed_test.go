@@ -34,7 +34,8 @@ func runMain(t *testing.T, args ...string) (string, error) {
 
 func TestDimensionMismatchAtStartAndReembed(t *testing.T) {
 	dir := t.TempDir()
-	s := startServer(t, dir, "--embed-dims", "64")
+	// The lexical embedder at two sizes: the static default has one size only.
+	s := startServer(t, dir, "--embedder", "local", "--embed-dims", "64")
 	s.ingest("bees", `{"kind":"fact","content":"Nadia keeps her bees on the roof of the old cannery."}`, "")
 	s.ingest("other", `{"kind":"fact","content":"The lighthouse lamp needs a new mantle."}`, "")
 
@@ -48,7 +49,7 @@ func TestDimensionMismatchAtStartAndReembed(t *testing.T) {
 
 	// Started with another vector size, the server stops with an error naming both sizes
 	// and the command.
-	_, err := runMain(t, "serve", "--addr", "127.0.0.1:0", "--data", dir)
+	_, err := runMain(t, "serve", "--addr", "127.0.0.1:0", "--data", dir, "--embedder", "local")
 	if err == nil {
 		t.Fatal("serve started over 64-dimension vectors with a 256-dimension embedder")
 	}
@@ -62,7 +63,7 @@ func TestDimensionMismatchAtStartAndReembed(t *testing.T) {
 		}
 	}
 
-	out, err := runMain(t, "reembed", "--ns", "bees, other", "--data", dir)
+	out, err := runMain(t, "reembed", "--ns", "bees, other", "--data", dir, "--embedder", "local")
 	if err != nil {
 		t.Fatalf("reembed: %v\n%s", err, out)
 	}
@@ -72,8 +73,8 @@ func TestDimensionMismatchAtStartAndReembed(t *testing.T) {
 		}
 	}
 
-	// Now the default embedder serves, and vector search finds the memory again.
-	s2 := startServer(t, dir)
+	// Now the 256-dimension lexical embedder serves, and vector search finds the memory again.
+	s2 := startServer(t, dir, "--embedder", "local")
 	resp := s2.recall("bees", api.RecallRequest{Mode: "search", Query: "where does Nadia keep her bees", Explain: true}, "")
 	if len(resp.Results) != 1 || resp.Results[0].Components == nil || resp.Results[0].Components.Vector <= 0 {
 		t.Fatalf("after reembed: %+v, want the memory found by its new vector", resp.Results)
@@ -149,7 +150,7 @@ func TestDimensionMismatchMessage(t *testing.T) {
 }
 
 // TestNeo4jReembed: `salience reembed --store neo4j` re-embeds a Neo4j namespace written
-// with a 64-dimension embedder with the default 256-dimension one, reports it as for the
+// with a 64-dimension embedder with the 256-dimension lexical one, reports it as for the
 // embedded store, records the new size (so a server with the new embedder starts) and the
 // vector search finds the memories by their new vectors; another namespace keeps its own.
 // It needs SALIENCE_NEO4J_URI (make test-neo4j) and deletes everything in that database.
@@ -186,7 +187,7 @@ func TestNeo4jReembed(t *testing.T) {
 		t.Fatalf("start-up check: %v, want the reembed command for Neo4j", err)
 	}
 
-	out, err := runMain(t, "reembed", "--ns", "bees", "--store", "neo4j", "--neo4j-uri", uri)
+	out, err := runMain(t, "reembed", "--ns", "bees", "--store", "neo4j", "--neo4j-uri", uri, "--embedder", "local")
 	if err != nil {
 		t.Fatalf("reembed: %v\n%s", err, out)
 	}
