@@ -31,9 +31,10 @@ var DefaultWeights = map[models.Mode]Weights{
 	models.ModeAmbient: {Relevance: 0.60, Confidence: 0.15, Freshness: 0.08, Proximity: 0.06, Importance: 0.08, Novelty: 0.06},
 }
 
-// StartupCounts is how many of each kind the startup package holds (seed: PPS).
+// StartupCounts is how many of each kind the startup package holds (seed: PPS). Facts
+// counts the important facts and insights together (briefFacts chooses them).
 type StartupCounts struct {
-	Crystals, Anchors, Summaries int
+	Crystals, Anchors, Summaries, Facts int
 }
 
 // Options tune the pipeline; zero values take the defaults in withDefaults (given after
@@ -123,7 +124,7 @@ type Options struct {
 	// dismissed in this much (Jaccard); 0.5.
 	IrrelevantJaccard float64
 
-	Startup StartupCounts // 3 crystals, 2 anchors, 2 summaries
+	Startup StartupCounts // 3 crystals, 2 anchors, 2 summaries, 5 facts
 	// ThresholdPolicy is the threshold policy of ambient requests that name none: the
 	// namespace settings' threshold_policy (WithSettings); "" = PolicyFor, then the bandit.
 	ThresholdPolicy string
@@ -222,7 +223,7 @@ func (o Options) withDefaults() Options {
 	setDuration(&o.PredictTTL, DefaultPredictTTL)
 	setInt(&o.PredictTurns, DefaultPredictTurns)
 	if o.Startup == (StartupCounts{}) {
-		o.Startup = StartupCounts{Crystals: 3, Anchors: 2, Summaries: 2}
+		o.Startup = StartupCounts{Crystals: 3, Anchors: 2, Summaries: 2, Facts: 5}
 	}
 	if o.Now == nil {
 		o.Now = time.Now

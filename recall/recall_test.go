@@ -591,6 +591,47 @@ func TestStartupObeysLimitAndBudget(t *testing.T) {
 	}
 }
 
+// TestStartupBriefsImportantFacts is issue 41, failure 5: the startup package held no facts,
+// so an agent that stored facts was briefed "No relevant memories.". It now lists the valid
+// facts and insights, the most important first, after the anchors and before the turns,
+// and never one that stopped being true or is sensitive, within the request's limit.
+func TestStartupBriefsImportantFacts(t *testing.T) {
+	e := newEnv(t)
+	at := func(min int) time.Time { return t0.Add(time.Duration(min) * time.Minute) }
+	fact := func(kind models.Kind, content string, importance float64, min int) *models.Memory {
+		m := mem(kind, content, at(min))
+		m.Importance = importance
+		return m
+	}
+	moved := fact(models.KindFact, "Nadia lives in Porto.", 0.95, 2)
+	moved.InvalidAt = at(30) // superseded before the briefing, though the most important
+	secret := fact(models.KindFact, "Nadia's bank PIN is private.", 1, 3)
+	secret.Sensitive = true
+	turn := mem(models.KindTurn, "see you tomorrow", at(50))
+	e.add(t, "a", mem(models.KindAnchor, "anchor", at(0)), moved, secret,
+		fact(models.KindFact, "Nadia's daughter is named Ines.", 0.9, 1),
+		fact(models.KindFact, "Nadia lives in Lisbon.", 0.7, 31),
+		fact(models.KindInsight, "Nadia opens up when asked about her bees.", 0.6, 20),
+		fact(models.KindFact, "Nadia likes green tea.", 0.2, 40), turn)
+	facts := []string{"Nadia's daughter is named Ines.", "Nadia lives in Lisbon.", "Nadia opens up when asked about her bees.", "Nadia likes green tea."}
+	for _, c := range []struct {
+		name string
+		req  recall.Request
+		want []string
+	}{
+		{"no limit: anchor, facts by importance, the turn", recall.Request{}, append(append([]string{"anchor"}, facts...), "see you tomorrow")},
+		{"limit 3: the most important first", recall.Request{Limit: 3}, []string{"anchor", facts[0], facts[1]}},
+	} {
+		got, resp := startupContents(t, e, &c.req)
+		if strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+		if strings.Contains(resp.Context, "Porto") || strings.Contains(resp.Context, "PIN") {
+			t.Errorf("%s: the briefing shows a superseded or sensitive fact:\n%s", c.name, resp.Context)
+		}
+	}
+}
+
 // fixedRun is a maintenance.Run at a fixed time, with checkpoints in memory.
 type fixedRun struct {
 	now   time.Time

@@ -1,16 +1,20 @@
 package recall
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"time"
 
 	"github.com/salience-ai/salience/ids"
 	"github.com/salience-ai/salience/models"
 )
 
 // startup builds the startup package (seed: PPS) by listing, with no search at all: the
-// newest anchors, crystals and summaries, and the newest turns after the newest summary
-// that covers them, under the request's limit and token budget (packStartup). With a
-// conversation id the turns are that conversation's; without one, the namespace's.
+// newest anchors, the most important facts and insights (briefFacts), the newest crystals
+// and summaries, and the newest turns after the newest summary that covers them, under the
+// request's limit and token budget (packStartup). With a conversation id the turns are that
+// conversation's; without one, the namespace's.
 func (p *Pipeline) startup(ctx context.Context, req *Request) (*Response, error) {
 	ns := req.Namespace
 	newest := func(k models.Kind, n int) ([]*models.Memory, error) {
@@ -24,6 +28,15 @@ func (p *Pipeline) startup(ctx context.Context, req *Request) (*Response, error)
 	anchors, err := newest(models.KindAnchor, c.Anchors)
 	if err != nil {
 		return nil, err
+	}
+	var facts []*models.Memory
+	if c.Facts > 0 {
+		ms, _, err := p.store.FindMemories(ctx, models.MemoryFilter{Namespace: ns,
+			Kinds: []models.Kind{models.KindFact, models.KindInsight}, Limit: factScan(c.Facts)})
+		if err != nil {
+			return nil, err
+		}
+		facts = briefFacts(ms, req.Now, c.Facts)
 	}
 	crystals, err := newest(models.KindCrystal, c.Crystals)
 	if err != nil {
@@ -54,7 +67,7 @@ func (p *Pipeline) startup(ctx context.Context, req *Request) (*Response, error)
 		in.turnID = ids.New(req.Now)
 	}
 	resp.TurnID = in.turnID
-	resp.Results = packStartup(req, [][]*models.Memory{anchors, crystals, summaries}, turns)
+	resp.Results = packStartup(req, [][]*models.Memory{anchors, facts, crystals, summaries}, turns)
 	nodes, edges, err := p.store.GraphStats(ctx, ns)
 	if err != nil {
 		return nil, err
@@ -87,8 +100,33 @@ func coveringSummary(summaries []*models.Memory, conversationID string) *models.
 	return nil
 }
 
+// factScan is how many of the newest facts and insights startup reads to choose n from:
+// the stores list by time only, so importance is ranked here over a bounded window (an
+// important fact older than the newest factScan is not briefed; search still finds it).
+func factScan(n int) int {
+	return min(1000, max(200, 20*n))
+}
+
+// briefFacts chooses the facts and insights worth briefing unasked: those that may be
+// brought back unasked now (still true, not superseded, not sensitive, not a chunk, not in
+// a dismissal's cooldown), the most important first, then the most trusted (confidence),
+// then the newest; at most n.
+func briefFacts(ms []*models.Memory, now time.Time, n int) []*models.Memory {
+	var out []*models.Memory
+	for _, m := range ms {
+		if m.Resurfaceable(now) {
+			out = append(out, m)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *models.Memory) int {
+		return cmp.Or(cmp.Compare(b.Importance, a.Importance), cmp.Compare(b.Confidence, a.Confidence),
+			b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(a.ID, b.ID))
+	})
+	return out[:min(n, len(out))]
+}
+
 // packStartup chooses the package under the request's limit and token budget. The distilled
-// kinds come first, in the order given (anchors, crystals, summaries): one that does not fit
+// kinds come first, in the order given (anchors, facts, crystals, summaries): one that does not fit
 // the budget is skipped, as a shorter one may. Then the turns, newest first (as given),
 // until the limit or one that does not fit: the turns shown are always the latest stretch,
 // without gaps. They are shown oldest first, as the conversation ran.
