@@ -77,6 +77,34 @@ func TestToolsOverStreamableHTTP(t *testing.T) {
 	}
 }
 
+// TestStartupBriefsRememberedFacts is issue 41, failure 5 as an agent meets it: it stored two
+// facts with remember, and the startup briefing its instructions promise said "No relevant
+// memories.". The briefing now holds both.
+func TestStartupBriefsRememberedFacts(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{})
+	s, err := connectHTTP(t, srv, testserver.NewValidator(t, nil), "agent", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	facts := []string{"Nadia keeps her bees on the roof of the old cannery.", "Omar is allergic to peanuts and shellfish."}
+	for _, f := range facts {
+		mcptest.OK(t, s, "remember", map[string]any{"content": f}, nil)
+	}
+	var startup mcptest.Recall
+	text := mcptest.OK(t, s, "ambient_recall", map[string]any{"conversation_id": "c1"}, &startup)
+	for _, f := range facts {
+		if !strings.Contains(text, f) {
+			t.Errorf("the startup briefing lacks %q:\n%s", f, text)
+		}
+	}
+	if strings.Contains(text, "surfacing_id") {
+		t.Errorf("the startup briefing asks for reports on memories it does not track:\n%s", text)
+	}
+	if len(startup.Memories) != len(facts) {
+		t.Errorf("the startup briefing lists %d memories, want %d: %+v", len(startup.Memories), len(facts), startup.Memories)
+	}
+}
+
 // TestNamespaceGrantsHoldThroughMCP: a key reaches only the namespaces it is granted, as on
 // the REST routes.
 func TestNamespaceGrantsHoldThroughMCP(t *testing.T) {

@@ -176,11 +176,12 @@ var ambientRecallTool = &mcp.Tool{
 	Name:  ToolAmbientRecall,
 	Title: "Recall what matters now",
 	Description: `Recall the memories worth having in mind before you reply. Call it at the start of a
-conversation without a message (you get a briefing: anchors, summaries, recent turns), then
-before every reply with the user's latest message and the same conversation_id. It returns a
-block of relevant memories — some volunteered because they are associated with the topic, not
-only matching it — and, for each, the surfacing_id to give report_engagement after your
-reply. Nothing relevant returns an empty block: do not invent memories then.`,
+conversation without a message (you get a briefing: anchors, important facts, summaries,
+recent turns; nothing to report on it), then before every reply with the user's latest
+message and the same conversation_id. It returns a block of relevant memories — some
+volunteered because they are associated with the topic, not only matching it — and, for each,
+the surfacing_id to give report_engagement after your reply. Nothing relevant returns an empty
+block: do not invent memories then.`,
 	InputSchema: inputSchema[ambientRecallInput](),
 	Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 }
@@ -301,6 +302,8 @@ func (t *tools) ambientRecall(ctx context.Context, in ambientRecallInput) (*mcp.
 	var b strings.Builder
 	if resp.Context == "" {
 		b.WriteString("No relevant memories.\n")
+	} else if req.Mode == client.ModeStartup {
+		b.WriteString(resp.Context) // the briefing is not engagement-tracked: nothing to report
 	} else {
 		b.WriteString(resp.Context)
 		b.WriteString("\nFor report_engagement after your reply, in the order above:\n")
