@@ -22,7 +22,7 @@ type Settings struct {
 	FreshnessHalfLifeHours float64 `json:"freshness_half_life_hours,omitempty"`
 	// Diversity is ambient recall's diversity strength, 0..1 (default 0.3).
 	Diversity *float64 `json:"diversity,omitempty"`
-	// Startup bounds the startup package (defaults 3 crystals, 2 anchors, 2 summaries).
+	// Startup bounds the startup package (defaults 3 crystals, 2 anchors, 2 summaries, 5 facts).
 	Startup *StartupLimits `json:"startup,omitempty"`
 	// Decay chooses the decay policy — linear or fsrs (default the server's --decay-policy)
 	// — and its parameters.
@@ -59,6 +59,7 @@ type StartupLimits struct {
 	Crystals  int `json:"crystals,omitempty"`
 	Anchors   int `json:"anchors,omitempty"`
 	Summaries int `json:"summaries,omitempty"`
+	Facts     int `json:"facts,omitempty"` // important facts and insights
 }
 
 // DecaySettings name a decay policy and set its parameters; absent ones are the server's

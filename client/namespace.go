@@ -15,7 +15,7 @@ import (
 const (
 	ModeAmbient = "ambient" // before each reply: what is worth having in mind, volunteered memories included
 	ModeSearch  = "search"  // a deliberate look-up
-	ModeStartup = "startup" // at the start of a conversation: recent crystals, anchors, summaries and turns
+	ModeStartup = "startup" // at the start of a conversation: anchors, important facts, crystals, summaries, recent turns
 )
 
 // Engagement event types (api.EngagementEvent.Type).

@@ -119,6 +119,7 @@ func TestSettingsValidationNamesTheField(t *testing.T) {
 		{map[string]any{"updated_by": nil}, "updated_by"},
 		{map[string]any{"diversity": 1.5}, "diversity"},
 		{map[string]any{"startup": map[string]any{"anchors": 101}}, "startup.anchors"},
+		{map[string]any{"startup": map[string]any{"facts": -1}}, "startup.facts"},
 		{map[string]any{"decay": map[string]any{"policy": "sm2"}}, "decay.policy"},
 		{map[string]any{"decay": map[string]any{"threshold": -0.5}}, "decay.threshold"},
 		{map[string]any{"decay": map[string]any{"threshold": 2e6}}, "decay.threshold"},

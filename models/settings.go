@@ -61,12 +61,13 @@ type ScoreWeights struct {
 	Novelty    float64 `json:"novelty"`
 }
 
-// StartupLimits are how many crystals, anchors and summaries the startup package holds;
-// 0 keeps the server default of that kind.
+// StartupLimits are how many crystals, anchors, summaries and important facts (with
+// insights) the startup package holds; 0 keeps the server default of that kind.
 type StartupLimits struct {
 	Crystals  int `json:"crystals,omitempty"`
 	Anchors   int `json:"anchors,omitempty"`
 	Summaries int `json:"summaries,omitempty"`
+	Facts     int `json:"facts,omitempty"`
 }
 
 // DecaySettings name the decay policy ("linear" or "fsrs"; "" = the server's --decay-policy)
@@ -143,7 +144,7 @@ func (s *Settings) Validate() error {
 		for _, c := range []struct {
 			name string
 			n    int
-		}{{"crystals", st.Crystals}, {"anchors", st.Anchors}, {"summaries", st.Summaries}} {
+		}{{"crystals", st.Crystals}, {"anchors", st.Anchors}, {"summaries", st.Summaries}, {"facts", st.Facts}} {
 			if c.n < 0 || c.n > MaxStartupCount {
 				return Invalid("startup."+c.name, "must be between 0 and %d (0: the server default)", MaxStartupCount)
 			}

@@ -49,6 +49,9 @@ func (o Options) WithSettings(s *models.Settings) Options {
 		if st.Summaries > 0 {
 			o.Startup.Summaries = st.Summaries
 		}
+		if st.Facts > 0 {
+			o.Startup.Facts = st.Facts
+		}
 	}
 	return o
 }

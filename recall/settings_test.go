@@ -13,7 +13,7 @@ func TestWithSettingsOverridesOnlyWhatIsSet(t *testing.T) {
 	div := 0.4
 	o := base.WithSettings(&models.Settings{
 		Weights:                map[models.Mode]models.ScoreWeights{models.ModeSearch: {Importance: 1}},
-		FreshnessHalfLifeHours: 48, Diversity: &div, Startup: &models.StartupLimits{Anchors: 9},
+		FreshnessHalfLifeHours: 48, Diversity: &div, Startup: &models.StartupLimits{Anchors: 9, Facts: 7},
 	})
 	if got, want := o.Weights[models.ModeSearch], (Weights{Importance: 1}); got != want {
 		t.Errorf("search weights %+v, want %+v", got, want)
@@ -30,7 +30,7 @@ func TestWithSettingsOverridesOnlyWhatIsSet(t *testing.T) {
 	if o.MMRLambda != 0.6 { // diversity 0.4 = MMR lambda 1 − 0.4
 		t.Errorf("MMR lambda %v, want 0.6", o.MMRLambda)
 	}
-	if o.Startup != (StartupCounts{Crystals: 3, Anchors: 9, Summaries: 2}) {
+	if o.Startup != (StartupCounts{Crystals: 3, Anchors: 9, Summaries: 2, Facts: 7}) {
 		t.Errorf("startup %+v, want 3 crystals, 9 anchors, 2 summaries", o.Startup)
 	}
 	if same := base.WithSettings(&models.Settings{}); same.HalfLife != base.HalfLife || same.MMRLambda != base.MMRLambda {

@@ -73,8 +73,8 @@ func run(ctx context.Context, cfg config, in io.Reader, out io.Writer) error {
 	}
 
 	// A bot that keeps a system prompt per conversation would also fetch the startup
-	// briefing here (Mode: client.ModeStartup: anchors, crystals, summaries and the
-	// conversation's latest turns) and put its Context in that prompt.
+	// briefing here (Mode: client.ModeStartup: anchors, important facts, crystals, summaries
+	// and the conversation's latest turns) and put its Context in that prompt.
 
 	var history []api.Message
 	sc := bufio.NewScanner(in)
