@@ -19,16 +19,32 @@ import (
 // "where is the key?") is about more than the query, and keeps its match.
 const echoShare = 0.75
 
-// restates returns, in 0..1, how much a memory only restates the query: for a question (or
-// the bot's own reply) holding the query's terms, the share of its content terms that are
-// the query's — 1 when it says nothing beyond the query, 0 when it is neither a question nor
-// an assistant reply, or does not hold the query. The bot's reply counts when it contains
-// the query ("I remember: <the question>"), however many words it wraps it in: a bot
-// repeating the user is never evidence for what the user asks.
+// restates returns, in 0..1, how much a memory only restates the query, from the memory's
+// content terms and the query's. A question holding the query's terms restates it by the
+// share of its terms that are the query's (1: it says nothing beyond the query). The bot's
+// own reply holding the query's terms restates it by that share times how much of the query
+// it holds: what the reply says beyond the query keeps its match, so the bot's record of
+// what it did stays evidence. Anything else, or a memory holding too little of the query,
+// restates nothing.
 func restates(memTerms, queryTerms []string, question, assistant bool) float64 {
 	if !question && !assistant || len(memTerms) == 0 || len(queryTerms) == 0 {
 		return 0
 	}
+	held, share := overlap(memTerms, queryTerms)
+	switch {
+	case held < echoShare:
+		return 0
+	case question && share >= echoShare:
+		return share
+	case assistant:
+		return held * share
+	}
+	return 0
+}
+
+// overlap returns the share of the query's distinct terms the memory holds, and the share of
+// the memory's distinct terms that are the query's.
+func overlap(memTerms, queryTerms []string) (held, share float64) {
 	q := make(map[string]bool, len(queryTerms))
 	for _, t := range queryTerms {
 		q[t] = true
@@ -45,18 +61,10 @@ func restates(memTerms, queryTerms []string, question, assistant bool) float64 {
 			shared++
 		}
 	}
-	held := float64(shared) / float64(len(q)) // of the query, how much the memory holds
-	share := float64(shared) / float64(own)   // of the memory, how much is the query's
-	if held < echoShare {
-		return 0
+	if own == 0 || len(q) == 0 {
+		return 0, 0
 	}
-	if assistant {
-		return held
-	}
-	if share < echoShare {
-		return 0
-	}
-	return share
+	return float64(shared) / float64(len(q)), float64(shared) / float64(own)
 }
 
 // interrogatives open a question in English: wh-words and the auxiliaries of an inverted
@@ -93,9 +101,12 @@ func isQuestion(text string) bool {
 	return interrogatives[strings.ToLower(w[0])]
 }
 
-// memoryRestates is restates for memory m against the asked question's terms: the one place that says
-// which memories may be echoes (questions, the bot's replies).
-// Only those memories' content is analysed, so ranking pays for it only on echo candidates.
+// memoryRestates is restates for memory m against the asked question's terms: the one place
+// that says which memories may be echoes (questions, the bot's replies). The bot's reply
+// that asks the question again ("I remember: <the question>") restates it whole, however
+// many words of its own it wraps it in: a bot repeating the user is never evidence for what
+// the user asks. Only those memories' content is analysed, so ranking pays for it only on
+// echo candidates.
 func memoryRestates(m *models.Memory, queryTerms []string) float64 {
 	if len(queryTerms) == 0 {
 		return 0
@@ -105,5 +116,34 @@ func memoryRestates(m *models.Memory, queryTerms []string) float64 {
 	if !question && !assistant {
 		return 0
 	}
-	return restates(nlp.Terms(m.Content), queryTerms, question, assistant)
+	terms := nlp.Terms(m.Content)
+	if assistant {
+		for _, q := range questions(m.Content) {
+			if restates(nlp.Terms(q), queryTerms, true, false) > 0 {
+				held, _ := overlap(terms, queryTerms)
+				return held
+			}
+		}
+	}
+	return restates(terms, queryTerms, question, assistant)
+}
+
+// questions returns the sentences of text that ask something (isQuestion), each without a
+// "Name: " label before it.
+func questions(text string) []string {
+	var out []string
+	start := 0
+	for i, r := range text {
+		if r != '?' && r != '.' && r != '!' && r != '\n' {
+			continue
+		}
+		if sent := text[start : i+1]; isQuestion(sent) {
+			out = append(out, sent)
+		}
+		start = i + 1
+	}
+	if rest := text[start:]; strings.TrimSpace(rest) != "" && isQuestion(rest) {
+		out = append(out, rest)
+	}
+	return out
 }

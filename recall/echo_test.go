@@ -3,6 +3,7 @@ package recall
 import (
 	"testing"
 
+	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/nlp"
 )
 
@@ -38,8 +39,11 @@ func TestRestates(t *testing.T) {
 	}{
 		// The question asked again, in other function words: nothing beyond the query.
 		{"same question", "Where did the atlas end up, which shelf?", true, false, 1},
-		// The bot repeating the question, wrapped in its own words: all of the query held.
-		{"assistant echo", "I remember: Which shelf did the atlas end up on?", false, true, 1},
+		// The bot's reply holding the query: discounted by the share that is the query's
+		// (3 of its 4 terms) times the query held (all of it).
+		{"assistant echo", "I remember: Which shelf did the atlas end up on?", false, true, 0.75},
+		// The bot's record of what it did keeps what it says beyond the query: 3 of 6 terms.
+		{"assistant statement", "I put the atlas on the top shelf at the end of the day.", false, true, 0.5},
 		// The answer holds the query's words and says more; it is no question and no reply.
 		{"answer", "The atlas ended up on the top shelf by the window.", false, false, 0},
 		// A question about more than the query keeps its match.
@@ -60,5 +64,33 @@ func TestRestates(t *testing.T) {
 	}
 	if got := restates(nil, q, true, true); got != 0 {
 		t.Errorf("empty memory restates %v", got)
+	}
+}
+
+func TestMemoryRestates(t *testing.T) {
+	q := nlp.Terms("Which shelf did the atlas end up on?")
+	for _, tc := range []struct {
+		content string
+		role    models.Role
+		want    float64
+	}{
+		// The bot asking the question back restates it whole, its own words around it aside.
+		{"I remember: Which shelf did the atlas end up on?", models.RoleAssistant, 1},
+		{"Good question. Which shelf did the atlas end up on? Let me think.", models.RoleAssistant, 1},
+		// The same words from the user: a question, three of its four terms the query's.
+		{"I remember: Which shelf did the atlas end up on?", models.RoleUser, 0.75},
+		// Old data without a role reads as the user's.
+		{"Which shelf did the atlas end up on?", "", 1},
+		// A statement of the user's is never an echo.
+		{"The atlas ended up on the top shelf.", models.RoleUser, 0},
+		{"The atlas ended up on the top shelf.", "", 0},
+	} {
+		m := &models.Memory{Content: tc.content, Source: models.Source{Role: tc.role}}
+		if got := memoryRestates(m, q); got != tc.want {
+			t.Errorf("memoryRestates(%q, role %q) = %v, want %v", tc.content, tc.role, got, tc.want)
+		}
+	}
+	if got := memoryRestates(&models.Memory{Content: "Which shelf?"}, nil); got != 0 {
+		t.Errorf("no query terms: %v", got)
 	}
 }
