@@ -94,3 +94,19 @@ func TestMemoryRestates(t *testing.T) {
 		t.Errorf("no query terms: %v", got)
 	}
 }
+
+// FuzzMemoryRestates: any text, as a question or as the bot's reply, restates any query by
+// a share in 0..1, and isQuestion never panics on it.
+func FuzzMemoryRestates(f *testing.F) {
+	for _, s := range []string{"I remember: Which shelf?", "a?b.c!\n?", "Name: ", "¿Dónde está?", "\xff?", ""} {
+		f.Add(s, "which shelf")
+	}
+	f.Fuzz(func(t *testing.T, content, query string) {
+		for _, role := range []models.Role{"", models.RoleAssistant} {
+			r := memoryRestates(&models.Memory{Content: content, Source: models.Source{Role: role}}, nlp.Terms(query))
+			if !(r >= 0 && r <= 1) {
+				t.Fatalf("memoryRestates(%q, %q, %q) = %v", content, query, role, r)
+			}
+		}
+	})
+}
