@@ -10,6 +10,10 @@ type Source struct {
 	ConversationID string `json:"conversation_id,omitempty"`
 	MessageID      string `json:"message_id,omitempty"`
 	Speaker        string `json:"speaker,omitempty"`
+	// Role is whose words these are: "user", or "assistant" for the bot's own replies, which
+	// recall never takes as evidence for a question they only repeat. Absent: unknown, taken
+	// as the user's (memories stored before roles). Any other value is refused (source.role).
+	Role string `json:"role,omitempty"`
 }
 
 // Triple is a fact's subject–predicate–object form.

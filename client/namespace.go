@@ -18,6 +18,14 @@ const (
 	ModeStartup = "startup" // at the start of a conversation: anchors, important facts, crystals, summaries, recent turns
 )
 
+// Roles of a memory's source (api.Source.Role): whose words it holds. Store a bot's own
+// replies with RoleAssistant, so recall never takes them as evidence for a question they
+// only repeat; absent is unknown, taken as the user's.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+)
+
 // Engagement event types (api.EngagementEvent.Type).
 const (
 	EventUsed      = "used"

@@ -73,7 +73,8 @@ const instructions = `Salience is your long-term memory for this user or project
 - After replying, call report_engagement for the memories you were shown: "used" or
   "helpful" for those that shaped your answer, "ignored" for those that did not matter,
   "dismissed" for those that were wrong or unwelcome. This is how recall learns.
-- Call remember for facts, preferences and decisions worth keeping beyond this conversation.
+- Call remember for facts, preferences and decisions worth keeping beyond this conversation;
+  give role "assistant" to what you yourself said, so it is never taken for the user's word.
 - When a remembered fact stops being true (the user moved, changed their mind), remember the
   new fact and call update_memory on the old one with no_longer_true_since.`
 

@@ -441,3 +441,30 @@ func TestPredictMemoriesTool(t *testing.T) {
 	b.err = &client.Error{Status: 400, Code: "invalid", Message: "bad", Field: "messages"}
 	mcptest.Fails(t, s, "predict_memories", map[string]any{"conversation_id": "c1"}, "invalid: bad (field messages)")
 }
+
+// storing is a Backend that keeps what remember stores.
+type storing struct {
+	stub
+	stored []api.MemoryInput
+}
+
+func (s *storing) Store(_ context.Context, m api.MemoryInput) (*api.Memory, error) {
+	s.stored = append(s.stored, m)
+	return &api.Memory{ID: "m1", Kind: m.Kind, Content: m.Content, Source: m.Source}, nil
+}
+
+// TestRememberRole: what the agent stores about itself carries role assistant, so recall
+// never takes its own words as evidence; a role outside the schema's two is refused.
+func TestRememberRole(t *testing.T) {
+	b := &storing{}
+	s := connectInMemory(t, b)
+	mcptest.OK(t, s, "remember", map[string]any{"content": "I promised to send the agenda on Monday.", "role": "assistant"}, nil)
+	mcptest.OK(t, s, "remember", map[string]any{"content": "The user's sister lives in Leeds."}, nil)
+	if len(b.stored) != 2 || b.stored[0].Source == nil || b.stored[0].Source.Role != client.RoleAssistant || b.stored[1].Source != nil {
+		t.Fatalf("stored %+v, want the first with role assistant and the second with no source", b.stored)
+	}
+	failsWith(t, s, "remember", map[string]any{"content": "x", "role": "narrator"}, "role")
+	if len(b.stored) != 2 {
+		t.Errorf("a memory with an unknown role was stored: %+v", b.stored[2:])
+	}
+}

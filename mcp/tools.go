@@ -35,12 +35,14 @@ const (
 // client would have dropped it and asked for the default.
 type (
 	memoryKind  string
+	memoryRole  string
 	eventType   string
 	resultLimit int
 )
 
 var schemaTypes = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[memoryKind]():  {Type: "string", Enum: []any{"fact", "insight", "summary", "anchor", "crystal", "turn", "document"}},
+	reflect.TypeFor[memoryRole]():  {Type: "string", Enum: []any{client.RoleUser, client.RoleAssistant}},
 	reflect.TypeFor[eventType]():   {Type: "string", Enum: []any{client.EventUsed, client.EventHelpful, client.EventIgnored, client.EventDismissed}},
 	reflect.TypeFor[resultLimit](): {Type: "integer", Minimum: ptr(1.0), Maximum: ptr(100.0)},
 }
@@ -103,6 +105,7 @@ type rememberInput struct {
 	Concepts       []string   `json:"concepts,omitempty" jsonschema:"a few key concepts or names it is about (optional; extracted from the content when left out)"`
 	ConversationID string     `json:"conversation_id,omitempty" jsonschema:"the conversation it comes from (optional)"`
 	Speaker        string     `json:"speaker,omitempty" jsonschema:"who said or stated it (optional)"`
+	Role           memoryRole `json:"role,omitempty" jsonschema:"whose words: user (default) for what the user said or what is true of the user and the world; assistant for what you yourself said or concluded — recall never takes your own words as evidence for a question they only repeat"`
 	ValidAt        string     `json:"valid_at,omitempty" jsonschema:"when it became true, RFC 3339 (optional; default now)"`
 	Sensitive      bool       `json:"sensitive,omitempty" jsonschema:"true for private matters: found by search_memories but never volunteered by ambient_recall"`
 }
@@ -146,6 +149,7 @@ type memoryOutput struct {
 	ValidAt    time.Time `json:"valid_at,omitzero"`
 	InvalidAt  time.Time `json:"invalid_at,omitzero"`
 	Speaker    string    `json:"speaker,omitempty"`
+	Role       string    `json:"role,omitempty"`
 	Concepts   []string  `json:"concepts,omitempty"`
 	Importance float64   `json:"importance"`
 	Confidence float64   `json:"confidence"`
@@ -363,7 +367,7 @@ func (t *tools) readFullMemory(ctx context.Context, in readFullMemoryInput) (*mc
 	out := memoryOutput{ID: m.ID, Kind: m.Kind, Content: m.Content, CreatedAt: m.CreatedAt, ValidAt: m.ValidAt,
 		InvalidAt: m.InvalidAt, Concepts: m.Concepts, Importance: m.Importance, Confidence: m.Confidence, ChunkCount: m.ChunkCount}
 	if m.Source != nil {
-		out.Speaker = m.Source.Speaker
+		out.Speaker, out.Role = m.Source.Speaker, m.Source.Role
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "[%s, stored %s", m.Kind, m.CreatedAt.UTC().Format(time.RFC3339))
@@ -428,8 +432,8 @@ func (t *tools) remember(ctx context.Context, in rememberInput) (*mcp.CallToolRe
 	if in.Importance == 0 {
 		m.Importance = 0.5
 	}
-	if in.ConversationID != "" || in.Speaker != "" {
-		m.Source = &api.Source{ConversationID: in.ConversationID, Speaker: in.Speaker}
+	if in.ConversationID != "" || in.Speaker != "" || in.Role != "" {
+		m.Source = &api.Source{ConversationID: in.ConversationID, Speaker: in.Speaker, Role: string(in.Role)}
 	}
 	var err error
 	if m.ValidAt, err = parseTime("valid_at", in.ValidAt); err != nil {

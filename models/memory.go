@@ -60,7 +60,19 @@ type Source struct {
 	ConversationID string `json:"conversation_id,omitempty"`
 	MessageID      string `json:"message_id,omitempty"`
 	Speaker        string `json:"speaker,omitempty"`
+	// Role is who said it: RoleUser, RoleAssistant (the bot's own words), or "" — unknown,
+	// as in every memory stored before roles, and treated as the user's.
+	Role Role `json:"role,omitempty"`
 }
+
+// Role says whose words a memory holds. Recall never takes the bot's own reply as evidence
+// for a question it merely repeats (package recall, restates).
+type Role string
+
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+)
 
 // Triple is a fact's subject–predicate–object form.
 type Triple struct {
@@ -242,6 +254,9 @@ func (m *Memory) Validate(maxContent int) error {
 		if len(f.val) > MaxIDBytes || !utf8.ValidString(f.val) {
 			return Invalid(f.name, "must be UTF-8 text of at most %d bytes", MaxIDBytes)
 		}
+	}
+	if r := m.Source.Role; r != "" && r != RoleUser && r != RoleAssistant {
+		return Invalid("source.role", "role must be %q or %q (or absent: unknown, taken as the user's)", RoleUser, RoleAssistant)
 	}
 	return nil
 }

@@ -60,6 +60,9 @@ func TestMemoryValidate(t *testing.T) {
 		{"empty trigger", func(m *Memory) { m.Triggers = []string{"honey", " "} }, EINVALID, "triggers[1]"},
 		{"half triple", func(m *Memory) { m.Triple = &Triple{Subject: "Nadia", Predicate: "keeps"} }, EINVALID, "triple"},
 		{"long speaker", func(m *Memory) { m.Source.Speaker = strings.Repeat("s", MaxIDBytes+1) }, EINVALID, "source.speaker"},
+		{"unknown role", func(m *Memory) { m.Source.Role = "narrator" }, EINVALID, "source.role"},
+		{"assistant role", func(m *Memory) { m.Source.Role = RoleAssistant }, "", ""},
+		{"user role", func(m *Memory) { m.Source.Role = RoleUser }, "", ""},
 	} {
 		m := ok()
 		tc.edit(m)

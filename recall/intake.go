@@ -21,6 +21,7 @@ type intake struct {
 	ranges   []nlp.TimeRange // temporal phrases of the query
 	pairs    [][2]string     // adjacent term pairs of the query, for phrase matches
 	terms    []string        // the distinct analysed words of text (learn.QueryTerms)
+	asked    []string        // the analysed words of what is asked now: the query, else the latest message (echoes)
 	convType string
 	turnID   string
 	state    *models.ConversationState // nil without a conversation id
@@ -75,6 +76,10 @@ func (p *Pipeline) intake(ctx context.Context, req *Request) *intake {
 		queryTerms = nlp.Terms(req.Query)
 	}
 	in.pairs = pairsOf(queryTerms)
+	in.asked = queryTerms
+	if strings.TrimSpace(req.Query) == "" && len(parts) > 1 {
+		in.asked = nlp.Terms(parts[len(parts)-1])
+	}
 	in.terms = learn.QueryTerms(textTerms)
 	in.ranges = nlp.Temporal(req.Query, req.Now)
 	in.convType = req.ConversationType

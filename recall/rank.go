@@ -291,6 +291,9 @@ func (p *Pipeline) own(ctx context.Context, req *Request, results []Result) erro
 // signals gathers what the sources measured of a hydrated candidate.
 func (c *candidate) signals(in *intake, hops map[string]int) signals {
 	s := signals{bm: c.bm, vector: c.vecSim, direct: c.base, activation: c.activation, hops: -1}
+	if c.direct() {
+		s.restates = memoryRestates(c.mem, in.asked)
+	}
 	if len(in.pairs) > 0 && c.unitMem != nil && c.phrase {
 		if c.phraseIndexed {
 			s.phrase = c.phraseShare

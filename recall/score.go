@@ -32,6 +32,7 @@ type signals struct {
 	phrase        float64 // share of the query's adjacent term pairs adjacent in its text
 	phraseChecked bool    // phrase was measured (only the best direct matches are)
 	inTimeRange   bool    // its time lies in a range the query names
+	restates      float64 // how much the memory only restates the question asked (restates)
 	hops          int     // edges from the focal entity's node; < 0: not reached, or no focal entity
 }
 
@@ -47,10 +48,17 @@ func components(o Options, m *models.Memory, now time.Time, s signals) models.Co
 		Vector:     s.vector,
 	}
 	direct := s.direct
+	// An echo — a stored question, or the bot's reply, that restates the question asked —
+	// matches by the question's own words, and is associated with it by the question's own
+	// concepts: that is no evidence, so every match measure keeps only what the memory says
+	// beyond the question.
+	echo := 1 - s.restates
+	c.BM25, c.Vector, direct = echo*c.BM25, echo*c.Vector, echo*direct
+	c.Activation *= echo
 	if s.phraseChecked {
 		// A query's words next to each other in the text are a phrase match, worth more
 		// than the same words scattered ("high-trust bot pairs" vs "bots … pair … trust").
-		c.Phrase = s.phrase
+		c.Phrase = echo * s.phrase
 		direct = orEvidence(direct, o.PhraseWeight*c.Phrase)
 	}
 	c.Relevance = relevance(direct, c.Activation, s.inTimeRange, o.TemporalBonus)

@@ -23,7 +23,8 @@ func memoryFromInput(in *api.MemoryInput) *models.Memory {
 		Sensitive:  in.Sensitive,
 	}
 	if in.Source != nil {
-		m.Source = models.Source(*in.Source)
+		src := in.Source
+		m.Source = models.Source{ConversationID: src.ConversationID, MessageID: src.MessageID, Speaker: src.Speaker, Role: models.Role(src.Role)}
 	}
 	if in.Triple != nil {
 		t := models.Triple(*in.Triple)
@@ -74,8 +75,7 @@ func sourceToAPI(s models.Source) *api.Source {
 	if s == (models.Source{}) {
 		return nil
 	}
-	out := api.Source(s)
-	return &out
+	return &api.Source{ConversationID: s.ConversationID, MessageID: s.MessageID, Speaker: s.Speaker, Role: string(s.Role)}
 }
 
 // recallRequest maps the wire request to the pipeline's; the pipeline validates it and names

@@ -168,7 +168,7 @@ func TestDecodeMemoriesBatch(t *testing.T) {
 func TestDecodeMemoriesMapsEveryField(t *testing.T) {
 	body := `{"kind":"fact","content":"Ada founded the lab","created_at":"2024-01-02T03:04:05Z",
 		"valid_at":"2023-01-01T00:00:00Z","invalid_at":"2025-01-01T00:00:00Z",
-		"source":{"conversation_id":"c1","message_id":"m1","speaker":"ada"},"importance":0.8,
+		"source":{"conversation_id":"c1","message_id":"m1","speaker":"ada","role":"assistant"},"importance":0.8,
 		"domains":["work"],"triggers":["lab"],"concepts":["Ada"],
 		"triple":{"subject":"Ada","predicate":"founded","object":"the lab"},"sensitive":true}`
 	ms, _, err := decodeMemories([]byte(body))
@@ -178,7 +178,7 @@ func TestDecodeMemoriesMapsEveryField(t *testing.T) {
 	m := ms[0]
 	if m.Kind != models.KindFact || m.Content != "Ada founded the lab" || m.CreatedAt.Year() != 2024 ||
 		m.ValidAt.Year() != 2023 || m.InvalidAt.Year() != 2025 ||
-		m.Source != (models.Source{ConversationID: "c1", MessageID: "m1", Speaker: "ada"}) ||
+		m.Source != (models.Source{ConversationID: "c1", MessageID: "m1", Speaker: "ada", Role: models.RoleAssistant}) ||
 		m.Importance != 0.8 || m.Domains[0] != "work" || m.Triggers[0] != "lab" || m.Concepts[0] != "Ada" ||
 		*m.Triple != (models.Triple{Subject: "Ada", Predicate: "founded", Object: "the lab"}) || !m.Sensitive {
 		t.Errorf("mapped %+v", m)

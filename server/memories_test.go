@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/url"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/salience-ai/salience/api"
 	"github.com/salience-ai/salience/embed"
 	"github.com/salience-ai/salience/ingest"
 	"github.com/salience-ai/salience/models"
@@ -131,5 +133,57 @@ func TestCreatedAtOutOfRange(t *testing.T) {
 	}
 	if old != 2 {
 		t.Errorf("%d memories dated 1960, want 2", old)
+	}
+}
+
+// TestSourceRole: a memory's source says whose words it holds, user or assistant; absent is
+// unknown (stored and returned as no role); any other role is a 400 naming the field, and
+// a batch holding one writes nothing.
+func TestSourceRole(t *testing.T) {
+	s, st := ingestStack(t)
+	h := s.Handler()
+	for _, tc := range []struct {
+		name, body string
+		status     int
+		field      string
+	}{
+		{"assistant", `{"kind":"turn","content":"I set the alarm for six.","source":{"speaker":"bot","role":"assistant"}}`, 201, ""},
+		{"user", `{"kind":"turn","content":"Set an alarm for six.","source":{"role":"user"}}`, 201, ""},
+		{"absent", `{"kind":"turn","content":"Thanks!","source":{"speaker":"pat"}}`, 201, ""},
+		{"unknown", `{"kind":"turn","content":"x","source":{"role":"narrator"}}`, 400, "source.role"},
+		{"case differs", `{"kind":"turn","content":"x","source":{"role":"Assistant"}}`, 400, "source.role"},
+		{"batch", `{"memories":[{"kind":"fact","content":"y"},{"kind":"turn","content":"x","source":{"role":"system"}}]}`, 400, "memories[1].source.role"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, body := do(t, h, "POST", "/v1/namespaces/a/memories", tc.body)
+			if res.StatusCode != tc.status {
+				t.Fatalf("status = %d %s, want %d", res.StatusCode, body, tc.status)
+			}
+			if tc.status != 201 {
+				if e := errorOf(t, body); e.Code != "invalid" || e.Field != tc.field {
+					t.Errorf("error = %+v, want invalid naming %q", e, tc.field)
+				}
+				return
+			}
+			var got api.CreateMemoriesResponse
+			if err := json.Unmarshal(body, &got); err != nil || len(got.Memories) != 1 {
+				t.Fatalf("response %s: %v", body, err)
+			}
+			m := got.Memories[0]
+			want := map[string]string{"assistant": "assistant", "user": "user", "absent": ""}[tc.name]
+			if m.Source == nil || m.Source.Role != want {
+				t.Errorf("returned source = %+v, want role %q", m.Source, want)
+			}
+			stored, err := st.GetMemory(context.Background(), "a", m.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(stored.Source.Role) != want {
+				t.Errorf("stored source = %+v, want role %q", stored.Source, want)
+			}
+		})
+	}
+	if _, total, err := st.FindMemories(context.Background(), models.MemoryFilter{Namespace: "a"}); err != nil || total != 3 {
+		t.Errorf("%d memories stored, %v; want the 3 accepted", total, err)
 	}
 }

@@ -100,8 +100,8 @@ func run(ctx context.Context, cfg config, in io.Reader, out io.Writer) error {
 
 		// 3. Store the turn, so later conversations can recall it.
 		if _, err := ns.StoreBatch(ctx, []api.MemoryInput{
-			{Kind: "turn", Content: msg, Source: &api.Source{ConversationID: conv, Speaker: "user"}},
-			{Kind: "turn", Content: reply, Source: &api.Source{ConversationID: conv, Speaker: "bot"}},
+			{Kind: "turn", Content: msg, Source: &api.Source{ConversationID: conv, Speaker: "user", Role: client.RoleUser}},
+			{Kind: "turn", Content: reply, Source: &api.Source{ConversationID: conv, Speaker: "bot", Role: client.RoleAssistant}},
 		}); err != nil {
 			return err
 		}

@@ -59,3 +59,46 @@ func TestBotAgainstTheRealServer(t *testing.T) {
 		t.Errorf("run in namespace b with key A = %v, want forbidden", err)
 	}
 }
+
+// TestBotDoesNotEchoItself asks the same question in three conversations after the fact that
+// answers it. The question stored the first time, and the bot's own reply (stored with role
+// assistant), match it word for word; they must not outrank the fact, or the bot answers
+// with an echo, reports it used, and the next reply echoes the echo.
+func TestBotDoesNotEchoItself(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{WithKeys: true})
+	cfg := config{URL: srv.URL, Key: testserver.KeyA, Namespace: "a", Conversation: "told"}
+	const fact = "The spare key hangs on the hook behind the boiler."
+	var out bytes.Buffer
+	if err := run(context.Background(), cfg, strings.NewReader(fact+"\n"), &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, conv := range []string{"ask-1", "ask-2", "ask-3"} {
+		out.Reset()
+		cfg.Conversation = conv
+		if err := run(context.Background(), cfg, strings.NewReader("Where is the spare key?\n"), &out); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := strings.TrimSpace(out.String()), "I remember: "+fact; got != want {
+			t.Fatalf("%s: reply %q, want %q", conv, got, want)
+		}
+	}
+
+	c, _ := client.New(srv.URL, client.WithKey(testserver.KeyA))
+	page, err := c.Namespace("a").List(context.Background(), client.ListOptions{Kinds: []string{"turn"}, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	roles := map[string]int{}
+	for _, m := range page.Memories {
+		if m.Source == nil {
+			t.Fatalf("turn %q stored without a source", m.Content)
+		}
+		roles[m.Source.Role]++
+		if strings.Contains(m.Content, "I remember: I remember:") {
+			t.Errorf("an echo of an echo was stored: %q", m.Content)
+		}
+	}
+	if roles[client.RoleUser] != 4 || roles[client.RoleAssistant] != 4 {
+		t.Errorf("roles of the stored turns = %v, want 4 user and 4 assistant", roles)
+	}
+}

@@ -21,6 +21,7 @@ func memoryProps(m *models.Memory) map[string]any {
 		"ns": m.Namespace, "id": m.ID, "parent": m.ParentID, "kind": string(m.Kind), "content": m.Content,
 		"created": encTime(m.CreatedAt), "valid": encTime(m.ValidAt), "invalid": encTime(m.InvalidAt),
 		"conv": m.Source.ConversationID, "msg": m.Source.MessageID, "speaker": m.Source.Speaker,
+		"role":       string(m.Source.Role),
 		"importance": m.Importance, "domains": encStrings(m.Domains), "triggers": encStrings(m.Triggers),
 		"concepts": encStrings(m.Concepts), "triple": encJSON(m.Triple, m.Triple == nil), "sensitive": m.Sensitive,
 		"chunk_index": int64(m.ChunkIndex), "chunk_count": int64(m.ChunkCount),
@@ -62,7 +63,7 @@ func decMemory(v any) (*models.Memory, error) {
 	m := &models.Memory{
 		ID: p.str("id"), Namespace: p.str("ns"), Kind: models.Kind(p.str("kind")), Content: p.str("content"),
 		CreatedAt: p.time("created"), ValidAt: p.time("valid"), InvalidAt: p.time("invalid"),
-		Source:     models.Source{ConversationID: p.str("conv"), MessageID: p.str("msg"), Speaker: p.str("speaker")},
+		Source:     models.Source{ConversationID: p.str("conv"), MessageID: p.str("msg"), Speaker: p.str("speaker"), Role: models.Role(p.str("role"))},
 		Importance: p.f64("importance"), Domains: p.strs("domains"), Triggers: p.strs("triggers"), Concepts: p.strs("concepts"),
 		Sensitive: p.bool("sensitive"), ParentID: p.str("parent"), ChunkIndex: p.int("chunk_index"), ChunkCount: p.int("chunk_count"),
 		Confidence: p.f64("confidence"), UsageCount: p.int("usage"), LastUsed: p.time("last_used"),

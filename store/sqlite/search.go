@@ -703,7 +703,7 @@ func (s *Store) loadMemories(ctx context.Context, q loadQuery, ns string, spaces
 						s.log.Error("sqlite: vector not indexed", "namespace", m.Namespace, "id", m.ID, "err", err)
 					}
 				}
-				for _, p := range []*string{&m.Namespace, (*string)(&m.Kind), &m.Source.Speaker, &m.Source.ConversationID} {
+				for _, p := range []*string{&m.Namespace, (*string)(&m.Kind), &m.Source.Speaker, (*string)(&m.Source.Role), &m.Source.ConversationID} {
 					intern(p)
 				}
 				b.mems[i] = m

@@ -507,7 +507,7 @@ func fieldFor(t *testing.T, v reflect.Value, table, column string) reflect.Value
 			name += strings.ToUpper(part[:1]) + part[1:]
 		}
 	}
-	if table == "memories" && slices.Contains([]string{"conversation_id", "message_id", "speaker"}, column) {
+	if table == "memories" && slices.Contains([]string{"conversation_id", "message_id", "speaker", "role"}, column) {
 		v = v.FieldByName("Source")
 	}
 	if table == "conversations" && column == "id" {

@@ -97,7 +97,7 @@ func fullMemory(namespace, id string) *models.Memory {
 	return &models.Memory{
 		ID: id, Namespace: namespace, Kind: models.KindFact, Content: "Caroline moved to Berlin in May.",
 		CreatedAt: at(1).Add(123456789), ValidAt: at(-60), InvalidAt: at(600),
-		Source:     models.Source{ConversationID: "conv-1", MessageID: "msg-7", Speaker: "Caroline"},
+		Source:     models.Source{ConversationID: "conv-1", MessageID: "msg-7", Speaker: "Caroline", Role: models.RoleUser},
 		Importance: 0.75, Domains: []string{"life", "travel"}, Triggers: []string{"berlin", "moving"},
 		Concepts: []string{"caroline", "berlin"}, Triple: &models.Triple{Subject: "Caroline", Predicate: "moved to", Object: "Berlin"},
 		Sensitive: true, Confidence: 0.6, UsageCount: 3, LastUsed: at(5), SurfaceCount: 4, LastSurfaced: at(6),
