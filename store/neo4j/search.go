@@ -232,23 +232,3 @@ func (s *Store) RecordEmbedder(ctx context.Context, ns string, id models.Embedde
 		return exec(ctx, tx, recordEmbedder, map[string]any{"ns": ns, "dims": int64(id.Dims), "embedder": id.Name})
 	})
 }
-
-// VectorDims returns the embedding size of every namespace that holds vectors, so a server
-// can refuse an embedder of another size before it serves anything.
-func (s *Store) VectorDims(ctx context.Context) (map[string]int, error) {
-	out := map[string]int{}
-	err := s.read(ctx, "vector dims", func(tx neo4j.ManagedTransaction) error {
-		recs, err := collect(ctx, tx, vectorDims, nil)
-		if err != nil {
-			return err
-		}
-		clear(out)
-		for _, r := range recs {
-			ns, _ := r.Values[0].(string)
-			d, _ := r.Values[1].(int64)
-			out[ns] = int(d)
-		}
-		return nil
-	})
-	return out, err
-}

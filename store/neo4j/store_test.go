@@ -154,8 +154,8 @@ func testVectorDimensions(t *testing.T, s *Store) {
 	if err := s.CreateMemories(ctx, []*models.MemoryWrite{vecMemory("d4", "b", 0, 1, 0, 0)}); err != nil {
 		t.Fatalf("another namespace with another size: %v", err)
 	}
-	if dims, err := s.VectorDims(ctx); err != nil || len(dims) != 2 || dims["d3"] != 3 || dims["d4"] != 4 {
-		t.Fatalf("VectorDims = %v, %v; want d3: 3, d4: 4", dims, err)
+	if ids, err := s.Embedders(ctx); err != nil || len(ids) != 2 || ids["d3"].Dims != 3 || ids["d4"].Dims != 4 {
+		t.Fatalf("Embedders = %v, %v; want d3: 3, d4: 4 dimensions", ids, err)
 	}
 	for ns, q := range map[string][]float32{"d3": {1, 0, 0}, "d4": {0, 1, 0, 0}} {
 		hits, err := s.SearchVector(ctx, ns, q, 3)

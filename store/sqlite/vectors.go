@@ -8,25 +8,9 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-// VectorDims returns the embedding size of every namespace that holds vectors. It reads the
-// database, not the indexes, so it works before Rebuild: serve checks the configured
-// embedder against it before loading anything.
-func (s *Store) VectorDims(ctx context.Context) (map[string]int, error) {
-	out := map[string]int{}
-	_, err := queryAll(ctx, s.rdb, "vector dims", `SELECT ns, dims FROM namespaces WHERE dims > 0 ORDER BY ns`, nil,
-		func(sc scanner) (struct{}, error) {
-			var ns string
-			var d int
-			err := sc.Scan(&ns, &d)
-			out[ns] = d
-			return struct{}{}, err
-		})
-	return out, err
-}
-
 // Embedders returns the embedder of every namespace that holds vectors: its recorded name
-// ("" when the vectors predate recorded names) and size. Like VectorDims it reads the
-// database, so serve resolves its embedder before loading anything.
+// ("" when the vectors predate recorded names) and size. It reads the database, so serve
+// resolves its embedder before loading anything.
 func (s *Store) Embedders(ctx context.Context) (map[string]models.EmbedderIdentity, error) {
 	out := map[string]models.EmbedderIdentity{}
 	_, err := queryAll(ctx, s.rdb, "embedders", `SELECT ns, dims, embedder FROM namespaces WHERE dims > 0 ORDER BY ns`, nil,

@@ -51,7 +51,7 @@ func TestReembedBadVectors(t *testing.T) {
 		}
 	}
 	// Nothing changed.
-	if got, _ := s.VectorDims(ctx); got["ns"] != 2 {
+	if got, _ := s.Embedders(ctx); got["ns"].Dims != 2 {
 		t.Errorf("dims %v after failed runs, want 2", got)
 	}
 }
