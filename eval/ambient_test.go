@@ -32,21 +32,7 @@ func TestAmbientReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Name = "tiny"
-	open := func(name string) (eval.Engine, *sqlite.Store) {
-		st, err := sqlite.Open(filepath.Join(t.TempDir(), name+".db"), sqlite.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		if err := st.Rebuild(ctx); err != nil {
-			t.Fatal(err)
-		}
-		emb := embed.NewLocal(0)
-		return eval.Engine{Ingest: ingest.New(st, emb), Recall: recall.New(st, emb, recall.Options{Seed: 1}),
-			Engagement: engagement.NewService(st, engagement.ServiceOptions{}),
-			Reward:     maintenance.New(st, maintenance.Options{}).RewardTurn}, st
-	}
-	e, st := open("bandit")
+	e, st := openEngine(t, "bandit")
 	s, err := eval.Ambient(ctx, e, []*eval.Conversation{c}, predict.PolicyBandit, false, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +69,7 @@ func TestAmbientReplay(t *testing.T) {
 	if updates != 3 {
 		t.Errorf("posterior updates %d, want 3", updates)
 	}
-	w, wst := open("withheld")
+	w, wst := openEngine(t, "withheld")
 	ws, err := eval.Ambient(ctx, w, []*eval.Conversation{c}, predict.PolicyBandit, true, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -123,4 +109,23 @@ func TestAmbientCompare(t *testing.T) {
 	if (&eval.AmbientReport{Rows: rep.Rows[:3]}).Compare() != nil {
 		t.Error("Compare without the withheld twin is not nil")
 	}
+}
+
+// openEngine is a fresh embedded store with the evaluation's pipeline: the local embedder,
+// recall seeded 1, engagement, and the bandit's reward of a settled turn.
+func openEngine(t *testing.T, name string) (eval.Engine, *sqlite.Store) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), name+".db"), sqlite.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	emb := embed.NewLocal(0)
+	return eval.Engine{Ingest: ingest.New(st, emb), Recall: recall.New(st, emb, recall.Options{Seed: 1}),
+		Engagement: engagement.NewService(st, engagement.ServiceOptions{}),
+		Reward:     maintenance.New(st, maintenance.Options{}).RewardTurn}, st
 }

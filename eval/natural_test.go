@@ -4,18 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/salience-ai/salience/embed"
 	"github.com/salience-ai/salience/engagement"
 	"github.com/salience-ai/salience/eval"
-	"github.com/salience-ai/salience/ingest"
 	"github.com/salience-ai/salience/models"
-	"github.com/salience-ai/salience/recall"
 	"github.com/salience-ai/salience/store/sqlite"
 )
 
@@ -29,21 +23,8 @@ func TestNatural(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Name = "tiny"
-	open := func(name string) (eval.Engine, *sqlite.Store) {
-		st, err := sqlite.Open(filepath.Join(t.TempDir(), name+".db"), sqlite.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		if err := st.Rebuild(ctx); err != nil {
-			t.Fatal(err)
-		}
-		emb := embed.NewLocal(0)
-		return eval.Engine{Ingest: ingest.New(st, emb), Recall: recall.New(st, emb, recall.Options{Seed: 1}),
-			Engagement: engagement.NewService(st, engagement.ServiceOptions{})}, st
-	}
-	with, stWith := open("with")
-	silent, stSilent := open("silent")
+	with, stWith := openEngine(t, "with")
+	silent, stSilent := openEngine(t, "silent")
 	rep, err := eval.Natural(ctx, with, silent, []*eval.Conversation{c}, nil)
 	if err != nil {
 		t.Fatal(err)
