@@ -208,7 +208,11 @@ func (b *batch) train(cfg learn.Config, sf *models.Surfacing, ev *models.Event) 
 // its use says nothing about how relevance, text and vector scores predict use, and would
 // only pull those weights down. Its outcome still moves the memory and, through the usage
 // patterns, the predictions.
-func trains(sf *models.Surfacing) bool { return sf.Mode != models.ModePredict }
+//
+// A surfacing recorded for another feature set (learn.Trains) does not train either.
+func trains(sf *models.Surfacing) bool {
+	return sf.Mode != models.ModePredict && learn.Trains(&sf.Components)
+}
 
 // edgesPutter is a transaction that writes many edges at once, as PutEdge one by one would
 // (the SQLite store, in multi-row statements).

@@ -497,7 +497,31 @@ func (x *BM25) searchLocked(s *bm25Scratch, terms []string, k int, l *Learned, a
 	}
 	s.touched = touched[:0]
 	s.cands = cands[:0]
-	return h.sorted()
+	out := h.sorted()
+	if len(out) > 0 {
+		norm := x.information(terms, n)
+		for i := range out {
+			out[i].Norm = norm
+		}
+	}
+	return out
+}
+
+// information is the query's information: Σ idf over its terms, each occurrence counted as
+// the score counts it, a term the index never saw at the largest idf (a document holding it
+// would be the only one). It is the score of a document of average length that holds every
+// query term once, so Score/information is how much of the query a match covers, on a scale
+// that means the same in every query and every namespace.
+func (x *BM25) information(terms []string, n float64) float64 {
+	sum := 0.0
+	for _, t := range terms {
+		df := 0.0
+		if tid, ok := x.termIDs[t]; ok {
+			df = float64(x.lists[tid].df)
+		}
+		sum += math.Log(1 + (n-df+0.5)/(df+0.5))
+	}
+	return sum
 }
 
 // contribution is a posting's share of a document's score in fixed point, rounded up: ws is

@@ -10,6 +10,11 @@ import (
 type Hit struct {
 	ID    string
 	Score float64
+	// Norm is, for a text hit, the query's information: the score of a unit of average
+	// length holding each query term once, terms the namespace never saw included. Score/Norm
+	// is the share of the query a match covers, the same scale in every turn; 0 when the
+	// store does not measure it (Neo4j's full-text index).
+	Norm float64
 }
 
 // MemoryWrite is one memory to create with everything ingest derived from it. Chunks (when

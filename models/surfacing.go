@@ -24,8 +24,13 @@ func (m Mode) Valid() bool {
 
 // Components are the parts of a recall score, each in 0..1, as returned under explain.
 type Components struct {
-	Relevance  float64 `json:"relevance"`
-	BM25       float64 `json:"bm25,omitempty"`       // BM25 score over the query's best
+	Relevance float64 `json:"relevance"`
+	BM25      float64 `json:"bm25,omitempty"`     // BM25 score over the query's best
+	Coverage  float64 `json:"coverage,omitempty"` // BM25 score over the query's information
+	// Match is direct relevance on the absolute scale (Coverage in BM25's place, no
+	// association): how strongly the memory itself matches the turn, comparable across
+	// turns, as the relevance model reads it.
+	Match      float64 `json:"match,omitempty"`
 	Vector     float64 `json:"vector,omitempty"`     // cosine similarity of the best vector match
 	Phrase     float64 `json:"phrase,omitempty"`     // share of the query's word pairs found as phrases
 	Activation float64 `json:"activation,omitempty"` // spreading-activation strength
@@ -47,6 +52,11 @@ type Components struct {
 	// own score cannot give, since how high a best match scores varies with the query.
 	Top    float64 `json:"top,omitempty"`
 	Margin float64 `json:"margin,omitempty"`
+	// Question is 1 when the turn's latest message (or the query) asks a question.
+	Question float64 `json:"question,omitempty"`
+	// Features is the relevance model's feature set these were measured for (learn.Version):
+	// a surfacing recorded under another trains no model.
+	Features int `json:"features,omitempty"`
 }
 
 // Surfacing is one memory shown in one turn; engagement events point at it.

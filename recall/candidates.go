@@ -17,6 +17,7 @@ type candidate struct {
 	vecRank    int     // 1-based rank in vector search among hits over the floor
 	assocRank  int     // 1-based rank by activation
 	textScore  float64 // BM25 score of the best unit
+	cover      float64 // BM25 score over the query's information (models.Hit.Norm), at most 1
 	vecSim     float64 // cosine of the best unit
 	bm         float64 // BM25 score over the query's best
 	base       float64 // fused direct relevance: text and vector scores
@@ -113,6 +114,7 @@ func (p *Pipeline) candidates(ctx context.Context, req *Request, in *intake) (*c
 		c := cs.get(ids.MemoryOf(h.ID))
 		if c.textRank == 0 {
 			c.textRank, c.textScore, c.unit = i+1, h.Score, h.ID
+			c.cover = coverage(h.Score, h.Norm, textHits[0].Score)
 		}
 	}
 	rank := 0

@@ -28,6 +28,9 @@ func keep(o Options, req *Request, in *intake, m *models.Memory, recent map[stri
 	if recent[m.ID] {
 		return false
 	}
+	if req.Mode == models.ModeAmbient && in.inContext(m.Content) {
+		return false
+	}
 	for _, ctxSet := range m.IrrelevantContexts {
 		if jaccard(ctxSet, in.concepts) >= o.IrrelevantJaccard {
 			return false

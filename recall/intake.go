@@ -21,6 +21,8 @@ type intake struct {
 	ranges   []nlp.TimeRange // temporal phrases of the query
 	pairs    [][2]string     // adjacent term pairs of the query, for phrase matches
 	terms    []string        // the distinct analysed words of text (learn.QueryTerms)
+	question bool            // the latest message, or the query, asks a question (isQuestion)
+	context  map[string]bool // the request's messages by contextKey: what the bot has in front of it
 	asked    []string        // the analysed words of what is asked now: the query, else the latest message (echoes)
 	convType string
 	turnID   string
@@ -55,6 +57,14 @@ func (p *Pipeline) intake(ctx context.Context, req *Request) *intake {
 		}
 	}
 	in.text = strings.Join(parts, "\n")
+	for _, m := range req.Messages {
+		if k := contextKey(m.Content); k != "" {
+			if in.context == nil {
+				in.context = map[string]bool{}
+			}
+			in.context[k] = true
+		}
+	}
 
 	seen := map[string]bool{}
 	add := func(name string) {
@@ -79,6 +89,12 @@ func (p *Pipeline) intake(ctx context.Context, req *Request) *intake {
 	in.asked = queryTerms
 	if strings.TrimSpace(req.Query) == "" && len(parts) > 1 {
 		in.asked = nlp.Terms(parts[len(parts)-1])
+	}
+	if len(parts) > 0 {
+		in.question = isQuestion(parts[len(parts)-1])
+		if q := strings.TrimSpace(req.Query); q != "" {
+			in.question = isQuestion(q)
+		}
 	}
 	in.terms = learn.QueryTerms(textTerms)
 	in.ranges = nlp.Temporal(req.Query, req.Now)
@@ -118,4 +134,15 @@ func pairsOf(ts []string) [][2]string {
 		}
 	}
 	return out
+}
+
+// contextKey is how a message and a memory are compared for inContext: white space and
+// case do not count.
+func contextKey(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+
+// inContext reports whether content is one of the request's messages. Ambient recall does
+// not return it: the bot has it in front of it, so it adds nothing (a conversation stores
+// each message as it goes, and the last ones are the best matches of the next turn's window).
+func (in *intake) inContext(content string) bool {
+	return len(in.context) > 0 && in.context[contextKey(content)]
 }

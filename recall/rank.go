@@ -40,6 +40,10 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 			continue
 		}
 		c.comps = components(p.opts, c.mem, req.Now, c.signals(in, cs.hops))
+		c.comps.Features = learn.Version
+		if in.question {
+			c.comps.Question = 1
+		}
 		c.comps.Score = weighted(w, c.comps, in.focal != "")
 		history(&c.comps, c.mem, in.terms, speakers, p.speakers)
 		kept = append(kept, c)
@@ -290,7 +294,7 @@ func (p *Pipeline) own(ctx context.Context, req *Request, results []Result) erro
 
 // signals gathers what the sources measured of a hydrated candidate.
 func (c *candidate) signals(in *intake, hops map[string]int) signals {
-	s := signals{bm: c.bm, vector: c.vecSim, direct: c.base, activation: c.activation, hops: -1}
+	s := signals{bm: c.bm, cover: c.cover, vector: c.vecSim, direct: c.base, activation: c.activation, hops: -1}
 	if c.direct() {
 		s.restates = memoryRestates(c.mem, in.asked)
 	}

@@ -23,10 +23,24 @@ func fuse(textScore, top float64, textHit bool, cosine, vectorWeight float64) (b
 	return bm, (1-vectorWeight)*bm + vectorWeight*cosine
 }
 
+// coverage is a text hit's share of the query's information, score/norm at most 1: the
+// same scale in every turn, unlike BM25 over the turn's best (fuse). A store that does not
+// measure the query's information (norm 0) gives the score over the best, top.
+func coverage(score, norm, top float64) float64 {
+	switch {
+	case norm > 0:
+		return math.Min(1, score/norm)
+	case top > 0:
+		return math.Min(1, score/top)
+	}
+	return 0
+}
+
 // signals are what the sources measured of one candidate: the inputs of its score besides
 // the memory itself.
 type signals struct {
 	bm, vector    float64 // BM25 over the query's best; vector cosine
+	cover         float64 // BM25 over the query's information (coverage)
 	direct        float64 // fused direct relevance (fuse)
 	activation    float64 // spreading activation reaching the memory
 	phrase        float64 // share of the query's adjacent term pairs adjacent in its text
@@ -54,14 +68,21 @@ func components(o Options, m *models.Memory, now time.Time, s signals) models.Co
 	// beyond the question.
 	echo := 1 - s.restates
 	c.BM25, c.Vector, direct = echo*c.BM25, echo*c.Vector, echo*direct
+	c.Coverage = echo * s.cover
 	c.Activation *= echo
+	// match is direct relevance on the absolute scale: coverage in BM25's place.
+	match := (1-o.VectorWeight)*c.Coverage + o.VectorWeight*math.Max(0, c.Vector)
 	if s.phraseChecked {
 		// A query's words next to each other in the text are a phrase match, worth more
 		// than the same words scattered ("high-trust bot pairs" vs "bots … pair … trust").
 		c.Phrase = echo * s.phrase
 		direct = orEvidence(direct, o.PhraseWeight*c.Phrase)
+		match = orEvidence(match, o.PhraseWeight*c.Phrase)
 	}
 	c.Relevance = relevance(direct, c.Activation, s.inTimeRange, o.TemporalBonus)
+	// The match leaves association out: a graph whose concepts include the speakers' names
+	// associates every turn with every turn; the model reads activation beside it.
+	c.Match = relevance(match, 0, s.inTimeRange, o.TemporalBonus)
 	if s.hops >= 0 {
 		c.Proximity = proximity(s.hops)
 	}
