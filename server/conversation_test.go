@@ -134,8 +134,10 @@ func (b *chatBot) say(i int, l scriptLine) {
 		}
 		events = append(events, api.EngagementEvent{ID: r.SurfacingID + "-" + typ, SurfacingID: r.SurfacingID, Type: typ})
 	}
-	for _, f := range need {
-		b.missed[key] = append(b.missed[key], f)
+	for _, f := range l.Needs {
+		if _, left := need[b.facts[f]]; left {
+			b.missed[key] = append(b.missed[key], f)
+		}
 	}
 	b.t.Logf("  %s line %s needs %v, threshold %.2f: %s", b.side(), key, l.Needs, rec.Threshold, strings.Join(got, " "))
 	m, err := b.ns.Store(ctx, api.MemoryInput{Kind: "turn", Content: l.Text, CreatedAt: now,
