@@ -48,10 +48,10 @@ func (c *testClock) Add(d time.Duration) time.Time {
 	return c.t
 }
 
-// startStack runs the real stack with the server's default embedder (static) on clock, with
-// a fixed bandit seed, and returns a client namespace on it whose exchanges are checked
+// startStack runs the real stack (no keys) with the server's default embedder (static) on
+// clock, with a fixed bandit seed, and returns a client of it whose exchanges are checked
 // against openapi.yaml.
-func startStack(t *testing.T, clock *testClock, ns string) *client.Namespace {
+func startStack(t *testing.T, clock *testClock) *client.Client {
 	t.Helper()
 	emb, err := embed.NewStatic()
 	if err != nil {
@@ -62,7 +62,7 @@ func startStack(t *testing.T, clock *testClock, ns string) *client.Namespace {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c.Namespace(ns)
+	return c
 }
 
 // chatBot plays one side of the scripted conversation: one namespace, one conversation.
@@ -236,8 +236,8 @@ func checkScript(t *testing.T) (needs int) {
 func TestScriptedConversationHonestBotKeepsRecall(t *testing.T) {
 	needs := checkScript(t)
 	clock := &testClock{t: time.Date(2026, 3, 2, 19, 0, 0, 0, time.UTC)}
-	honest := newChatBot(t, startStack(t, clock, "ines"), clock, true)
-	silent := newChatBot(t, startStack(t, clock, "ines"), clock, false)
+	honest := newChatBot(t, startStack(t, clock).Namespace("ines"), clock, true)
+	silent := newChatBot(t, startStack(t, clock).Namespace("ines"), clock, false)
 	for i, l := range script {
 		clock.Add(2 * time.Minute)
 		honest.say(i, l)

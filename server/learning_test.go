@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -13,8 +12,6 @@ import (
 
 	"github.com/salience-ai/salience/api"
 	"github.com/salience-ai/salience/client"
-	"github.com/salience-ai/salience/embed"
-	"github.com/salience-ai/salience/internal/testserver"
 )
 
 // What the relevance model learns from honest reports, and what p_use may depend on,
@@ -52,23 +49,6 @@ var smallTalk = []scriptLine{
 	{Speaker: "Ada", Text: "Sounds peaceful. Leftovers are underrated."},
 	{Speaker: "Yusuf", Text: "Agreed. Anyway, lots on today, talk later."},
 	{Speaker: "Ada", Text: "Talk later, have a good one."},
-}
-
-// stackWithKeys runs the real stack with keys (settings need an admin key) on clock and
-// returns a client with the admin key of every namespace.
-func stackWithKeys(t *testing.T, clock *testClock) *client.Client {
-	t.Helper()
-	emb, err := embed.NewStatic()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := testserver.Start(t, testserver.Options{WithKeys: true, Embedder: emb, Now: clock.Now, Seed: 41})
-	c, err := client.New(srv.URL, client.WithKey(testserver.KeyAdmin),
-		client.WithHTTPClient(&http.Client{Transport: testserver.NewValidator(t, nil)}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 // storeFacts stores Yusuf's facts as his turns of one conversation, a minute apart, and
@@ -127,7 +107,7 @@ func answersPUse(t *testing.T, ns *client.Namespace, ids []string, round string)
 // clears it and still surfaces.
 func TestIgnoredSmallTalkKeepsExactAnswers(t *testing.T) {
 	clock := &testClock{t: time.Date(2026, 4, 6, 8, 0, 0, 0, time.UTC)}
-	ns := stackWithKeys(t, clock).Namespace("yusuf")
+	ns := startStack(t, clock).Namespace("yusuf")
 	ctx := context.Background()
 	ids := storeFacts(t, ns, clock)
 	clock.Add(time.Hour)
@@ -225,7 +205,7 @@ var characters = map[string]api.ScoreWeights{
 // namespace gives it, whatever the character of the namespace that reads it.
 func TestPUseDoesNotMoveWithCharacter(t *testing.T) {
 	clock := &testClock{t: time.Date(2026, 5, 11, 9, 0, 0, 0, time.UTC)}
-	c := stackWithKeys(t, clock)
+	c := startStack(t, clock)
 	ctx := context.Background()
 	ids := map[string][]string{}
 	start := clock.Now()
