@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/salience-ai/salience/decay"
 	"github.com/salience-ai/salience/embed"
@@ -53,6 +54,13 @@ type Options struct {
 	SettingsWriters string
 	// Logger receives the server's log; nil discards it.
 	Logger *slog.Logger
+	// Embedder embeds memories and queries; nil is the local (lexical) embedder.
+	Embedder embed.Embedder
+	// Now is the clock of ingest, recall, engagement and the server; nil = time.Now. A test
+	// that replays a conversation sets it so its figures do not depend on the wall clock.
+	Now func() time.Time
+	// Seed seeds the bandit's Thompson draws; 0 = from the clock.
+	Seed uint64
 }
 
 // Server is a running stack.
@@ -77,7 +85,10 @@ func Start(t testing.TB, opts Options) *Server {
 	if err := st.Rebuild(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	emb := embed.NewLocal(0)
+	emb := opts.Embedder
+	if emb == nil {
+		emb = embed.NewLocal(0)
+	}
 	sets := settings.New(st, settings.Options{})
 	policies, err := maintenance.NewPolicies("", decay.Params{}, sets, logger)
 	if err != nil {
@@ -98,7 +109,7 @@ func Start(t testing.TB, opts Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := engagement.NewService(st, engagement.ServiceOptions{Policy: policies.For})
+	eng := engagement.NewService(st, engagement.ServiceOptions{Policy: policies.For, Now: opts.Now})
 	var keys *server.Keyring
 	if opts.WithKeys {
 		if keys, err = server.ParseKeys([]byte(keysFile)); err != nil {
@@ -106,8 +117,8 @@ func Start(t testing.TB, opts Options) *Server {
 		}
 	}
 	api := server.New(server.Config{
-		Ingester:        ingest.New(st, emb),
-		Recaller:        recall.New(st, emb, recall.Options{Settings: sets, Experiments: exps}),
+		Ingester:        ingest.New(st, emb, ingest.Options{Now: opts.Now}),
+		Recaller:        recall.New(st, emb, recall.Options{Settings: sets, Experiments: exps, Now: opts.Now, Seed: opts.Seed}),
 		Settings:        sets,
 		Experiments:     exps,
 		SettingsWriters: opts.SettingsWriters,
@@ -123,6 +134,7 @@ func Start(t testing.TB, opts Options) *Server {
 		Thresholds:      maintenance.Thresholds{Store: st},
 		Keys:            keys,
 		Logger:          logger,
+		Now:             opts.Now,
 	})
 	hs := httptest.NewServer(api.Handler())
 	t.Cleanup(func() {
