@@ -80,28 +80,32 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 	return list, nil
 }
 
-// markTop sets the turn-relative components of the relevance model: the candidate of best
-// weighted score, when it is a direct match, is the turn's top (Top = 1) and Margin is its
-// lead over the runner-up. A lone candidate has no margin: with nothing to beat, leading
-// says nothing (in a namespace of a few memories every query's best match is alone, and
-// its whole score as a lead would make it nearly certain). Ties go to the smaller id, as in
-// the ranking, and a tie leaves no margin.
+// markTop sets the turn-relative components of the relevance model: the direct match of
+// best absolute match (Components.Match) is the turn's top (Top = 1) and Margin is its lead
+// over the runner-up. Match, not the weighted score, so that rank in turn does not move with
+// a character's weights. A lone candidate has no margin: with nothing to beat, leading says
+// nothing (in a namespace of a few memories every query's best match is alone, and its whole
+// match as a lead would make it nearly certain). Ties go to the smaller id, and a tie leaves
+// no margin.
 func markTop(list []*candidate) {
 	var best, second *candidate
 	for _, c := range list {
+		if !c.direct() {
+			continue
+		}
 		switch {
-		case best == nil || c.comps.Score > best.comps.Score || (c.comps.Score == best.comps.Score && c.id < best.id):
+		case best == nil || c.comps.Match > best.comps.Match || (c.comps.Match == best.comps.Match && c.id < best.id):
 			best, second = c, best
-		case second == nil || c.comps.Score > second.comps.Score:
+		case second == nil || c.comps.Match > second.comps.Match:
 			second = c
 		}
 	}
-	if best == nil || !best.direct() {
+	if best == nil {
 		return
 	}
 	best.comps.Top = 1
 	if second != nil {
-		best.comps.Margin = best.comps.Score - second.comps.Score
+		best.comps.Margin = best.comps.Match - second.comps.Match
 	}
 }
 
