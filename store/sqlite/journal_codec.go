@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
@@ -41,14 +42,19 @@ const journalBinary = 'b'
 
 var b64 = base64.RawStdEncoding
 
-// components lists a Components' fields in their wire order. TestJournalCodecCoversEveryField
-// fills every field of a turn by reflection, so a field added to Components but not here
-// fails it.
-func components(c *models.Components) [17]*float64 {
-	return [17]*float64{&c.Relevance, &c.BM25, &c.Vector, &c.Phrase, &c.Activation, &c.Confidence,
+// components lists a Components' float fields in their wire order; new ones go at the end,
+// so a line written before them still decodes (its mask has no bit for them). The mask bit
+// after them, featuresBit, marks Components.Features, written as a uvarint after the floats.
+// TestJournalCodecCoversEveryField fills every field of a turn by reflection, so a field
+// added to Components but not here fails it.
+func components(c *models.Components) [20]*float64 {
+	return [20]*float64{&c.Relevance, &c.BM25, &c.Vector, &c.Phrase, &c.Activation, &c.Confidence,
 		&c.Freshness, &c.Proximity, &c.Importance, &c.Novelty, &c.Volunteer, &c.Score, &c.Used,
-		&c.Speaker, &c.Turn, &c.Top, &c.Margin}
+		&c.Speaker, &c.Turn, &c.Top, &c.Margin, &c.Coverage, &c.Match, &c.Question}
 }
+
+// featuresBit is the mask bit of Components.Features.
+const featuresBit = 20
 
 type journalWriter struct {
 	b   []byte
@@ -150,11 +156,20 @@ func encodeJournalBinary(ss []*models.Surfacing, st *models.ConversationState) (
 				mask |= 1 << k
 			}
 		}
+		if c.Features < 0 {
+			w.err = cmp.Or(w.err, fmt.Errorf("components: features %d is negative", c.Features))
+		}
+		if c.Features > 0 {
+			mask |= 1 << featuresBit
+		}
 		w.uvarint(mask)
 		for k, f := range fields {
 			if mask&(1<<k) != 0 {
 				w.f64("components", *f)
 			}
+		}
+		if c.Features > 0 {
+			w.uvarint(uint64(c.Features))
 		}
 		w.str(sf.ConvType, prev.ConvType, same)
 		w.f64("threshold", sf.Threshold)
@@ -367,7 +382,7 @@ func decodeJournalBinary(b []byte) (*journalBody, error) {
 		sf.Score = r.f64()
 		fields := components(&sf.Components)
 		mask := r.uvarint()
-		if mask>>len(fields) != 0 {
+		if mask>>(featuresBit+1) != 0 {
 			r.fail()
 		}
 		for k, f := range fields {
@@ -376,6 +391,13 @@ func decodeJournalBinary(b []byte) (*journalBody, error) {
 					r.fail() // a zero is left out of the mask: one encoding per value
 				}
 			}
+		}
+		if mask&(1<<featuresBit) != 0 {
+			v := r.uvarint()
+			if v == 0 || v > math.MaxInt32 {
+				r.fail() // a zero is left out of the mask
+			}
+			sf.Components.Features = int(v)
 		}
 		sf.ConvType = r.str(prev.ConvType)
 		sf.Threshold = r.f64()
