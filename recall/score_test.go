@@ -115,23 +115,26 @@ func TestComponents(t *testing.T) {
 		s    signals
 		want models.Components
 	}{
-		{"direct match, no focal entity", signals{bm: 0.75, vector: 0.5, direct: 0.7, hops: -1},
-			models.Components{Relevance: 0.7, BM25: 0.75, Vector: 0.5, Confidence: 1, Freshness: 0.5, Importance: 0.4, Novelty: 0.8}},
+		// Match: 0.8·coverage 0.6 + 0.2·cosine 0.5 (the local embedder's vector weight).
+		{"direct match, no focal entity", signals{bm: 0.75, cover: 0.6, vector: 0.5, direct: 0.7, hops: -1},
+			models.Components{Relevance: 0.7, BM25: 0.75, Coverage: 0.6, Match: 0.58, Vector: 0.5, Confidence: 1, Freshness: 0.5, Importance: 0.4, Novelty: 0.8}},
 		{"phrase match: 1 − (1−0.5)(1−0.3·1)", signals{direct: 0.5, phrase: 1, phraseChecked: true, hops: -1},
-			models.Components{Relevance: 0.65, Phrase: 1, Confidence: 1, Freshness: 0.5, Importance: 0.4, Novelty: 0.8}},
+			models.Components{Relevance: 0.65, Match: 0.3, Phrase: 1, Confidence: 1, Freshness: 0.5, Importance: 0.4, Novelty: 0.8}},
 		{"phrase not checked adds nothing", signals{direct: 0.5, phrase: 1, hops: -1},
 			models.Components{Relevance: 0.5, Confidence: 1, Freshness: 0.5, Importance: 0.4, Novelty: 0.8}},
 		{"strong association capped at 1", signals{activation: 1.7, hops: 2},
 			models.Components{Relevance: 1, Activation: 1, Proximity: 1.0 / 3, Confidence: 1, Freshness: 0.5, Importance: 0.4, Novelty: 0.8}},
+		// Match leaves association out: only the temporal bonus.
 		{"half association, in the named time, the focal entity itself", signals{direct: 0.2, activation: 0.5, inTimeRange: true, hops: 0},
-			models.Components{Relevance: 0.85, Activation: 0.5, Proximity: 1, Confidence: 1, Freshness: 0.5, Importance: 0.4, Novelty: 0.8}},
+			models.Components{Relevance: 0.85, Match: 0.25, Activation: 0.5, Proximity: 1, Confidence: 1, Freshness: 0.5, Importance: 0.4, Novelty: 0.8}},
 	} {
 		got := components(o, m, now, c.s)
-		if !near(got.Relevance, c.want.Relevance) || !near(got.Proximity, c.want.Proximity) || !near(got.Novelty, c.want.Novelty) {
+		if !near(got.Relevance, c.want.Relevance) || !near(got.Proximity, c.want.Proximity) || !near(got.Novelty, c.want.Novelty) ||
+			!near(got.Match, c.want.Match) {
 			t.Errorf("%s: components = %+v\nwant %+v", c.name, got, c.want)
 			continue
 		}
-		got.Relevance, got.Proximity, got.Novelty = c.want.Relevance, c.want.Proximity, c.want.Novelty
+		got.Relevance, got.Proximity, got.Novelty, got.Match = c.want.Relevance, c.want.Proximity, c.want.Novelty, c.want.Match
 		if got != c.want {
 			t.Errorf("%s: components = %+v\nwant %+v", c.name, got, c.want)
 		}
@@ -301,21 +304,22 @@ func TestAssociated(t *testing.T) {
 	}
 }
 
-// markTop: the best candidate by weighted score is the top when it is a direct match, its
-// margin the lead over the runner-up (none alone); ties go to the smaller id and
-// leave no margin; an associative best marks nothing.
+// markTop: the direct match of best absolute match is the top, its margin the lead over
+// the direct runner-up (none alone); ties go to the smaller id and leave no margin; an
+// associative candidate is never top nor runner-up, and the weighted score does not count.
 func TestMarkTop(t *testing.T) {
-	cand := func(id string, score float64, direct bool) *candidate {
+	cand := func(id string, match float64, direct bool) *candidate {
 		c := &candidate{id: id}
 		if direct {
 			c.textRank = 1
 		}
-		c.comps.Score = score
+		c.comps.Match = match
+		c.comps.Score = 1 - match // presentation: ignored
 		return c
 	}
 	a, b, c := cand("a", 0.6, true), cand("b", 0.75, true), cand("c", 0.7, false)
 	markTop([]*candidate{a, b, c})
-	if b.comps.Top != 1 || !near(b.comps.Margin, 0.05) || a.comps.Top != 0 || c.comps.Top != 0 || a.comps.Margin != 0 {
+	if b.comps.Top != 1 || !near(b.comps.Margin, 0.15) || a.comps.Top != 0 || c.comps.Top != 0 || a.comps.Margin != 0 {
 		t.Errorf("top/margin: a %+v b %+v c %+v", a.comps, b.comps, c.comps)
 	}
 	late, early := cand("y", 0.5, true), cand("x", 0.5, true)
@@ -330,8 +334,8 @@ func TestMarkTop(t *testing.T) {
 	}
 	assoc, d := cand("p", 0.9, false), cand("q", 0.6, true)
 	markTop([]*candidate{assoc, d})
-	if assoc.comps.Top != 0 || d.comps.Top != 0 {
-		t.Errorf("associative best: %+v %+v, want no top", assoc.comps, d.comps)
+	if assoc.comps.Top != 0 || d.comps.Top != 1 || d.comps.Margin != 0 {
+		t.Errorf("associative best: %+v %+v, want q top with no margin", assoc.comps, d.comps)
 	}
 	markTop(nil)
 }

@@ -29,7 +29,7 @@ func TestThresholdDecisions(t *testing.T) {
 		}
 		return resp
 	}
-	r1 := ask("t1", "where are the bees kept?", "", models.ModeAmbient)
+	r1 := ask("t1", "where does Nadia keep her bees?", "", models.ModeAmbient)
 	if len(r1.Results) != 1 || r1.Policy != predict.PolicyBandit || !slices.Contains(predict.Arms, r1.Threshold) ||
 		!(r1.ArmProb > 0 && r1.ArmProb <= 1) {
 		t.Fatalf("bandit turn: %d results, policy %q, threshold %v, probability %v", len(r1.Results), r1.Policy, r1.Threshold, r1.ArmProb)
@@ -113,8 +113,8 @@ func TestAmbientGatesOnPUse(t *testing.T) {
 		!(r.Results[0].PUse >= 0.3) || r.Results[0].Components.Top != 1 {
 		t.Fatalf("fixed:default: threshold %v, results %+v; want the ferry alone, the turn's top, p_use ≥ 0.3", r.Threshold, r.Results)
 	}
-	if r := ask("c2", "fixed:0.95", models.ModeAmbient); len(r.Results) != 0 || r.Context != "" {
-		t.Errorf("fixed:0.95: %d results, context %q; want an empty turn", len(r.Results), r.Context)
+	if r := ask("c2", "fixed:0.99", models.ModeAmbient); len(r.Results) != 0 || r.Context != "" {
+		t.Errorf("fixed:0.99: %d results, context %q; want an empty turn", len(r.Results), r.Context)
 	}
 	if r := ask("c3", predict.PolicyOff, models.ModeAmbient); len(r.Results) < 2 {
 		t.Errorf("off: %d results, want every match", len(r.Results))
