@@ -22,10 +22,13 @@ type intake struct {
 	pairs    [][2]string     // adjacent term pairs of the query, for phrase matches
 	terms    []string        // the distinct analysed words of text (learn.QueryTerms)
 	asked    []string        // the analysed words of what is asked now: the query, else the latest message (echoes)
-	convType string
-	turnID   string
-	state    *models.ConversationState // nil without a conversation id
-	model    *learn.Model              // the namespace's relevance model
+	// learnable are the distinct words of asked (learn.QueryTerms) that the turn's surfacings
+	// record: a memory used in the turn learns from them, never from the rest of the window.
+	learnable []string
+	convType  string
+	turnID    string
+	state     *models.ConversationState // nil without a conversation id
+	model     *learn.Model              // the namespace's relevance model
 	// sourceModels are the relevance models of a shared-memory recall's other namespaces
 	// (sources.go): each source's candidates are judged by their own namespace's model.
 	sourceModels map[string]*learn.Model
@@ -77,10 +80,15 @@ func (p *Pipeline) intake(ctx context.Context, req *Request) *intake {
 	}
 	in.pairs = pairsOf(queryTerms)
 	in.asked = queryTerms
-	if strings.TrimSpace(req.Query) == "" && len(parts) > 1 {
-		in.asked = nlp.Terms(parts[len(parts)-1])
+	if strings.TrimSpace(req.Query) == "" && len(parts) > 0 {
+		// No query: the latest message asks (alone, it is the whole text).
+		in.asked = textTerms
+		if len(parts) > 1 {
+			in.asked = nlp.Terms(parts[len(parts)-1])
+		}
 	}
 	in.terms = learn.QueryTerms(textTerms)
+	in.learnable = learn.QueryTerms(in.asked)
 	in.ranges = nlp.Temporal(req.Query, req.Now)
 	in.convType = req.ConversationType
 	if in.convType == "" {
