@@ -62,3 +62,26 @@ func TestLinkedInformative(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLinked: whatever the texts, a use teaches at most MaxTermsPerUse distinct words of the
+// asked message, none the memory has, none filler, and only when the message links to it.
+func FuzzLinked(f *testing.F) {
+	f.Add("Is Priya still baking sourdough on her night shifts?", "Priya works night shifts at the bakery.")
+	f.Add("one one one", "one more thing")
+	f.Add("", "")
+	f.Fuzz(func(t *testing.T, message, content string) {
+		asked, own := nlp.Terms(message), nlp.Terms(content)
+		got := Linked(asked, own, Informative)
+		if len(got) > MaxTermsPerUse {
+			t.Fatalf("%d words, more than %d: %v", len(got), MaxTermsPerUse, got)
+		}
+		if len(got) > 0 && !links(asked, own, Informative) {
+			t.Fatalf("learned %v from a message that does not link to the memory", got)
+		}
+		for i, w := range got {
+			if !slices.Contains(asked, w) || slices.Contains(own, w) || Informative(w) <= 0 || slices.Contains(got[:i], w) {
+				t.Fatalf("learned %q: not asked, the memory's own, filler or repeated (%v of %v)", w, got, asked)
+			}
+		}
+	})
+}
