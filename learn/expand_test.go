@@ -63,6 +63,20 @@ func TestLinkedInformative(t *testing.T) {
 	}
 }
 
+// TestLinkedConcepts: a use ties a memory to the concepts said in the message that asked,
+// when that message links to it; never to the window's other concepts.
+func TestLinkedConcepts(t *testing.T) {
+	own := nlp.Terms("Priya works night shifts at the bakery on Elm Street.")
+	window := []string{"landlord", "rent", "priya", "sourdough", "night shifts", "one"}
+	asked := nlp.Terms("Is Priya still baking sourdough on her night shifts? One more thing.")
+	if got, want := LinkedConcepts(window, asked, own, Informative), []string{"priya", "sourdough", "night shifts"}; !slices.Equal(got, want) {
+		t.Errorf("LinkedConcepts = %v, want %v", got, want)
+	}
+	if got := LinkedConcepts(window, nlp.Terms("The landlord wants the rent in cash."), own, Informative); got != nil {
+		t.Errorf("a message about something else tied the memory to %v, want nothing", got)
+	}
+}
+
 // FuzzLinked: whatever the texts, a use teaches at most MaxTermsPerUse distinct words of the
 // asked message, none the memory has, none filler, and only when the message links to it.
 func FuzzLinked(f *testing.F) {
