@@ -28,7 +28,8 @@ type EngagementEvent struct {
 	// an RFC 3339 time).
 	At time.Time `json:"at,omitzero"`
 	// Concepts are the context the memory was (or was not) relevant to, at most 64; absent
-	// means the context recall recorded with the surfacing.
+	// means the context recall recorded with the surfacing (for used and helpful, only the
+	// concepts of the message that asked, when it links to the memory: learn.LinkedConcepts).
 	Concepts []string `json:"concepts,omitempty"`
 }
 

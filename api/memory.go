@@ -95,6 +95,23 @@ type Memory struct {
 	SurfaceCount     int       `json:"surface_count"`
 	LastSurfaced     time.Time `json:"last_surfaced,omitzero"`
 	RecentDismissals float64   `json:"recent_dismissals"`
+	// Learned are the words the memory became findable by through its uses (feedback
+	// expansion): words of the messages it answered that it lacked, with their weights.
+	Learned []LearnedTerm `json:"learned,omitempty"`
+}
+
+// LearnedTerm is one word a memory learned from being used in answer to a message that held
+// it, beside words of the memory's own. Text search counts the word at Weight × 0.3 of an
+// occurrence in the content.
+type LearnedTerm struct {
+	// Term is the word as the text index holds it: lower-case and stemmed ("painted" →
+	// "paint").
+	Term string `json:"term"`
+	// Weight is +1 for each use that taught it, at most 3, halved for every 90 days without
+	// one, as of At; under 0.05 the word is forgotten.
+	Weight float64 `json:"weight"`
+	// At is when the weight was last updated.
+	At time.Time `json:"at"`
 }
 
 // MemoryPatch is the body of PATCH /v1/namespaces/{ns}/memories/{id}: a JSON merge patch

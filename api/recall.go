@@ -246,6 +246,9 @@ type Components struct {
 	// Lambda the share of p_use in the score: score = (1−λ)·weighted_score + λ·p_use.
 	Model  map[string]float64 `json:"model,omitempty"`
 	Lambda float64            `json:"lambda,omitempty"`
+	// Learned are the memory's learned words (Memory.Learned) that the turn's words hold:
+	// what text search matched beyond the memory's own words.
+	Learned []LearnedTerm `json:"learned,omitempty"`
 }
 
 // RerankStatus says whether the LLM reranker ran and, if not, why: status is one of

@@ -30,10 +30,12 @@ import (
 //     or, when it has none, the surfacing's context, then its schedule (the namespace's
 //     decay policy, OnEvent);
 //     4b. the namespace's relevance model trains on the event (package learn);
-//  6. a positive event strengthens memory→concept edges for those concepts and co_retrieved
-//     edges to the memories of the same turn whose surfacings were already used or helpful;
-//     a surfacing turns positive once, so each pair counts once per turn; and the memory
-//     learns the turn's query words (learn.Expand);
+//  6. a positive event strengthens memory→concept edges for those concepts (the surfacing's
+//     only as far as the message that asked said them and links to the memory:
+//     learn.LinkedConcepts) and co_retrieved edges to the memories of the same turn whose
+//     surfacings were already used or helpful; a surfacing turns positive once, so each
+//     pair counts once per turn; and the memory learns the words of the message that asked
+//     which link to it (learn.Linked, Expand);
 //  7. the surfacing's outcome becomes the event.
 //
 // A report that replaces the job's outcome does not undo the job's event: that moved the
@@ -125,9 +127,18 @@ func (s *Service) apply(b *batch, policy decay.Policy, ev *models.Event, now tim
 
 	// 5, 6. The memory, its schedule, the edges, the words it learned.
 	if m != nil {
+		var own []string // the memory's analysed words, for what a use teaches it
+		if ev.Type.Positive() && len(sf.Terms) > 0 {
+			own = nlp.Terms(m.Content)
+		}
 		concepts := ev.Concepts
 		if len(concepts) == 0 {
 			concepts = sf.Concepts
+			if own != nil {
+				// A use ties the memory to the concepts of the message it answered, not of
+				// the window (a surfacing without terms, recorded before they were, keeps all).
+				concepts = learn.LinkedConcepts(sf.Concepts, sf.Terms, own, learn.Informative)
+			}
 		}
 		s.rules.ApplyToMemory(m, ev.Type, concepts, ev.At)
 		policy.OnEvent(m, ev.Type, ev.At)
@@ -135,8 +146,10 @@ func (s *Service) apply(b *batch, policy decay.Policy, ev *models.Event, now tim
 		if err := s.strengthen(b, m, sf, ev, concepts); err != nil {
 			return "", nil, err
 		}
-		if ev.Type.Positive() && len(sf.Terms) > 0 {
-			m.Learned = learn.Expand(m.Learned, learn.Missing(sf.Terms, nlp.Terms(m.Content)), ev.At)
+		if own != nil {
+			if ts := learn.Linked(sf.Terms, own, learn.Informative); len(ts) > 0 {
+				m.Learned = learn.Expand(m.Learned, ts, ev.At)
+			}
 		}
 	}
 

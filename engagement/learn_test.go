@@ -23,7 +23,7 @@ func learnFixture(t *testing.T, n int) (*sqlite.Store, *engagement.Service, []*m
 		at := t0.Add(-time.Duration(n-i) * time.Second)
 		sf := surfacing("a", fmt.Sprintf("L%d", i), "c2", fmt.Sprintf("T%d", i), mem, models.ModeSearch, at)
 		sf.Components = models.Components{Score: 0.3 + 0.05*float64(i%7), BM25: float64(i%5) / 4, Confidence: 0.5, Used: float64(i % 4)}
-		sf.Terms = []string{"sunset", "paint"}
+		sf.Terms = []string{"memori", "sunset", "paint"} // "memori" links the message to "memory mN"
 		must(t, st.RecordSurfacings(ctx, []*models.Surfacing{sf}, nil))
 		typ := models.EventIgnored
 		if mem == "m1" {
@@ -98,7 +98,8 @@ func TestModelLearnsFromEvents(t *testing.T) {
 	}
 }
 
-// A used memory learns the query words its content lacks, and text search finds it by them.
+// A used memory learns the words of the message it answered that its content lacks (the
+// message holds one of its own), and text search finds it by them.
 func TestUsedMemoryLearnsQueryWords(t *testing.T) {
 	st, svc, evs := learnFixture(t, 3)
 	if hits, err := st.SearchText(ctx, "a", "sunset", 10); err != nil || len(hits) != 0 {

@@ -154,6 +154,8 @@ type memoryOutput struct {
 	Importance float64   `json:"importance"`
 	Confidence float64   `json:"confidence"`
 	ChunkCount int       `json:"chunk_count,omitempty"`
+	// Learned are the words the memory became findable by through its uses (stemmed).
+	Learned []string `json:"learned,omitempty"`
 }
 
 type rememberOutput struct {
@@ -365,7 +367,8 @@ func (t *tools) readFullMemory(ctx context.Context, in readFullMemoryInput) (*mc
 		return nil, memoryOutput{}, toolError(err)
 	}
 	out := memoryOutput{ID: m.ID, Kind: m.Kind, Content: m.Content, CreatedAt: m.CreatedAt, ValidAt: m.ValidAt,
-		InvalidAt: m.InvalidAt, Concepts: m.Concepts, Importance: m.Importance, Confidence: m.Confidence, ChunkCount: m.ChunkCount}
+		InvalidAt: m.InvalidAt, Concepts: m.Concepts, Importance: m.Importance, Confidence: m.Confidence, ChunkCount: m.ChunkCount,
+		Learned: learnedWords(m.Learned)}
 	if m.Source != nil {
 		out.Speaker, out.Role = m.Source.Speaker, m.Source.Role
 	}
@@ -378,7 +381,19 @@ func (t *tools) readFullMemory(ctx context.Context, in readFullMemoryInput) (*mc
 		fmt.Fprintf(&b, ", no longer true since %s", m.InvalidAt.UTC().Format("2006-01-02"))
 	}
 	fmt.Fprintf(&b, "] memory_id=%s\n%s\n", m.ID, m.Content)
+	if len(out.Learned) > 0 {
+		fmt.Fprintf(&b, "Learned from its uses: %s\n", strings.Join(out.Learned, ", "))
+	}
 	return textResult(b.String()), out, nil
+}
+
+// learnedWords are the words of a memory's learned field, as stored (stemmed).
+func learnedWords(ls []api.LearnedTerm) []string {
+	var out []string
+	for _, l := range ls {
+		out = append(out, l.Term)
+	}
+	return out
 }
 
 func (t *tools) updateMemory(ctx context.Context, in updateMemoryInput) (*mcp.CallToolResult, memoryOutput, error) {
@@ -415,7 +430,8 @@ func (t *tools) updateMemory(ctx context.Context, in updateMemoryInput) (*mcp.Ca
 		return nil, memoryOutput{}, toolError(err)
 	}
 	out := memoryOutput{ID: m.ID, Kind: m.Kind, Content: m.Content, CreatedAt: m.CreatedAt, ValidAt: m.ValidAt,
-		InvalidAt: m.InvalidAt, Concepts: m.Concepts, Importance: m.Importance, Confidence: m.Confidence, ChunkCount: m.ChunkCount}
+		InvalidAt: m.InvalidAt, Concepts: m.Concepts, Importance: m.Importance, Confidence: m.Confidence, ChunkCount: m.ChunkCount,
+		Learned: learnedWords(m.Learned)}
 	state := "true"
 	if !m.InvalidAt.IsZero() {
 		state = "no longer true since " + m.InvalidAt.UTC().Format(time.RFC3339)

@@ -77,8 +77,9 @@ type Surfacing struct {
 	// Experiment is the id of the experiment whose Variant ranked the turn ("" outside one).
 	Experiment string   `json:"experiment,omitempty"`
 	Concepts   []string `json:"concepts,omitempty"` // the context concepts of the turn
-	// Terms are the analysed words of the query (nlp.Terms, at most learn.MaxQueryTerms): a
-	// memory used in the turn learns them (feedback expansion).
+	// Terms are the analysed words of the message that asked — the query, else the latest
+	// message, not the window before it — (nlp.Terms, at most learn.MaxQueryTerms): a memory
+	// used in the turn learns those of them that link to it (feedback expansion, learn.Linked).
 	Terms []string `json:"terms,omitempty"`
 	// PUse is the relevance model's probability that the memory would be used, and
 	// ModelVersion the model's version (events trained on) when it was shown.

@@ -24,10 +24,13 @@ type intake struct {
 	question bool            // the latest message, or the query, asks a question (isQuestion)
 	context  map[string]bool // the request's messages by contextKey: what the bot has in front of it
 	asked    []string        // the analysed words of what is asked now: the query, else the latest message (echoes)
-	convType string
-	turnID   string
-	state    *models.ConversationState // nil without a conversation id
-	model    *learn.Model              // the namespace's relevance model
+	// learnable are the distinct words of asked (learn.QueryTerms) that the turn's surfacings
+	// record: a memory used in the turn learns from them, never from the rest of the window.
+	learnable []string
+	convType  string
+	turnID    string
+	state     *models.ConversationState // nil without a conversation id
+	model     *learn.Model              // the namespace's relevance model
 	// sourceModels are the relevance models of a shared-memory recall's other namespaces
 	// (sources.go): each source's candidates are judged by their own namespace's model.
 	sourceModels map[string]*learn.Model
@@ -87,8 +90,12 @@ func (p *Pipeline) intake(ctx context.Context, req *Request) *intake {
 	}
 	in.pairs = pairsOf(queryTerms)
 	in.asked = queryTerms
-	if strings.TrimSpace(req.Query) == "" && len(parts) > 1 {
-		in.asked = nlp.Terms(parts[len(parts)-1])
+	if strings.TrimSpace(req.Query) == "" && len(parts) > 0 {
+		// No query: the latest message asks (alone, it is the whole text).
+		in.asked = textTerms
+		if len(parts) > 1 {
+			in.asked = nlp.Terms(parts[len(parts)-1])
+		}
 	}
 	if len(parts) > 0 {
 		in.question = isQuestion(parts[len(parts)-1])
@@ -97,6 +104,7 @@ func (p *Pipeline) intake(ctx context.Context, req *Request) *intake {
 		}
 	}
 	in.terms = learn.QueryTerms(textTerms)
+	in.learnable = learn.QueryTerms(in.asked)
 	in.ranges = nlp.Temporal(req.Query, req.Now)
 	in.convType = req.ConversationType
 	if in.convType == "" {

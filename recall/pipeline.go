@@ -174,6 +174,7 @@ func (p *Pipeline) run(ctx context.Context, req *Request, sw *stopwatch, version
 	}
 	if req.Explain {
 		explainModel(in.model, p.opts.Learn, results)
+		explainLearned(in.text, results)
 	}
 	sw.lap("rank")
 	if req.Proactive {

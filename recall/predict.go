@@ -339,7 +339,7 @@ func (p *Pipeline) predictSurfacings(req *Request, in *intake, pr *Proactive, th
 			ID: ids.New(now), Namespace: req.Namespace, ConversationID: req.ConversationID, TurnID: in.turnID,
 			MemoryID: m.ID, Mode: models.ModePredict, Rank: i + 1, Score: v.Confidence, ConvType: in.convType,
 			Threshold: threshold, ArmProb: 1, Variant: variant, Experiment: experimentID, Concepts: in.concepts,
-			Terms: in.terms, PUse: v.Confidence, SettingsVersion: version, At: now,
+			Terms: in.learnable, PUse: v.Confidence, SettingsVersion: version, At: now,
 			// What the relevance model may learn from a predicted memory: its own record. It
 			// was not matched to the turn's words, so the match features stay 0.
 			Components: models.Components{Confidence: m.Confidence, Importance: m.Importance, Used: float64(m.UsageCount),

@@ -100,7 +100,7 @@ func surfacing(req *Request, in *intake, resp *Response, r *Result, rank int, no
 		TurnID: in.turnID, MemoryID: r.Memory.ID, Mode: mode, Rank: rank, Score: r.Score,
 		ConvType: in.convType, Threshold: resp.Threshold, ArmProb: resp.ArmProb, Variant: resp.Variant, Experiment: resp.Experiment,
 		Concepts: in.concepts, LatencyMS: resp.LatencyMS, SettingsVersion: resp.SettingsVersion, At: now,
-		Terms: in.terms, PUse: r.PUse, ModelVersion: in.model.N,
+		Terms: in.learnable, PUse: r.PUse, ModelVersion: in.model.N,
 	}
 	if m, ok := in.sourceModels[ns]; ok {
 		s.ModelVersion = m.N // the model of the namespace the surfacing lands in

@@ -61,8 +61,11 @@ type Result struct {
 	Reasons     []string           // how it was found: "text", "vector", "association", "resurface"
 	// Model is each feature's contribution to the logit of PUse and Lambda the share of PUse
 	// in Score; only with Explain.
-	Model       map[string]float64
-	Lambda      float64
+	Model  map[string]float64
+	Lambda float64
+	// Learned are the memory's learned words (feedback expansion) among the turn's words:
+	// how the turn found it by words its content lacks; only with Explain.
+	Learned     []models.LearnedTerm
 	Volunteered bool // reached only by association, prediction or resurfacing
 }
 

@@ -60,6 +60,18 @@ func memoryToAPI(m *models.Memory) api.Memory {
 		t := api.Triple(*m.Triple)
 		out.Triple = &t
 	}
+	out.Learned = learnedToAPI(m.Learned)
+	return out
+}
+
+func learnedToAPI(ls []models.LearnedTerm) []api.LearnedTerm {
+	if len(ls) == 0 {
+		return nil
+	}
+	out := make([]api.LearnedTerm, len(ls))
+	for i, l := range ls {
+		out[i] = api.LearnedTerm{Term: l.Term, Weight: l.Weight, At: l.At}
+	}
 	return out
 }
 
@@ -171,6 +183,7 @@ func recallResultToAPI(res *recall.Result) api.RecallResult {
 	if c := res.Components; c != nil {
 		out.Components = componentsToAPI(c)
 		out.Components.Model, out.Components.Lambda = res.Model, res.Lambda
+		out.Components.Learned = learnedToAPI(res.Learned)
 	}
 	return out
 }
