@@ -9,8 +9,9 @@ import (
 )
 
 // FuzzUpdate feeds the model adversarial streams — any feature values, NaN and ±Inf
-// included, any labels — and checks every weight stays finite and within MaxWeight of its
-// prior, and p_use within 0..1.
+// included, any labels, either kind of turn — and checks every weight stays finite and
+// within MaxWeight of its prior, the match weights non-negative, both curves
+// non-decreasing, and p_use within 0..1.
 func FuzzUpdate(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
 	f.Add(make([]byte, 200))
@@ -24,7 +25,8 @@ func FuzzUpdate(f *testing.F) {
 				data = data[8:]
 				return x
 			}
-			c := models.Components{Score: v(), BM25: v(), Used: v(), Phrase: v(), Speaker: 1}
+			c := models.Components{Match: v(), Coverage: v(), Used: v(), Phrase: v(), Speaker: 1, Top: 1,
+				Question: float64(data[0] >> 1 & 1)}
 			y := float64(data[0] & 1)
 			data = data[1:]
 			x := Features(&c)
@@ -32,6 +34,16 @@ func FuzzUpdate(f *testing.F) {
 			for i, w := range m.W {
 				if math.IsNaN(w) || math.IsInf(w, 0) || math.Abs(w-w0[i]) > cfg.MaxWeight {
 					t.Fatalf("w[%s] = %v after %d events", FeatureNames[i], w, m.N)
+				}
+				if nonNegative[i] && w < 0 {
+					t.Fatalf("w[%s] = %v < 0 after %d events", FeatureNames[i], w, m.N)
+				}
+			}
+			for _, curve := range []int{FSaid, FAsked} {
+				for k := 1; k < knots; k++ {
+					if m.W[curve+k] < m.W[curve+k-1] {
+						t.Fatalf("%s decreases after %d events: %v", FeatureNames[curve], m.N, m.W[curve:curve+knots])
+					}
 				}
 			}
 			if p := m.P(&x); !(p >= 0 && p <= 1) {

@@ -1,8 +1,10 @@
 package learn
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,12 +19,15 @@ func near(t *testing.T, name string, got, want, tol float64) {
 	}
 }
 
-var testCfg = Config{PriorBias: -4, PriorScore: 4, Rate: 0.2, L2: 0.002, MaxWeight: 8, N0: 50}
+// testCfg's prior curve is −4 + 4·match (knots −4, −3, −2, −1, 0) with no top or margin
+// prior; G0 0, so a weight's first step is exactly Rate.
+var testCfg = Config{PriorBias: -4, PriorSlope: 4, Rate: 0.2, L2: 0.002, MaxWeight: 8, N0: 50}
 
-// With no events the model is the prior: p = σ(−4 + 4·score), λ = 0.
+// With no events the model is the prior: p = σ(−4 + 4·match), λ = 0; the other features
+// have prior weight 0.
 func TestPrior(t *testing.T) {
 	m := New(testCfg)
-	x := Features(&models.Components{Score: 0.5, BM25: 0.9, Used: 3, Speaker: 1})
+	x := Features(&models.Components{Match: 0.5, Coverage: 0.9, Used: 3, Speaker: 1})
 	near(t, "p", m.P(&x), 0.11920292202211755, 1e-15) // σ(−2)
 	if l := m.Lambda(testCfg); l != 0 {
 		t.Errorf("lambda = %v, want 0", l)
@@ -32,24 +37,82 @@ func TestPrior(t *testing.T) {
 	}
 	m.N = 50
 	near(t, "lambda at N0", m.Lambda(testCfg), 0.5, 0)
+	if m.Version != Version {
+		t.Errorf("version %d, want %d", m.Version, Version)
+	}
 }
 
-// Two AdaGrad steps on x = (bias 1, score 0.5), y = 1, against values computed by hand
-// (a few lines of Python, outside this code): the first step moves each weight by Rate.
+// Features against values computed by hand: the match sits between two knots of one curve
+// with hat weights, the curve and the top feature are the said ones or, for a question, the
+// asked ones, and every other feature is scaled by the match.
+func TestFeatures(t *testing.T) {
+	c := models.Components{Match: 0.6, Coverage: 0.5, Vector: 0.8, Phrase: 0.25, Activation: 0.1, Speaker: 1,
+		Top: 1, Margin: 0.2, Confidence: 0.9, Used: 3, Importance: 0.5, Score: 0.7, BM25: 1, Relevance: 0.9}
+	// Match 0.6 is 2.4 knots: 0.6 of knot 2 (match 0.5), 0.4 of knot 3 (0.75).
+	want := Vector{FSaid + 2: 0.6, FSaid + 3: 0.4,
+		FCoverage: 0.3, FVector: 0.48, FPhrase: 0.15, FActivation: 0.06, FSpeaker: 0.6, FTopSaid: 0.6,
+		FMargin: 0.12, FConfidence: 0.24, FUsed: 0.6 * math.Log(4), FImportance: 0.3}
+	check := func(name string, got, want Vector) {
+		t.Helper()
+		for i := range got {
+			if math.Abs(got[i]-want[i]) > 1e-12 {
+				t.Errorf("%s: %s = %v, want %v", name, FeatureNames[i], got[i], want[i])
+			}
+		}
+	}
+	check("said", Features(&c), want)
+
+	c.Question = 1
+	asked := want
+	asked[FSaid+2], asked[FSaid+3], asked[FTopSaid] = 0, 0, 0
+	asked[FAsked+2], asked[FAsked+3], asked[FTopAsked] = 0.6, 0.4, 0.6
+	check("asked", Features(&c), asked)
+
+	// At a knot the whole weight is that knot's; the ends are knots 0 and 4.
+	for _, k := range []struct {
+		match float64
+		knot  int
+	}{{0, 0}, {0.25, 1}, {0.5, 2}, {0.75, 3}, {1, 4}} {
+		x := Features(&models.Components{Match: k.match, Confidence: 0.5})
+		var w Vector
+		w[FSaid+k.knot] = 1
+		check(fmt.Sprintf("match %v", k.match), x, w)
+	}
+
+	// Presentation is no feature: the weighted score, BM25 over the turn's best and the
+	// relevance do not change the vector.
+	d := c
+	d.Score, d.BM25, d.Relevance = 0.1, 0.2, 0.3
+	if Features(&d) != Features(&c) {
+		t.Error("the features depend on the weighted score, BM25 or relevance")
+	}
+}
+
+// Two AdaGrad steps on a match of 0.625 (half of knot 2, half of knot 3) and coverage 0.8,
+// y = 1, against values computed by hand (a few lines of Python, outside this code): with
+// G0 0 the first step moves each touched weight by exactly Rate; nothing else moves.
 func TestUpdateStep(t *testing.T) {
 	m := New(testCfg)
-	x := Features(&models.Components{Score: 0.5, Confidence: 0.5}) // confidence − 0.5 = 0
+	x := Features(&models.Components{Match: 0.625, Coverage: 0.8, Confidence: 0.5}) // confidence − 0.5 = 0
+	near(t, "x knot 2", x[FSaid+2], 0.5, 0)
+	near(t, "x coverage", x[FCoverage], 0.5, 0)
 	m.Update(testCfg, &x, 1)
-	near(t, "w_bias after 1", m.W[FBias], -3.8, 1e-15)
-	near(t, "w_score after 1", m.W[FScore], 4.2, 1e-15)
-	near(t, "G_bias after 1", m.G[FBias], 0.7758034925743759, 1e-15)
+	near(t, "w knot 2 after 1", m.W[FSaid+2], -1.8, 1e-15)
+	near(t, "w knot 3 after 1", m.W[FSaid+3], -0.8, 1e-15)
+	near(t, "w coverage after 1", m.W[FCoverage], 0.2, 1e-15)
+	near(t, "G knot 2 after 1", m.G[FSaid+2], 0.1671070060308277, 1e-15)
 	m.Update(testCfg, &x, 1)
-	near(t, "w_bias after 2", m.W[FBias], -3.6615303415782514, 1e-15)
-	near(t, "w_score after 2", m.W[FScore], 4.338435524550922, 1e-15)
-	near(t, "G_score after 2", m.G[FScore], 0.37234506623719166, 1e-15)
-	for i := FRelevance; i < D; i++ {
-		if m.W[i] != 0 {
-			t.Errorf("w[%s] = %v: a feature at 0 must not move", FeatureNames[i], m.W[i])
+	near(t, "w knot 2 after 2", m.W[FSaid+2], -1.663093303527984, 1e-15)
+	near(t, "w knot 3 after 2", m.W[FSaid+3], -0.663093303527984, 1e-15)
+	near(t, "w coverage after 2", m.W[FCoverage], 0.336906696472016, 1e-15)
+	near(t, "G coverage after 2", m.G[FCoverage], 0.3144573418304811, 1e-15)
+	prior := testCfg.prior()
+	for i := range D {
+		if i == FSaid+2 || i == FSaid+3 || i == FCoverage {
+			continue
+		}
+		if m.W[i] != prior[i] || m.G[i] != 0 {
+			t.Errorf("w[%s] = %v (G %v), prior %v: a feature at 0 must not move", FeatureNames[i], m.W[i], m.G[i], prior[i])
 		}
 	}
 	if m.N != 2 {
@@ -57,20 +120,206 @@ func TestUpdateStep(t *testing.T) {
 	}
 }
 
-// simulate draws surfacings where BM25 predicts use (logit −3 + 5·bm25) and the vector
-// cosine is noise, with the score uninformative beyond the BM25 it contains.
+// G0 starts AdaGrad's sums: the first step is Rate·g/√(G0 + g²), not a full Rate (values
+// computed by hand, outside this code).
+func TestUpdateStepG0(t *testing.T) {
+	cfg := testCfg
+	cfg.G0 = 3
+	m := New(cfg)
+	x := Features(&models.Components{Match: 0.625, Coverage: 0.8, Confidence: 0.5})
+	m.Update(cfg, &x, 1)
+	near(t, "w knot 2", m.W[FSaid+2], -1.9540594747493227, 1e-15)
+	near(t, "w knot 3", m.W[FSaid+3], -0.9540594747493227, 1e-15)
+	near(t, "w coverage", m.W[FCoverage], 0.04594052525067727, 1e-15)
+}
+
+// monotone is pool-adjacent-violators: each decreasing run takes its mean, against outputs
+// worked by hand.
+func TestMonotone(t *testing.T) {
+	for _, c := range []struct{ in, want []float64 }{
+		{[]float64{1, 3, 2, 4, 0}, []float64{1, 2.25, 2.25, 2.25, 2.25}}, // 3,2 pool to 2.5; 4,0 to 2; then 2.5,2.5,2,2 to 2.25
+		{[]float64{1, 2, 3, 4, 5}, []float64{1, 2, 3, 4, 5}},
+		{[]float64{5, 4, 3, 2, 1}, []float64{3, 3, 3, 3, 3}},
+		{[]float64{2, 1, 3}, []float64{1.5, 1.5, 3}},
+		{[]float64{0, 4, 1, 1, 5}, []float64{0, 2, 2, 2, 5}},
+		{[]float64{-1, -1}, []float64{-1, -1}},
+		{[]float64{7}, []float64{7}},
+		{nil, nil},
+	} {
+		got := append([]float64(nil), c.in...)
+		monotone(got)
+		for i := range c.want {
+			if math.Abs(got[i]-c.want[i]) > 1e-15 {
+				t.Errorf("monotone(%v) = %v, want %v", c.in, got, c.want)
+				break
+			}
+		}
+	}
+	// Any input: non-decreasing, the same sum, and a fixed point.
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 1000 {
+		w := make([]float64, knots)
+		sum := 0.0
+		for i := range w {
+			w[i] = rng.NormFloat64() * 3
+			sum += w[i]
+		}
+		monotone(w)
+		got := 0.0
+		for i, v := range w {
+			got += v
+			if i > 0 && v < w[i-1] {
+				t.Fatalf("monotone left %v decreasing", w)
+			}
+		}
+		near(t, "sum", got, sum, 1e-9)
+		again := append([]float64(nil), w...)
+		monotone(again)
+		if !slices.Equal(again, w) {
+			t.Fatalf("monotone moved its own output %v to %v", w, again)
+		}
+	}
+}
+
+// Used at weak matches and ignored at strong ones, the data say the curve decreases; the
+// model keeps it non-decreasing (flat at most), on both curves.
+func TestCurvesStayNonDecreasing(t *testing.T) {
+	cfg := DefaultConfig()
+	m := New(cfg)
+	for i := range 1000 {
+		q := float64(i % 2)
+		weak := Features(&models.Components{Match: 0.05, Question: q})
+		strong := Features(&models.Components{Match: 0.95, Question: q})
+		m.Update(cfg, &weak, 1)
+		m.Update(cfg, &strong, 0)
+	}
+	for _, curve := range []int{FSaid, FAsked} {
+		for k := 1; k < knots; k++ {
+			if m.W[curve+k] < m.W[curve+k-1] {
+				t.Errorf("%s = %v < %s = %v", FeatureNames[curve+k], m.W[curve+k], FeatureNames[curve+k-1], m.W[curve+k-1])
+			}
+		}
+		// The data pulled the ends together: the curve is flatter than the prior.
+		if span, prior := m.W[curve+knots-1]-m.W[curve], cfg.PriorSlope; span >= prior/2 {
+			t.Errorf("%s span %v, want under half the prior's %v", FeatureNames[curve], span, prior)
+		}
+	}
+}
+
+// Match measures and rank in turn keep non-negative weights however many ignores say
+// otherwise; confidence and importance, which a stronger value may well lower, do not.
+func TestMatchWeightsStayNonNegative(t *testing.T) {
+	cfg := DefaultConfig()
+	m := New(cfg)
+	x := Features(&models.Components{Match: 1, Coverage: 1, Vector: 1, Phrase: 1, Activation: 1, Speaker: 1,
+		Top: 1, Margin: 1, Used: 100, Confidence: 1, Importance: 1})
+	xq := Features(&models.Components{Match: 1, Top: 1, Confidence: 0.5, Question: 1})
+	for range 3000 {
+		m.Update(cfg, &x, 0)
+		m.Update(cfg, &xq, 0)
+	}
+	for i, neg := range nonNegative {
+		if neg && m.W[i] < 0 {
+			t.Errorf("w[%s] = %v < 0", FeatureNames[i], m.W[i])
+		}
+	}
+	for _, i := range []int{FCoverage, FVector, FSpeaker, FUsed} { // prior 0, pushed down all along
+		if m.W[i] != 0 {
+			t.Errorf("w[%s] = %v, want held at 0", FeatureNames[i], m.W[i])
+		}
+	}
+	if m.W[FTopSaid] >= cfg.PriorTop || m.W[FTopAsked] >= cfg.PriorTop {
+		t.Errorf("top weights %v, %v: the ignores did not lower them from %v", m.W[FTopSaid], m.W[FTopAsked], cfg.PriorTop)
+	}
+	if m.W[FConfidence] >= 0 || m.W[FImportance] >= 0 {
+		t.Errorf("confidence %v, importance %v: want negative, they are not held", m.W[FConfidence], m.W[FImportance])
+	}
+}
+
+// A bot that honestly ignores what small talk brought up (weak matches, turns that ask
+// nothing) lowers p_use at weak matches and leaves strong matches — a question's or a
+// statement's — where they were: the ignores touch only the said curve's knots 0 and 1,
+// and the curve's other knots, the asked curve and every other weight stay put.
+func TestWeakIgnoresLeaveStrongMatches(t *testing.T) {
+	cfg := DefaultConfig()
+	m, prior := New(cfg), New(cfg)
+	weak := Features(&models.Components{Match: 0.2, Confidence: 0.5})
+	strongAsked := Features(&models.Components{Match: 0.9, Coverage: 0.9, Top: 1, Margin: 0.2, Confidence: 0.5, Question: 1})
+	strongSaid := Features(&models.Components{Match: 0.9, Coverage: 0.9, Top: 1, Margin: 0.2, Confidence: 0.5})
+	for range 200 {
+		m.Update(cfg, &weak, 0)
+	}
+	if before, after := prior.P(&weak), m.P(&weak); after > before-0.01 {
+		t.Errorf("p at the ignored weak match %.4f → %.4f, want a drop of at least 0.01", before, after)
+	}
+	for name, x := range map[string]*Vector{"question": &strongAsked, "statement": &strongSaid} {
+		if before, after := prior.P(x), m.P(x); math.Abs(after-before) > 1e-12 {
+			t.Errorf("p at a strong match in a %s %.6f → %.6f, want unchanged", name, before, after)
+		}
+	}
+	for i := range D {
+		if i != FSaid && i != FSaid+1 && m.W[i] != prior.W[i] {
+			t.Errorf("w[%s] moved %v → %v", FeatureNames[i], prior.W[i], m.W[i])
+		}
+	}
+}
+
+// Small talk's weak matches are often their turn's best: ignored, they also teach the
+// shared margin (barely, times the match 0.2) and the statements' top weight, not the
+// questions'. A question's strong best match keeps its p_use within 0.001; a statement's
+// moves, but less than a third as far in logit as the weak match itself (200 ignores:
+// 0.870 → 0.845 against 0.085 → 0.042).
+func TestWeakTopIgnoresSpareQuestions(t *testing.T) {
+	cfg := DefaultConfig()
+	m, prior := New(cfg), New(cfg)
+	weak := Features(&models.Components{Match: 0.2, Coverage: 0.2, Top: 1, Margin: 0.05, Confidence: 0.5})
+	strongAsked := Features(&models.Components{Match: 0.9, Coverage: 0.9, Top: 1, Margin: 0.2, Confidence: 0.5, Question: 1})
+	strongSaid := Features(&models.Components{Match: 0.9, Coverage: 0.9, Top: 1, Margin: 0.2, Confidence: 0.5})
+	for range 200 {
+		m.Update(cfg, &weak, 0)
+	}
+	weakDrop := prior.Logit(&weak) - m.Logit(&weak)
+	if before, after := prior.P(&weak), m.P(&weak); after > before-0.03 {
+		t.Errorf("p at the ignored weak match %.4f → %.4f, want a drop of at least 0.03", before, after)
+	}
+	if before, after := prior.P(&strongAsked), m.P(&strongAsked); math.Abs(after-before) > 0.001 {
+		t.Errorf("p at a strong match in a question %.4f → %.4f, want within 0.001", before, after)
+	}
+	if m.W[FTopAsked] != cfg.PriorTop {
+		t.Errorf("the questions' top weight moved to %v on statements' events", m.W[FTopAsked])
+	}
+	if d := prior.Logit(&strongSaid) - m.Logit(&strongSaid); d < 0 || 3*d > weakDrop {
+		t.Errorf("a statement's strong match lost %.4f in logit, the weak match %.4f: want under a third", d, weakDrop)
+	}
+}
+
+// p_use does not depend on presentation: the same match gives the same p whatever weighted
+// score a character's weights made of it.
+func TestNoScoreFeature(t *testing.T) {
+	m := New(DefaultConfig())
+	a := Features(&models.Components{Match: 0.7, Score: 0.1})
+	b := Features(&models.Components{Match: 0.7, Score: 0.9})
+	if m.P(&a) != m.P(&b) {
+		t.Errorf("p %v at score 0.1, %v at 0.9: want equal", m.P(&a), m.P(&b))
+	}
+}
+
+// simulate draws surfacings where, beyond the prior's curve of the match, coverage predicts
+// use (logit −4 + 4·match + 4·match·coverage) and the vector cosine is noise.
 func simulate(rng *rand.Rand) (Vector, float64) {
-	bm, vec := rng.Float64(), rng.Float64()
-	c := models.Components{Score: 0.5*bm + 0.5*rng.Float64(), BM25: bm, Vector: vec, Confidence: 0.5}
+	a, cov, vec := rng.Float64(), rng.Float64(), rng.Float64()
+	c := models.Components{Match: a, Coverage: cov, Vector: vec, Confidence: 0.5}
 	y := 0.0
-	if rng.Float64() < sigmoid(-3+5*bm) {
+	if rng.Float64() < sigmoid(-4+4*a+4*a*cov) {
 		y = 1
 	}
 	return Features(&c), y
 }
 
-// Within 2,000 events the weight of the predictive feature rises past 1 while the noise
-// feature's stays within 0.3 of 0, and p_use is calibrated on fresh draws (ECE ≤ 0.05).
+// Within 2,000 events the weight of the predictive feature rises past 1 and the noise
+// feature's stays under half of it — the noise is match-scaled, so it correlates with the
+// match while the curve is still learning — and by 20,000 it is within 0.3 of 0; p_use is
+// calibrated on fresh draws (ECE ≤ 0.05).
 func TestSimulatedNamespaceSeparates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	m := New(testCfg)
@@ -78,8 +327,8 @@ func TestSimulatedNamespaceSeparates(t *testing.T) {
 		x, y := simulate(rng)
 		m.Update(testCfg, &x, y)
 	}
-	if m.W[FBM25] < 1 || math.Abs(m.W[FVector]) > 0.3 {
-		t.Errorf("w_bm25 = %.3f (want > 1), w_vector = %.3f (want |w| ≤ 0.3)", m.W[FBM25], m.W[FVector])
+	if m.W[FCoverage] < 1 || m.W[FVector] > m.W[FCoverage]/2 {
+		t.Errorf("after 2,000: w_coverage = %.3f (want > 1), w_vector = %.3f (want under half)", m.W[FCoverage], m.W[FVector])
 	}
 	var c Calibration
 	for range 20000 {
@@ -91,6 +340,13 @@ func TestSimulatedNamespaceSeparates(t *testing.T) {
 	}
 	if c.Brier() >= c.ConstantBrier() {
 		t.Errorf("Brier %.4f not below the constant predictor's %.4f", c.Brier(), c.ConstantBrier())
+	}
+	for range 18000 {
+		x, y := simulate(rng)
+		m.Update(testCfg, &x, y)
+	}
+	if m.W[FCoverage] < 2 || m.W[FVector] > 0.3 {
+		t.Errorf("after 20,000: w_coverage = %.3f (want > 2), w_vector = %.3f (want ≤ 0.3)", m.W[FCoverage], m.W[FVector])
 	}
 }
 
@@ -108,12 +364,15 @@ func TestL2PullsTowardsPrior(t *testing.T) {
 }
 
 func TestFeaturesBounded(t *testing.T) {
-	x := Features(&models.Components{Score: math.NaN(), BM25: 7, Used: 1e9, Confidence: math.Inf(1)})
-	want := Vector{FBias: 1, FBM25: 1, FUsed: capCount, FConfidence: 0.5}
+	x := Features(&models.Components{Match: 7, Coverage: math.NaN(), Used: 1e9, Confidence: math.Inf(1), Question: 1})
+	want := Vector{FAsked + knots - 1: 1, FUsed: capCount, FConfidence: 0.5}
 	if x != want {
 		t.Errorf("features = %v, want %v", x, want)
 	}
-	near(t, "log1p(1 use)", Features(&models.Components{Used: 1})[FUsed], math.Ln2, 1e-15)
+	if x := Features(&models.Components{Match: math.NaN(), Coverage: 1, Top: 1}); x != (Vector{FSaid: 1}) {
+		t.Errorf("features at a NaN match = %v, want knot 0 alone", x)
+	}
+	near(t, "log1p(1 use)", Features(&models.Components{Match: 1, Used: 1})[FUsed], math.Ln2, 1e-15)
 }
 
 func TestStateRoundTrip(t *testing.T) {
@@ -195,46 +454,52 @@ func TestCalibration(t *testing.T) {
 	}
 }
 
-// The default prior lifts the turn's clear best direct match: score 0.72 with a lead of
-// 0.04 is σ(−4 + 4·0.72 + 1 + 4·0.04) ≈ 0.51, a runner-up at 0.66 keeps σ(−4 + 4·0.66) ≈ 0.20.
+// The default prior lifts the turn's clear best direct match: a question's best match at
+// 0.5 with a lead of 0.125 is σ(−2.5 + 3.5·0.5 + 2.5·0.5·0.125) ≈ 0.356; a runner-up at
+// 0.375 (half-way between knots 1 and 2) keeps σ(−2.75) ≈ 0.060.
 func TestPriorTurnRelative(t *testing.T) {
 	cfg := DefaultConfig()
 	m := New(cfg)
-	top := Features(&models.Components{Score: 0.72, Top: 1, Margin: 0.04, Confidence: 0.5})
-	next := Features(&models.Components{Score: 0.66, Confidence: 0.5})
-	near(t, "p top", m.P(&top), 0.5099986668799654, 1e-12)
-	near(t, "p runner-up", m.P(&next), 0.2042403022840918, 1e-12)
-	if c := m.Contributions(&top); c[FTop] != 1 || math.Abs(c[FMargin]-0.16) > 1e-15 {
-		t.Errorf("contributions top %v margin %v, want 1 and 0.16", c[FTop], c[FMargin])
+	top := Features(&models.Components{Match: 0.5, Top: 1, Margin: 0.125, Confidence: 0.5, Question: 1})
+	next := Features(&models.Components{Match: 0.375, Confidence: 0.5, Question: 1})
+	near(t, "p top", m.P(&top), 0.35577489351363034, 1e-12)
+	near(t, "p runner-up", m.P(&next), 0.060086650174007626, 1e-12)
+	if c := m.Contributions(&top); c[FTopAsked] != 1.75 || c[FTopSaid] != 0 || math.Abs(c[FMargin]-0.15625) > 1e-15 {
+		t.Errorf("contributions asked top %v said top %v margin %v, want 1.75, 0 and 0.15625", c[FTopAsked], c[FTopSaid], c[FMargin])
 	}
 }
 
-// G0 starts AdaGrad's sums: the first step is Rate·g/√(G0 + g²), not a full Rate (values
-// computed by hand, outside this code).
-func TestUpdateStepG0(t *testing.T) {
-	cfg := testCfg
-	cfg.G0 = 3
-	m := New(cfg)
-	x := Features(&models.Components{Score: 0.5, Confidence: 0.5})
-	m.Update(cfg, &x, 1)
-	near(t, "w_bias", m.W[FBias], -3.9093430364146893, 1e-15)
-	near(t, "w_score", m.W[FScore], 4.049284658233438, 1e-15)
-}
-
-// A model stored before the turn-relative features existed (13 weights) reads with the
-// prior's weights for them, not 0; more weights than this version has is an error.
-func TestDecodeOlderModel(t *testing.T) {
+// A model stored for another feature set — v1 stored no version — decodes as the prior,
+// keeping the log position (Seq) but no events (N 0): its weights mean nothing here.
+func TestDecodeOtherVersion(t *testing.T) {
 	cfg := DefaultConfig()
-	old := `{"w":[-3,4,0.5,0,0,0,0,0,0,0,0,0,0],"g":[1,1,0,0,0,0,0,0,0,0,0,0,0],"n":7,"seq":9}`
-	m, err := Decode(old, cfg)
+	want := New(cfg)
+	want.Seq = 9
+	for _, old := range []string{
+		`{"w":[-3,4,0.5,0,0,0,0,0,0,0,0,0,0],"g":[1,1,0,0,0,0,0,0,0,0,0,0,0],"n":7,"seq":9}`,
+		`{"w":[-3],"g":[1],"n":7,"seq":9,"version":3}`,
+	} {
+		m, err := Decode(old, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *m != *want {
+			t.Errorf("decoded %s as %+v, want the prior at seq 9", old, m)
+		}
+	}
+	// This version's model reads as stored; one shorter than D has the prior's weight for
+	// the rest, and more weights than features is an error.
+	m, err := Decode(`{"w":[-3],"g":[1],"n":7,"seq":9,"version":2}`, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.W[FBias] != -3 || m.W[FRelevance] != 0.5 || m.W[FTop] != cfg.PriorTop || m.W[FMargin] != cfg.PriorMargin ||
-		m.G[FTop] != 0 || m.N != 7 || m.Seq != 9 {
+	if m.W[FSaid] != -3 || m.G[FSaid] != 1 || m.W[FTopAsked] != cfg.PriorTop || m.G[FTopAsked] != 0 || m.N != 7 || m.Seq != 9 {
 		t.Errorf("decoded %+v", m)
 	}
-	if _, err := Decode(`{"w":[`+strings.Repeat("0,", D)+`0]}`, cfg); err == nil {
+	if _, err := Decode(`{"version":2,"w":[`+strings.Repeat("0,", D)+`0]}`, cfg); err == nil {
 		t.Error("a model with more weights than features decoded")
+	}
+	if !strings.Contains(Encode(New(cfg)), `"version":2`) {
+		t.Errorf("Encode %s stores no version", Encode(New(cfg)))
 	}
 }
