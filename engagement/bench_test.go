@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/salience-ai/salience/engagement"
+	"github.com/salience-ai/salience/learn"
 	"github.com/salience-ai/salience/models"
 )
 
@@ -37,7 +38,9 @@ func BenchmarkApply(b *testing.B) {
 			concepts := []string{fmt.Sprint("w", rng.IntN(300)), fmt.Sprint("w", rng.IntN(300)), fmt.Sprint("w", rng.IntN(300)), fmt.Sprint("w", rng.IntN(300))}
 			for r := range perTurn {
 				id := fmt.Sprintf("s%06d-%d", t, r)
-				ss = append(ss, surfacing("a", id, fmt.Sprint("c", t%50), fmt.Sprint("t", t), fmt.Sprintf("m%04d", rng.IntN(mems)), models.ModeAmbient, t0.Add(-time.Hour), concepts...))
+				sf := surfacing("a", id, fmt.Sprint("c", t%50), fmt.Sprint("t", t), fmt.Sprintf("m%04d", rng.IntN(mems)), models.ModeAmbient, t0.Add(-time.Hour), concepts...)
+				sf.Components.Features = learn.Version // as recall records it: the event trains the model, part of the cost
+				ss = append(ss, sf)
 				sids = append(sids, id)
 			}
 			must(b, st.RecordSurfacings(ctx, ss, nil))

@@ -22,7 +22,8 @@ func learnFixture(t *testing.T, n int) (*sqlite.Store, *engagement.Service, []*m
 		mem := fmt.Sprintf("m%d", 1+i%3)
 		at := t0.Add(-time.Duration(n-i) * time.Second)
 		sf := surfacing("a", fmt.Sprintf("L%d", i), "c2", fmt.Sprintf("T%d", i), mem, models.ModeSearch, at)
-		sf.Components = models.Components{Score: 0.3 + 0.05*float64(i%7), BM25: float64(i%5) / 4, Confidence: 0.5, Used: float64(i % 4)}
+		sf.Components = models.Components{Score: 0.3 + 0.05*float64(i%7), BM25: float64(i%5) / 4, Match: 0.3 + 0.05*float64(i%7),
+			Coverage: float64(i%5) / 4, Confidence: 0.5, Used: float64(i % 4), Question: float64(i % 2), Features: learn.Version}
 		sf.Terms = []string{"memori", "sunset", "paint"} // "memori" links the message to "memory mN"
 		must(t, st.RecordSurfacings(ctx, []*models.Surfacing{sf}, nil))
 		typ := models.EventIgnored
@@ -58,8 +59,16 @@ func TestModelLearnsFromEvents(t *testing.T) {
 	if m.N != 30 || m.Seq != 30 {
 		t.Fatalf("model N %d seq %d, want 30 and 30", m.N, m.Seq)
 	}
-	if m.W[learn.FBias] == -4 {
-		t.Error("the bias did not move")
+	// Matches 0.3–0.6 lie between knots 1 and 3 of both curves: those knots learn, the
+	// ends of the curves (knots 0 and 4) see no event.
+	prior := learn.New(learn.DefaultConfig())
+	for _, curve := range []int{learn.FSaid, learn.FAsked} {
+		if m.W[curve+1] == prior.W[curve+1] || m.W[curve+2] == prior.W[curve+2] {
+			t.Errorf("%s: knots 1 and 2 did not move from the prior: %v", learn.FeatureNames[curve], m.W[curve:curve+5])
+		}
+		if m.W[curve] != prior.W[curve] || m.W[curve+4] != prior.W[curve+4] {
+			t.Errorf("%s: an end knot moved without an event there: %v", learn.FeatureNames[curve], m.W[curve:curve+5])
+		}
 	}
 	logged, err := st.FindEvents(ctx, models.EventFilter{Namespace: "a", BySeq: true})
 	must(t, err)
@@ -189,5 +198,65 @@ func TestRelearnRefusesPrunedLog(t *testing.T) {
 	must(t, err)
 	if rr.Events != 10 || rr.Version != 10 {
 		t.Errorf("relearn from the kept events: %+v, want 10 events, version 10", rr)
+	}
+}
+
+// A surfacing recorded before feature set 2 (Components.Features 0) trains nothing, live or
+// in a relearn, while its event is still applied: logged, and moving the memory. A model
+// stored under feature set 1 (no version) is the prior again, from its log position on.
+func TestOldSurfacingsDoNotTrain(t *testing.T) {
+	st, svc, evs := learnFixture(t, 6)
+	_, err := svc.Apply(ctx, "a", evs)
+	must(t, err)
+	before, m := modelOf(t, st)
+	if m.N != 6 {
+		t.Fatalf("model N %d, want 6", m.N)
+	}
+	old := surfacing("a", "OLD", "c3", "T-old", "m2", models.ModeSearch, t0.Add(-time.Second))
+	old.Components = models.Components{Score: 0.9, BM25: 1, Relevance: 0.9, Confidence: 0.5, Top: 1} // as v1 recorded it
+	must(t, st.RecordSurfacings(ctx, []*models.Surfacing{old}, nil))
+	usesBefore := getMemory(t, st, "a", "m2").UsageCount
+	res, err := svc.Apply(ctx, "a", []*models.Event{{ID: "o1", SurfacingID: "OLD", Type: models.EventUsed, At: t0}})
+	must(t, err)
+	if res.Applied != 1 {
+		t.Fatalf("the event on an old surfacing was not applied: %+v", res.Results)
+	}
+	if got := getMemory(t, st, "a", "m2").UsageCount; got != usesBefore+1 {
+		t.Errorf("m2's uses %d → %d, want one more", usesBefore, got)
+	}
+	after, m := modelOf(t, st)
+	if m.N != 6 || m.Seq != 7 {
+		t.Errorf("model N %d seq %d, want N 6 (untrained) at seq 7 (the log read past it)", m.N, m.Seq)
+	}
+	if _, mb := decodeState(t, before); mb.W != m.W || mb.G != m.G {
+		t.Error("the weights moved on an old surfacing's event")
+	}
+	rr, err := svc.Relearn(ctx, "a", false)
+	must(t, err)
+	if rr.Events != 6 || rr.Skipped != 0 || rr.Version != 6 || rr.MaxDiff > 1e-9 {
+		t.Errorf("relearn: %+v, want 6 events, none skipped, version 6, no difference", rr)
+	}
+	if again, _ := modelOf(t, st); again != after {
+		t.Errorf("relearned model differs:\n%s\n%s", again, after)
+	}
+
+	// A namespace whose model and surfacings are all v1: the stored model reads as the
+	// prior at its log position, an old surfacing's event leaves it there, and the first v2
+	// surfacing's event trains it from the prior.
+	st2, svc2, evs2 := learnFixture(t, 1)
+	must(t, st2.SetState(ctx, learn.Key("a"), `{"w":[-3,4,0.5,0,0,0,0,0,0,0,0,0,0],"g":[1,1,0,0,0,0,0,0,0,0,0,0,0],"n":40,"seq":0}`))
+	must(t, st2.RecordSurfacings(ctx, []*models.Surfacing{old}, nil))
+	_, err = svc2.Apply(ctx, "a", []*models.Event{{ID: "o1", SurfacingID: "OLD", Type: models.EventIgnored, At: t0}})
+	must(t, err)
+	state, m2 := modelOf(t, st2)
+	prior := learn.New(learn.DefaultConfig())
+	prior.Seq = 1
+	if *m2 != *prior || !strings.Contains(state, `"version":2`) {
+		t.Errorf("after a v1 model and a v1 surfacing's event: %s, want the prior at seq 1", state)
+	}
+	_, err = svc2.Apply(ctx, "a", evs2)
+	must(t, err)
+	if _, m2 = modelOf(t, st2); m2.N != 1 || m2.Seq != 2 || m2.W == prior.W {
+		t.Errorf("after a v2 event: N %d seq %d, weights moved %v; want N 1 at seq 2, trained", m2.N, m2.Seq, m2.W != prior.W)
 	}
 }
