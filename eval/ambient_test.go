@@ -15,6 +15,7 @@ import (
 	"github.com/salience-ai/salience/engagement"
 	"github.com/salience-ai/salience/eval"
 	"github.com/salience-ai/salience/ingest"
+	"github.com/salience-ai/salience/learn"
 	"github.com/salience-ai/salience/maintenance"
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/predict"
@@ -37,9 +38,34 @@ func TestAmbientReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 4 evidence turns over 3 questions; at most 6 memories (and 6 turns) to show.
-	if s.Turns != 3 || s.Used != 4 || s.Hits != 3 || s.Surfaced < 4 || s.NonEmpty != 3 {
-		t.Errorf("scores %+v, want 3 turns, 4 used, 3 hits", s)
+	// 4 evidence turns over 3 questions; at most 6 memories (and 6 turns) to show. Every
+	// question surfaces evidence; how much of the marathon question's second evidence turn
+	// ("One hour fifty…", a weak match) reaches the threshold is the model's call, so the
+	// counts are bounded, and checked exactly against the event log below.
+	if s.Turns != 3 || s.Hits != 3 || s.NonEmpty != 3 || s.Used < s.Hits || s.Used > 4 || s.Surfaced < s.Used || s.Surfaced > 6 {
+		t.Errorf("scores %+v, want 3 turns, 3 hits, 3 to 4 used of at most 6 surfaced", s)
+	}
+	// Every surfaced memory was reported, used exactly when it is evidence, and trained the
+	// relevance model.
+	evs, err := st.FindEvents(ctx, models.EventFilter{Namespace: eval.Namespace(c)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := 0
+	for _, ev := range evs {
+		if ev.Type == models.EventUsed {
+			used++
+		}
+	}
+	if len(evs) != s.Surfaced || used != s.Used {
+		t.Errorf("event log: %d events, %d used; the scores say %d surfaced, %d used", len(evs), used, s.Surfaced, s.Used)
+	}
+	state, err := st.GetState(ctx, learn.Key(eval.Namespace(c)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := learn.Decode(state, learn.DefaultConfig()); err != nil || m.N != int64(s.Surfaced) {
+		t.Errorf("relevance model %s (%v): want trained on the %d events", state, err, s.Surfaced)
 	}
 	ds, err := st.FindDecisions(ctx, models.DecisionFilter{Namespace: eval.Namespace(c)})
 	if err != nil {
@@ -76,6 +102,9 @@ func TestAmbientReplay(t *testing.T) {
 	}
 	if raw, _ := wst.GetState(ctx, predict.StateKey(eval.Namespace(c))); raw != "" || ws.Turns != 3 || !ws.Withheld {
 		t.Errorf("withheld twin: state %q, scores %+v; want no state, 3 turns", raw, ws)
+	}
+	if raw, _ := wst.GetState(ctx, learn.Key(eval.Namespace(c))); raw != "" {
+		t.Errorf("withheld twin: relevance model %s, want none", raw)
 	}
 	var buf bytes.Buffer
 	(&eval.AmbientReport{Rows: []*eval.AmbientScores{s, ws}}).Print(&buf)
