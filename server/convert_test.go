@@ -2,7 +2,9 @@ package server
 
 import (
 	"encoding/json"
+	"maps"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -16,7 +18,14 @@ func TestComponentsCoverTheModel(t *testing.T) {
 	var c models.Components
 	v := reflect.ValueOf(&c).Elem()
 	for i := range v.NumField() {
-		v.Field(i).SetFloat(float64(i+1) / 100) // a distinct non-zero value per field
+		switch f := v.Field(i); f.Kind() {
+		case reflect.Float64:
+			f.SetFloat(float64(i+1) / 100) // a distinct non-zero value per field
+		case reflect.Int:
+			f.SetInt(int64(i + 1)) // Features, the feature set's version
+		default:
+			t.Fatalf("components field %s is a %s: give it a distinct value here", v.Type().Field(i).Name, f.Kind())
+		}
 	}
 	var want map[string]float64
 	b, _ := json.Marshal(c)
@@ -24,8 +33,15 @@ func TestComponentsCoverTheModel(t *testing.T) {
 	var got map[string]float64
 	b, _ = json.Marshal(componentsToAPI(&c))
 	json.Unmarshal(b, &got)
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("wire components %v, want %v", got, want)
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		if g, ok := got[k]; !ok || g != want[k] {
+			t.Errorf("component %s: wire %v (present %v), want %v", k, g, ok, want[k])
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(got)) {
+		if _, ok := want[k]; !ok {
+			t.Errorf("wire component %s is no field of models.Components", k)
+		}
 	}
 }
 
