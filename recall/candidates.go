@@ -75,10 +75,14 @@ func (p *Pipeline) candidates(ctx context.Context, req *Request, in *intake) (*c
 	// core, or waiting for the idle one to wake), and the stage took that much longer. The
 	// text search starts when a core is free, usually once the vector scan's halves are
 	// done, and ends well before the rescoring does.
+	var askedHits []models.Hit
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		textHits, textErr = p.store.SearchText(ctx, req.Namespace, in.text, k)
+		if textErr == nil && in.askedText != "" && len(textHits) > 0 {
+			askedHits, textErr = p.store.SearchText(ctx, req.Namespace, in.askedText, k)
+		}
 	}()
 	go func() {
 		defer wg.Done()
@@ -129,6 +133,13 @@ func (p *Pipeline) candidates(ctx context.Context, req *Request, in *intake) (*c
 			if c.unit == "" {
 				c.unit = h.ID
 			}
+		}
+	}
+	// A memory's coverage is of the window, or of what asks now if that is more: a window
+	// of three messages dilutes a match to the latest one, which is what the turn is about.
+	for _, h := range askedHits {
+		if c := cs.byID[ids.MemoryOf(h.ID)]; c != nil && c.unit == h.ID {
+			c.cover = max(c.cover, coverage(h.Score, h.Norm, askedHits[0].Score))
 		}
 	}
 	top := 0.0

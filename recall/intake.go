@@ -27,6 +27,9 @@ type intake struct {
 	// learnable are the distinct words of asked (learn.QueryTerms) that the turn's surfacings
 	// record: a memory used in the turn learns from them, never from the rest of the window.
 	learnable []string
+	// askedText is what asks now (the query, else the latest message) when the text holds
+	// more (a window of messages); "" when it is the whole text.
+	askedText string
 	convType  string
 	turnID    string
 	state     *models.ConversationState // nil without a conversation id
@@ -95,7 +98,10 @@ func (p *Pipeline) intake(ctx context.Context, req *Request) *intake {
 		in.asked = textTerms
 		if len(parts) > 1 {
 			in.asked = nlp.Terms(parts[len(parts)-1])
+			in.askedText = parts[len(parts)-1]
 		}
+	} else if len(parts) > 1 {
+		in.askedText = parts[0] // the query, before the messages
 	}
 	if len(parts) > 0 {
 		in.question = isQuestion(parts[len(parts)-1])
