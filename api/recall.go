@@ -232,18 +232,25 @@ type Components struct {
 	// Volunteer is the score a volunteered memory must bring over the threshold.
 	Volunteer float64 `json:"volunteer,omitempty"`
 	// What the relevance model reads besides the above: WeightedScore is the weighted sum of
-	// the components (the score before the model); Used the times the memory was used
-	// before; Speaker 1 when the query names the
-	// memory's speaker; Turn 1 for a conversation turn; Top 1 for the turn's best direct
-	// match and Margin its lead over the runner-up.
+	// the components (the score before the model, not a feature); Coverage the text match's
+	// share of the query's information; Match the absolute match (coverage and vector,
+	// comparable across turns); Used the times the memory was used before; Speaker 1 when the
+	// query names the memory's speaker; Turn 1 for a conversation turn; Top 1 for the turn's
+	// best direct match by Match and Margin its lead over the runner-up; Question 1 when the
+	// turn asks a question; Features the relevance model's feature version.
 	WeightedScore float64 `json:"weighted_score"`
+	Coverage      float64 `json:"coverage,omitempty"`
+	Match         float64 `json:"match,omitempty"`
 	Used          float64 `json:"used,omitempty"`
 	Speaker       float64 `json:"speaker,omitempty"`
 	Turn          float64 `json:"turn,omitempty"`
 	Top           float64 `json:"top,omitempty"`
 	Margin        float64 `json:"margin,omitempty"`
-	// Model is each feature's contribution w·x to the logit of p_use (bias included), and
-	// Lambda the share of p_use in the score: score = (1−λ)·weighted_score + λ·p_use.
+	Question      float64 `json:"question,omitempty"`
+	Features      int     `json:"features,omitempty"`
+	// Model is each feature's contribution w·x to the logit of p_use, and Lambda how much
+	// what the namespace's reports taught moves the score: score = weighted_score +
+	// λ·0.05·(logit − prior logit), λ = n/(n+50) after n events.
 	Model  map[string]float64 `json:"model,omitempty"`
 	Lambda float64            `json:"lambda,omitempty"`
 	// Learned are the memory's learned words (Memory.Learned) that the turn's words hold:

@@ -213,7 +213,7 @@ func allSaid(evidence []string, said map[string]bool) bool {
 // many were applied; an event the service rejects fails the run (the replay is wrong then).
 func reportTurn(ctx context.Context, e Engine, ns, prefix string, resp *recall.Response, types []models.EventType, at time.Time) (int, error) {
 	if len(types) == 0 {
-		return 0, nil
+		return 0, reward(ctx, e, ns, resp, at)
 	}
 	events := make([]*models.Event, len(types))
 	for r, res := range resp.Results {
@@ -228,7 +228,19 @@ func reportTurn(ctx context.Context, e Engine, ns, prefix string, resp *recall.R
 			return 0, fmt.Errorf("engagement rejected %s: %v", r.ID, r.Err)
 		}
 	}
-	return res.Applied, nil
+	return res.Applied, reward(ctx, e, ns, resp, at)
+}
+
+// reward settles a reported turn with the threshold bandit, as a server does when a turn's
+// reports are all in (Engine.Reward; nil: the bandit does not learn).
+func reward(ctx context.Context, e Engine, ns string, resp *recall.Response, at time.Time) error {
+	if e.Reward == nil {
+		return nil
+	}
+	if _, err := e.Reward(ctx, ns, resp.TurnID, at); err != nil && models.ErrorCode(err) != models.ENOTFOUND {
+		return err
+	}
+	return nil
 }
 
 // Print writes both namespaces side by side; the last line is JSON.

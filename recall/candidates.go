@@ -135,19 +135,22 @@ func (p *Pipeline) candidates(ctx context.Context, req *Request, in *intake) (*c
 			}
 		}
 	}
-	// A memory's coverage is of the window, or of what asks now if that is more: a window
-	// of three messages dilutes a match to the latest one, which is what the turn is about.
-	for _, h := range askedHits {
-		if c := cs.byID[ids.MemoryOf(h.ID)]; c != nil && c.unit == h.ID {
-			c.cover = max(c.cover, coverage(h.Score, h.Norm, askedHits[0].Score))
-		}
-	}
 	top := 0.0
 	if len(textHits) > 0 {
 		top = textHits[0].Score
 	}
 	for _, c := range cs.byID {
 		c.bm, c.base = fuse(c.textScore, top, c.textRank > 0, c.vecSim, p.opts.VectorWeight)
+	}
+	// A memory's match to the turn is to the window, or to what asks now if that is more:
+	// a window of three messages dilutes a match to the latest one, which is what the turn
+	// is about, and its best text match may be about an earlier message. (The ranking's
+	// fused relevance stays the window's.)
+	for _, h := range askedHits {
+		if c := cs.byID[ids.MemoryOf(h.ID)]; c != nil && c.unit == h.ID {
+			c.cover = max(c.cover, coverage(h.Score, h.Norm, askedHits[0].Score))
+			c.bm = max(c.bm, h.Score/askedHits[0].Score)
+		}
 	}
 	return cs, degraded, nil
 }

@@ -25,10 +25,6 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 	}
 	recent := recentlySurfaced(req.Mode, in.state, p.opts.RecentTurns)
 	w := p.opts.Weights[req.Mode]
-	lambda := in.model.Lambda(p.opts.Learn)
-	if p.opts.NoModel {
-		lambda = 0
-	}
 	speakers := map[string]float64{}
 	markPhraseCandidates(cs, p.opts.PhraseChecks*req.Limit)
 	if err := p.indexedPhrases(ctx, req.Namespace, in.pairs, cs); err != nil {
@@ -60,7 +56,10 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 	for _, c := range kept {
 		x := learn.Features(&c.comps)
 		c.pUse = in.model.P(&x)
-		c.score = learn.Rank(lambda, c.comps.Score, c.pUse)
+		c.score = c.comps.Score
+		if !p.opts.NoModel {
+			c.score += in.model.Shift(p.opts.Learn, &x)
+		}
 		if !c.direct() {
 			var ok bool
 			if c.comps.Volunteer, ok = volunteer(p.opts, req.Mode, vth, c.mem, c.activation, c.resurface, req.Now); !ok {

@@ -59,8 +59,8 @@ type Result struct {
 	PUse        float64            // the relevance model's probability that it will be used
 	Components  *models.Components // only with Explain
 	Reasons     []string           // how it was found: "text", "vector", "association", "resurface"
-	// Model is each feature's contribution to the logit of PUse and Lambda the share of PUse
-	// in Score; only with Explain.
+	// Model is each feature's contribution to the logit of PUse and Lambda how much what
+	// the namespace's reports taught moves Score (learn.Model.Shift); only with Explain.
 	Model  map[string]float64
 	Lambda float64
 	// Learned are the memory's learned words (feedback expansion) among the turn's words:

@@ -205,10 +205,14 @@ func componentsToAPI(c *models.Components) *api.Components {
 		Volunteer:  c.Volunteer,
 
 		WeightedScore: c.Score,
+		Coverage:      c.Coverage,
+		Match:         c.Match,
 		Used:          c.Used,
 		Speaker:       c.Speaker,
 		Turn:          c.Turn,
 		Top:           c.Top,
 		Margin:        c.Margin,
+		Question:      c.Question,
+		Features:      c.Features,
 	}
 }
