@@ -44,19 +44,19 @@ const (
 
 // The features besides the curves.
 const (
-	FCoverage   = 2*knots + iota // share of the query's information the text match covers
-	FVector                      // vector cosine
-	FPhrase                      // share of the query's word pairs found as phrases
-	FActivation                  // spreading activation
-	FSpeaker                     // the query names the memory's speaker
-	FBestSaid                    // BM25 over the turn's best text match, in a turn that asks nothing
-	FBestAsked                   // the same, in a question
-	FMarginSaid                  // the best direct match's lead over the runner-up, in a turn that asks nothing
-	FMarginAsked                 // the same, in a question
-	FConfidence                  // confidence − 0.5 (0 for a memory nobody reported on)
-	FUsed                        // log1p(times used), at most capCount
-	FImportance                  // importance
-	D                            // the number of features
+	FCoverage    = 2*knots + iota // share of the query's information the text match covers
+	FVector                       // vector cosine
+	FPhrase                       // share of the query's word pairs found as phrases
+	FActivation                   // spreading activation
+	FSpeaker                      // the query names the memory's speaker
+	FBestSaid                     // BM25 over the turn's best text match, in a turn that asks nothing
+	FBestAsked                    // the same, in a question
+	FMarginSaid                   // the best direct match's lead over the runner-up, in a turn that asks nothing
+	FMarginAsked                  // the same, in a question
+	FConfidence                   // confidence − 0.5 (0 for a memory nobody reported on)
+	FUsed                         // log1p(times used), at most capCount
+	FImportance                   // importance
+	D                             // the number of features
 )
 
 // knots is the number of knots of each match curve.
