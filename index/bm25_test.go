@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/salience-ai/salience/nlp"
 )
 
 // The small corpus every exact test uses. N = 4, total length 9, avgdl = 2.25.
@@ -20,6 +22,9 @@ func smallCorpus() *BM25 {
 	x.Add("a", []string{"cat", "sat", "mat"})
 	return x
 }
+
+// prior is a term's general prior, the factor on its namespace idf.
+func prior(term string) float64 { return nlp.Informativeness(term) }
 
 func assertHits(t *testing.T, got, want []Hit) {
 	t.Helper()
@@ -35,8 +40,11 @@ func assertHits(t *testing.T, got, want []Hit) {
 
 func TestBM25ExactScores(t *testing.T) {
 	x := smallCorpus()
-	ln2 := math.Log(2) // idf of a term in 2 of 4 docs: ln(1 + (4−2+0.5)/(2+0.5)) = ln 2
-	idfBird := math.Log(1 + 3.5/1.5)
+	// idf of a term in 2 of 4 docs: ln(1 + (4−2+0.5)/(2+0.5)) = ln 2, in 1 of 4 ln(1 + 3.5/1.5);
+	// each times the term's general prior.
+	ln2 := math.Log(2)
+	idfCat, idfDog := ln2*prior("cat"), ln2*prior("dog")
+	idfBird, idfFish := math.Log(1+3.5/1.5)*prior("bird"), math.Log(1+3.5/1.5)*prior("fish")
 	// Length normalization k1·(1 − b + b·dl/avgdl): dl 3 → 1.2·(0.25 + 1) = 1.5;
 	// dl 2 → 1.2·(0.25 + 0.75·2/2.25) = 1.1.
 	tests := []struct {
@@ -45,20 +53,20 @@ func TestBM25ExactScores(t *testing.T) {
 		want  []Hit
 	}{
 		{"one term, tf decides", []string{"cat"}, []Hit{
-			{ID: "b", Score: ln2 * 2 * 2.2 / (2 + 1.5)},
-			{ID: "a", Score: ln2 * 1 * 2.2 / (1 + 1.5)},
+			{ID: "b", Score: idfCat * 2 * 2.2 / (2 + 1.5)},
+			{ID: "a", Score: idfCat * 1 * 2.2 / (1 + 1.5)},
 		}},
 		{"rare term weighs more", []string{"dog", "bird"}, []Hit{
-			{ID: "c", Score: ln2*2.2/(1+1.1) + idfBird*2.2/(1+1.1)},
-			{ID: "b", Score: ln2 * 2.2 / (1 + 1.5)},
+			{ID: "c", Score: idfDog*2.2/(1+1.1) + idfBird*2.2/(1+1.1)},
+			{ID: "b", Score: idfDog * 2.2 / (1 + 1.5)},
 		}},
 		{"repeated query term counts twice", []string{"cat", "cat"}, []Hit{
-			{ID: "b", Score: 2 * ln2 * 2 * 2.2 / (2 + 1.5)},
-			{ID: "a", Score: 2 * ln2 * 1 * 2.2 / (1 + 1.5)},
+			{ID: "b", Score: 2 * idfCat * 2 * 2.2 / (2 + 1.5)},
+			{ID: "a", Score: 2 * idfCat * 1 * 2.2 / (1 + 1.5)},
 		}},
 		{"unknown terms ignored", []string{"zebra", "fish"}, []Hit{
 			// fish: n = 1, dl = 1 → norm 1.2·(0.25 + 0.75/2.25) = 0.7.
-			{ID: "d", Score: idfBird * 2.2 / (1 + 0.7)},
+			{ID: "d", Score: idfFish * 2.2 / (1 + 0.7)},
 		}},
 		{"nothing matches", []string{"zebra"}, []Hit{}},
 		{"empty query", nil, []Hit{}},
@@ -104,7 +112,7 @@ func TestBM25RemoveAndReplace(t *testing.T) {
 	// N = 3, total length 6, avgdl 2. cat is in 1 doc: idf ln(1 + 2.5/1.5);
 	// b has dl 3: norm 1.2·(0.25 + 0.75·1.5) = 1.65.
 	assertHits(t, x.Search([]string{"cat"}, 10), []Hit{
-		{ID: "b", Score: math.Log(1+2.5/1.5) * 2 * 2.2 / (2 + 1.65)},
+		{ID: "b", Score: math.Log(1+2.5/1.5) * prior("cat") * 2 * 2.2 / (2 + 1.65)},
 	})
 
 	// Replacing b with a one-term document: N = 3, total 4, avgdl 4/3.
@@ -114,7 +122,7 @@ func TestBM25RemoveAndReplace(t *testing.T) {
 	}
 	// bird: n = 2 of 3 → idf ln(1 + 1.5/2.5). b: dl 1 → 1.2·(0.25 + 0.75·0.75) = 0.975;
 	// c: dl 2 → 1.2·(0.25 + 0.75·1.5) = 1.65.
-	idf := math.Log(1 + 1.5/2.5)
+	idf := math.Log(1+1.5/2.5) * prior("bird")
 	assertHits(t, x.Search([]string{"bird"}, 10), []Hit{
 		{ID: "b", Score: idf * 2.2 / (1 + 0.975)},
 		{ID: "c", Score: idf * 2.2 / (1 + 1.65)},
@@ -258,8 +266,8 @@ func TestBM25Concurrent(t *testing.T) {
 		t.Fatalf("Len = %d, want 4", got)
 	}
 	assertHits(t, x.Search([]string{"cat"}, 10), []Hit{
-		{ID: "b", Score: math.Log(2) * 2 * 2.2 / (2 + 1.5)},
-		{ID: "a", Score: math.Log(2) * 1 * 2.2 / (1 + 1.5)},
+		{ID: "b", Score: math.Log(2) * prior("cat") * 2 * 2.2 / (2 + 1.5)},
+		{ID: "a", Score: math.Log(2) * prior("cat") * 1 * 2.2 / (1 + 1.5)},
 	})
 }
 
