@@ -38,10 +38,11 @@ const compactMinDead = 1024
 // Scores: idf(t) = ln(1 + (N − n + 0.5)/(n + 0.5))·g(t) — Lucene's non-negative form, where N
 // is the number of live documents and n those containing t, times the general prior g(t) =
 // nlp.Informativeness(t) in 0..1, how much the word tells in general English. The namespace
-// tells which words are common here; the prior tells which are filler anywhere, which a small
-// namespace cannot: among five memories "one" and "beagle" both occur once and would weigh
-// the same. A document scores Σ idf(t)·tf·(k1+1)/(tf + k1·(1 − b + b·dl/avgdl)) over query terms. A term repeated in the
-// query counts once per occurrence, as each repetition is its own OR'ed phrase in FTS5.
+// tells which words are common here; the prior tells which are filler anywhere, which a
+// small namespace cannot: among five memories "place" and "harmonica" both occur once and
+// would weigh the same. A document scores Σ idf(t)·tf·(k1+1)/(tf + k1·(1 − b + b·dl/avgdl))
+// over query terms. A term repeated in the query counts once per occurrence, as each
+// repetition is its own OR'ed phrase in FTS5.
 type BM25 struct {
 	mu      sync.RWMutex
 	termIDs map[string]int32

@@ -394,3 +394,41 @@ func dedupe(ts []string) []string {
 	}
 	return out
 }
+
+// fillerCorpus is a new namespace of five memories. The query below shares one word with each
+// of two: "place", a common English word, with a short memory, and "harmonica", a rare one,
+// with a long memory. Here both occur once: the namespace alone weighs them the same.
+var fillerCorpus = []struct{ id, text string }{
+	{"dinner", "We could grab dinner at my place on Friday."},
+	{"harmonica", "Lena has been learning the harmonica from online videos since her brother gave her his old blues harp for her birthday."},
+	{"bakery", "The bakery on Elm Street closes early on Sundays."},
+	{"peanuts", "Marcus is allergic to peanuts."},
+	{"printer", "The printer at work keeps jamming."},
+}
+
+const fillerQuery = "Do you know a place to fix a harmonica?"
+
+// Failure 3 of issue 41: filler decided the match. The shared common word must weigh less
+// than the shared content word, so the content match ranks first though its memory is three
+// times longer.
+func TestFillerNeverDecides(t *testing.T) {
+	x := NewBM25()
+	for _, d := range fillerCorpus {
+		x.Add(d.id, nlp.Terms(d.text))
+	}
+	place, harmonica := nlp.Terms("place")[0], nlp.Terms("harmonica")[0]
+	x.mu.RLock()
+	wPlace, wHarmonica := x.idf(place), x.idf(harmonica)
+	x.mu.RUnlock()
+	// Both are in 1 of 5 memories: namespace idf ln(1 + 4.5/1.5) = ln 4 each.
+	if want := math.Log(4) * nlp.Informativeness(place); math.Abs(wPlace-want) > 1e-12 {
+		t.Fatalf("idf(place) = %v, want ln 4 · prior = %v", wPlace, want)
+	}
+	if want := math.Log(4); math.Abs(wHarmonica-want) > 1e-12 {
+		t.Fatalf("idf(harmonica) = %v, want ln 4 (a rare word keeps its whole weight)", wHarmonica)
+	}
+	hits := x.Search(nlp.Terms(fillerQuery), 10)
+	if ids := hitIDs(hits); !slices.Equal(ids, []string{"harmonica", "dinner"}) {
+		t.Fatalf("Search(%q) = %v, want harmonica, then dinner", fillerQuery, hits)
+	}
+}
