@@ -102,10 +102,12 @@ func TestLuceneQuery(t *testing.T) {
 		terms []string
 		want  string
 	}{
-		{[]string{"cat", "garden"}, `"cat" "garden"`},
-		{[]string{"cat", "cat"}, `"cat" "cat"`},            // repeated terms count twice, as in the embedded BM25
-		{[]string{`a"b`, `c\d`}, `"a\"b" "c\\d"`},          // escaped, though nlp.Terms never makes these
-		{[]string{"and", "or", "not"}, `"and" "or" "not"`}, // quoted: never operators
+		{[]string{"zither", "kayak"}, `"zither" "kayak"`},
+		{[]string{"kayak", "kayak"}, `"kayak" "kayak"`},      // repeated terms count twice, as in the embedded BM25
+		{[]string{`a"b`, `c\d`}, `"a\"b" "c\\d"`},            // escaped, though nlp.Terms never makes these
+		{[]string{"and", "xor", "not"}, `"and" "xor" "not"`}, // quoted: never operators
+		// Common words carry their general prior as a boost (nlp.Informativeness), rare ones none.
+		{[]string{"place", "harmonica"}, `"place"^0.4900 "harmonica"`},
 	} {
 		if got := luceneQuery(tt.terms); got != tt.want {
 			t.Fatalf("luceneQuery(%q) = %s, want %s", tt.terms, got, tt.want)

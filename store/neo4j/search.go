@@ -3,6 +3,7 @@ package neo4j
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -24,6 +25,10 @@ const searchText = `CALL db.index.fulltext.queryNodes('` + textIndex + `', $quer
 // whitespace analyzer, one term), OR'ed. A term repeated in the query is repeated in the
 // query, so it counts once per occurrence, as in the embedded store. Terms hold only
 // letters and digits (nlp.Tokens); quotes and backslashes are escaped all the same.
+//
+// A term that is common in general English is boosted by its prior, nlp.Informativeness
+// (below 1), so its weight is Lucene's idf times the prior, as the embedded store's
+// (index.BM25) is the namespace's idf times it: filler does not decide a match here either.
 func luceneQuery(terms []string) string {
 	var b strings.Builder
 	for i, t := range terms {
@@ -38,6 +43,10 @@ func luceneQuery(terms []string) string {
 			b.WriteRune(r)
 		}
 		b.WriteByte('"')
+		if g := nlp.Informativeness(t); g < 1 {
+			// Lucene refuses a negative boost and a zero one drops the term's score.
+			b.WriteString("^" + strconv.FormatFloat(max(g, 1e-4), 'f', 4, 64))
+		}
 	}
 	return b.String()
 }
