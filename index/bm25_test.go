@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/nlp"
 )
 
@@ -430,5 +431,36 @@ func TestFillerNeverDecides(t *testing.T) {
 	hits := x.Search(nlp.Terms(fillerQuery), 10)
 	if ids := hitIDs(hits); !slices.Equal(ids, []string{"harmonica", "dinner"}) {
 		t.Fatalf("Search(%q) = %v, want harmonica, then dinner", fillerQuery, hits)
+	}
+}
+
+// The learned field weighs a learned word as BM25 weighs it: a memory that learned a common
+// word scores that word's share of a rare one's, alpha·weight·idf with the prior in idf.
+func TestLearnedFieldCarriesThePrior(t *testing.T) {
+	x := NewBM25()
+	for _, d := range fillerCorpus {
+		x.Add(d.id, nlp.Terms(d.text))
+	}
+	place, harmonica := nlp.Terms("place")[0], nlp.Terms("harmonica")[0]
+	l := NewLearned()
+	l.Set("bakery", []models.LearnedTerm{{Term: place, Weight: 1}})
+	l.Set("printer", []models.LearnedTerm{{Term: harmonica, Weight: 1}})
+	const alpha = 0.3
+	hits := x.SearchLearned([]string{place, harmonica}, 10, l, alpha)
+	got := map[string]float64{}
+	for _, h := range hits {
+		got[h.ID] = h.Score
+	}
+	// Both words are in one of five memories: idf ln 4, times the prior.
+	for _, c := range []struct {
+		id   string
+		want float64
+	}{
+		{"bakery", alpha * math.Log(4) * nlp.Informativeness(place)},
+		{"printer", alpha * math.Log(4)},
+	} {
+		if math.Abs(got[c.id]-c.want) > 1e-6 {
+			t.Errorf("%s scores %v, want %v (all: %v)", c.id, got[c.id], c.want, hits)
+		}
 	}
 }
