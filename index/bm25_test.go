@@ -463,7 +463,7 @@ func TestLearnedFieldCarriesThePrior(t *testing.T) {
 			t.Errorf("%s scores %v, want %v (all: %v)", c.id, got[c.id], c.want, hits)
 		}
 	}
-	if ids := hitIDs(hits); !slices.Equal(ids, []string{"printer", "bakery"}) {
-		t.Errorf("hits %v, want the memory that learned the rare word first", hits)
+	if !(got["printer"] > got["bakery"]) {
+		t.Errorf("hits %v, want the memory that learned the rare word above the one that learned the common word", hits)
 	}
 }
