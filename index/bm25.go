@@ -35,12 +35,12 @@ const compactMinDead = 1024
 // is a tight loop into a dense accumulator. Remove marks a tombstone (postings are filtered
 // at search time) and compaction rewrites the postings when tombstones pile up.
 //
-// Scores: idf(t) = ln(1 + (N − n + 0.5)/(n + 0.5))·g(t) — Lucene's non-negative form, where N
-// is the number of live documents and n those containing t, times the general prior g(t) =
-// nlp.Informativeness(t) in 0..1, how much the word tells in general English. The namespace
+// Scores: idf(t) = ln(1 + (N − n + 0.5)/(n + 0.5))·g(t, N) — Lucene's non-negative form, where
+// N is the number of live documents and n those containing t, times the general prior
+// g = nlp.Prior(t, N) in 0..1, how much the word tells in general English. The namespace
 // tells which words are common here; the prior tells which are filler anywhere, which a
 // small namespace cannot: among five memories "place" and "harmonica" both occur once and
-// would weigh the same. A document scores Σ idf(t)·tf·(k1+1)/(tf + k1·(1 − b + b·dl/avgdl))
+// would weigh the same. The prior fades as N grows and the namespace's own statistics know. A document scores Σ idf(t)·tf·(k1+1)/(tf + k1·(1 − b + b·dl/avgdl))
 // over query terms. A term repeated in the query counts once per occurrence, as each
 // repetition is its own OR'ed phrase in FTS5.
 type BM25 struct {
@@ -641,13 +641,16 @@ func quickselect(a []int64, i int) int64 {
 // idf is a term's weight per match, as the type's comment defines it: the namespace's idf
 // times the general prior; a term no live document has gets the namespace's largest idf
 // (n = 0) times its prior. x.mu is held.
+//
+// Σ idf over a query's terms is the most a document of average length could score per
+// (k1+1): what recall can hold a score to as an absolute match strength.
 func (x *BM25) idf(t string) float64 {
 	df := 0.0
 	if tid, ok := x.termIDs[t]; ok {
 		df = float64(x.lists[tid].df)
 	}
 	n := float64(x.live)
-	return math.Log(1+(n-df+0.5)/(df+0.5)) * nlp.Informativeness(t)
+	return math.Log(1+(n-df+0.5)/(df+0.5)) * nlp.Prior(t, x.live)
 }
 
 // learnedScores returns the learned field's contribution by ordinal, alpha·Σ weight·idf in

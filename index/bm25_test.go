@@ -24,8 +24,8 @@ func smallCorpus() *BM25 {
 	return x
 }
 
-// prior is a term's general prior, the factor on its namespace idf.
-func prior(term string) float64 { return nlp.Informativeness(term) }
+// prior is a term's general prior in an index of docs documents, the factor on its idf.
+func prior(term string, docs int) float64 { return nlp.Prior(term, docs) }
 
 func assertHits(t *testing.T, got, want []Hit) {
 	t.Helper()
@@ -44,8 +44,8 @@ func TestBM25ExactScores(t *testing.T) {
 	// idf of a term in 2 of 4 docs: ln(1 + (4−2+0.5)/(2+0.5)) = ln 2, in 1 of 4 ln(1 + 3.5/1.5);
 	// each times the term's general prior.
 	ln2 := math.Log(2)
-	idfCat, idfDog := ln2*prior("cat"), ln2*prior("dog")
-	idfBird, idfFish := math.Log(1+3.5/1.5)*prior("bird"), math.Log(1+3.5/1.5)*prior("fish")
+	idfCat, idfDog := ln2*prior("cat", 4), ln2*prior("dog", 4)
+	idfBird, idfFish := math.Log(1+3.5/1.5)*prior("bird", 4), math.Log(1+3.5/1.5)*prior("fish", 4)
 	// Length normalization k1·(1 − b + b·dl/avgdl): dl 3 → 1.2·(0.25 + 1) = 1.5;
 	// dl 2 → 1.2·(0.25 + 0.75·2/2.25) = 1.1.
 	tests := []struct {
@@ -113,7 +113,7 @@ func TestBM25RemoveAndReplace(t *testing.T) {
 	// N = 3, total length 6, avgdl 2. cat is in 1 doc: idf ln(1 + 2.5/1.5);
 	// b has dl 3: norm 1.2·(0.25 + 0.75·1.5) = 1.65.
 	assertHits(t, x.Search([]string{"cat"}, 10), []Hit{
-		{ID: "b", Score: math.Log(1+2.5/1.5) * prior("cat") * 2 * 2.2 / (2 + 1.65)},
+		{ID: "b", Score: math.Log(1+2.5/1.5) * prior("cat", 3) * 2 * 2.2 / (2 + 1.65)},
 	})
 
 	// Replacing b with a one-term document: N = 3, total 4, avgdl 4/3.
@@ -123,7 +123,7 @@ func TestBM25RemoveAndReplace(t *testing.T) {
 	}
 	// bird: n = 2 of 3 → idf ln(1 + 1.5/2.5). b: dl 1 → 1.2·(0.25 + 0.75·0.75) = 0.975;
 	// c: dl 2 → 1.2·(0.25 + 0.75·1.5) = 1.65.
-	idf := math.Log(1+1.5/2.5) * prior("bird")
+	idf := math.Log(1+1.5/2.5) * prior("bird", 3)
 	assertHits(t, x.Search([]string{"bird"}, 10), []Hit{
 		{ID: "b", Score: idf * 2.2 / (1 + 0.975)},
 		{ID: "c", Score: idf * 2.2 / (1 + 1.65)},
@@ -267,8 +267,8 @@ func TestBM25Concurrent(t *testing.T) {
 		t.Fatalf("Len = %d, want 4", got)
 	}
 	assertHits(t, x.Search([]string{"cat"}, 10), []Hit{
-		{ID: "b", Score: math.Log(2) * prior("cat") * 2 * 2.2 / (2 + 1.5)},
-		{ID: "a", Score: math.Log(2) * prior("cat") * 1 * 2.2 / (1 + 1.5)},
+		{ID: "b", Score: math.Log(2) * prior("cat", 4) * 2 * 2.2 / (2 + 1.5)},
+		{ID: "a", Score: math.Log(2) * prior("cat", 4) * 1 * 2.2 / (1 + 1.5)},
 	})
 }
 
@@ -422,7 +422,7 @@ func TestFillerNeverDecides(t *testing.T) {
 	wPlace, wHarmonica := x.idf(place), x.idf(harmonica)
 	x.mu.RUnlock()
 	// Both are in 1 of 5 memories: namespace idf ln(1 + 4.5/1.5) = ln 4 each.
-	if want := math.Log(4) * nlp.Informativeness(place); math.Abs(wPlace-want) > 1e-12 {
+	if want := math.Log(4) * nlp.Prior(place, 5); math.Abs(wPlace-want) > 1e-12 {
 		t.Fatalf("idf(place) = %v, want ln 4 · prior = %v", wPlace, want)
 	}
 	if want := math.Log(4); math.Abs(wHarmonica-want) > 1e-12 {
@@ -456,7 +456,7 @@ func TestLearnedFieldCarriesThePrior(t *testing.T) {
 		id   string
 		want float64
 	}{
-		{"bakery", alpha * math.Log(4) * nlp.Informativeness(place)},
+		{"bakery", alpha * math.Log(4) * nlp.Prior(place, 5)},
 		{"printer", alpha * math.Log(4)},
 	} {
 		if math.Abs(got[c.id]-c.want) > 1e-6 {

@@ -82,16 +82,33 @@ func zipfIDF(z float64) float64 { return (9 - z) * math.Ln10 }
 // of general English ("kayak" 3.5, "dog" 5.3, "place" 5.9, "people" 6.3).
 const informedZipf = 4.5
 
-// Informativeness returns the share of its weight a term keeps in the text index for being
-// the word it is, in 0..1: (GeneralIDF(t) / GeneralIDF of a Zipf-4.5 word)², at most 1. A word
-// once per 30,000 words or rarer keeps all of it, "dog" two thirds, "place" half, "people" a
-// third. Squared, because in a small namespace every shared word has the same idf and
-// only document length tells them apart: a common word's match must stay below a content
-// word's match in a document a few times longer (the plain ratio did not: TestFillerNeverDecides
-// in package index). On LoCoMo's dev conversations it lifts recall@10 slightly; Zipf 4 there
-// lowered it.
+// Informativeness returns how much of its weight a term keeps for being the word it is, in
+// 0..1: (GeneralIDF(t) / GeneralIDF of a Zipf-4.5 word)², at most 1. A word once per 30,000
+// words or rarer keeps all of it, "dog" two thirds, "place" half, "people" a third. Squared,
+// because in a small namespace every shared word has the same idf and only document length
+// tells them apart: a common word's match must stay below a content word's match in a
+// document a few times longer (the plain ratio did not: TestFillerNeverDecides in package
+// index).
 func Informativeness(term string) float64 {
 	idf, _ := GeneralIDF(term)
 	r := min(1, idf/zipfIDF(informedZipf))
 	return r * r
+}
+
+// priorDocs is how many documents of a namespace's own statistics the general prior is worth.
+const priorDocs = 300
+
+// Prior returns the factor on a term's idf in a text index of docs documents:
+// Informativeness(term)^(priorDocs/(priorDocs + docs)). It is a prior: it decides where the
+// index has little evidence of its own (five memories: nearly the whole factor) and fades as
+// the index's document frequencies come to say which words are common here (3,000 memories:
+// its eleventh root). On LoCoMo's dev conversations (370–680 turns each) the fading prior
+// kept the feedback loop's lift (--learn +0.044, against +0.044 without a prior and +0.034
+// with the whole factor at every size) and lifted recall@10 (lexical 0.691 against 0.685).
+func Prior(term string, docs int) float64 {
+	g := Informativeness(term)
+	if g >= 1 {
+		return 1
+	}
+	return math.Pow(g, priorDocs/(priorDocs+float64(max(docs, 0))))
 }

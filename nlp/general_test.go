@@ -122,3 +122,30 @@ func FuzzParseGeneral(f *testing.F) {
 		}
 	})
 }
+
+// The prior decides in a small index and fades as the index's own statistics grow.
+func TestPriorFades(t *testing.T) {
+	place := Terms("place")[0]
+	g := Informativeness(place)
+	for _, tt := range []struct {
+		docs int
+		want float64
+	}{
+		{-1, g}, // no documents: the whole factor
+		{0, g},
+		{300, math.Sqrt(g)}, // as many documents as the prior is worth: half its say
+		{2700, math.Pow(g, 0.1)},
+	} {
+		if got := Prior(place, tt.docs); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("Prior(%q, %d) = %v, want %v", place, tt.docs, got, tt.want)
+		}
+	}
+	if got := Prior(Terms("kayak")[0], 5); got != 1 {
+		t.Errorf("Prior(kayak, 5) = %v, want 1: a rare word keeps its whole idf", got)
+	}
+	for docs := 0; docs < 5000; docs += 50 {
+		if a, b := Prior(place, docs), Prior(place, docs+50); !(a < b && b < 1) {
+			t.Fatalf("Prior(place) at %d, %d docs = %v, %v: want rising below 1", docs, docs+50, a, b)
+		}
+	}
+}
