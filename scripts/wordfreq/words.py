@@ -3,7 +3,7 @@
 
 One line per word, "word<TAB>frequency" (occurrences per word of running text, as the package
 wordfreq gives it), most frequent first. build.sh pipes this through the Go analyser
-(scripts/wordfreq/analyse), which turns words into the terms the text index sees.
+(scripts/wordfreq/analyse.go), which turns words into the terms the text index sees.
 
   words.py [N]   the top N words (default 40000)
 """

@@ -1,8 +1,11 @@
+//go:build ignore
+
 // Command analyse turns a list of English words with their frequencies (words.py's output,
 // "word<TAB>frequency" lines) into nlp/wordfreq.txt: the terms nlp.Terms makes of them, each
-// with the summed frequency of the words that map to it, as a Zipf value. scripts/wordfreq/
-// build.sh runs it; the table must be made by the same analyser the text index uses, so it
-// is regenerated when stop words or stemming change.
+// with the summed frequency of the words that map to it, as a Zipf value. build.sh runs it
+// as `go run scripts/wordfreq/analyse.go` (build-ignored, so not one of the module's
+// packages). The table must come from the analyser the text index uses: regenerate it when
+// stop words or stemming change.
 package main
 
 import (
