@@ -639,18 +639,21 @@ func quickselect(a []int64, i int) int64 {
 }
 
 // idf is a term's weight per match, as the type's comment defines it: the namespace's idf
-// times the general prior; a term no live document has gets the namespace's largest idf
-// (n = 0) times its prior. x.mu is held.
+// times the general prior. x.mu is held.
 //
 // Σ idf over a query's terms is the most a document of average length could score per
 // (k1+1): what recall can hold a score to as an absolute match strength.
-func (x *BM25) idf(t string) float64 {
+func (x *BM25) idf(t string) float64 { return x.nsIDF(t) * nlp.Prior(t, x.live) }
+
+// nsIDF is a term's idf from the namespace's statistics alone, ln(1 + (N − n + 0.5)/(n + 0.5));
+// a term no live document has gets the largest, ln(1 + (N + 0.5)/0.5). x.mu is held.
+func (x *BM25) nsIDF(t string) float64 {
 	df := 0.0
 	if tid, ok := x.termIDs[t]; ok {
 		df = float64(x.lists[tid].df)
 	}
 	n := float64(x.live)
-	return math.Log(1+(n-df+0.5)/(df+0.5)) * nlp.Prior(t, x.live)
+	return math.Log(1 + (n-df+0.5)/(df+0.5))
 }
 
 // learnedScores returns the learned field's contribution by ordinal, alpha·Σ weight·idf in
