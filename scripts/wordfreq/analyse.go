@@ -54,11 +54,13 @@ func main() {
 	w := bufio.NewWriter(os.Stdout)
 	defer w.Flush()
 	fmt.Fprintf(w, `# General English word frequencies for nlp.GeneralIDF, by analysed term (nlp.Terms).
-# From: %s (the package wordfreq; its data CC BY-SA 4.0, so is this table: it
-# credits Google Books Ngrams, the Leeds Internet Corpus, Wikipedia, ParaCrawl, SUBTLEX,
-# OpenSubtitles and Twitter, as wordfreq does). Regenerate: scripts/wordfreq/build.sh.
-# term<TAB>Zipf value (log10 of occurrences per billion words, summed over the words that
-# analyse to the term), sorted by term.
+# Source: %s, from the Python package wordfreq (code Apache-2.0).
+# Licence: wordfreq's data, and so this table, is CC BY-SA 4.0; attribution as in wordfreq's
+# README: Google Books Ngrams, the Leeds Internet Corpus, Wikipedia, ParaCrawl, SUBTLEX
+# (Brysbaert, New et al.; freely available data), Twitter, among others.
+# Regenerate: scripts/wordfreq/build.sh.
+# Format: term<TAB>Zipf value (log10 of occurrences per billion words, summed over the words
+# that analyse to the term), sorted by term.
 `, source)
 	for _, t := range terms {
 		fmt.Fprintf(w, "%s\t%.2f\n", t, math.Log10(freq[t])+9)
