@@ -35,10 +35,14 @@ const compactMinDead = 1024
 // is a tight loop into a dense accumulator. Remove marks a tombstone (postings are filtered
 // at search time) and compaction rewrites the postings when tombstones pile up.
 //
-// Scores: idf(t) = ln(1 + (N − n + 0.5)/(n + 0.5)) (Lucene's non-negative form), where N is
-// the number of live documents and n those containing t; a document scores
-// Σ idf(t)·tf·(k1+1)/(tf + k1·(1 − b + b·dl/avgdl)) over query terms. A term repeated in the
-// query counts once per occurrence, as each repetition is its own OR'ed phrase in FTS5.
+// Scores: idf(t) = ln(1 + (N − n + 0.5)/(n + 0.5))·g(t, N) — Lucene's non-negative form, where
+// N is the number of live documents and n those containing t, times the general prior
+// g = nlp.Prior(t, N) in 0..1, how much the word tells in general English. The namespace
+// tells which words are common here; the prior tells which are filler anywhere, which a
+// small namespace cannot: among five memories "place" and "harmonica" both occur once and
+// would weigh the same. The prior fades as N grows and the namespace's own statistics know. A document scores Σ idf(t)·tf·(k1+1)/(tf + k1·(1 − b + b·dl/avgdl))
+// over query terms. A term repeated in the query counts once per occurrence, as each
+// repetition is its own OR'ed phrase in FTS5.
 type BM25 struct {
 	mu      sync.RWMutex
 	termIDs map[string]int32
@@ -362,9 +366,7 @@ func (x *BM25) searchLocked(s *bm25Scratch, terms []string, k int, l *Learned, a
 				qtf++
 			}
 		}
-		df := float64(p.df)
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		w := idf * float64(qtf) * (bm25K1 + 1)
+		w := x.idf(t) * float64(qtf) * (bm25K1 + 1)
 		tf := float64(p.maxTF)
 		// One unit more than fixed gives, for float rounding in the bound's own formula.
 		qs = append(qs, qterm{p: p, w: w, ub: fixed(w*tf/(tf+c0+c1*float64(p.minDL))) + 1})
@@ -373,7 +375,7 @@ func (x *BM25) searchLocked(s *bm25Scratch, terms []string, k int, l *Learned, a
 	var learned map[int32]int64
 	var learnedUB int64
 	if l != nil && alpha > 0 {
-		learned = x.learnedScores(terms, l, alpha, n)
+		learned = x.learnedScores(terms, l, alpha)
 		for _, v := range learned {
 			learnedUB = max(learnedUB, v)
 		}
@@ -660,17 +662,29 @@ func quickselect(a []int64, i int) int64 {
 	return a[i]
 }
 
+// idf is a term's weight per match, as the type's comment defines it: the namespace's idf
+// times the general prior. x.mu is held.
+//
+// Σ idf over a query's terms is the most a document of average length could score per
+// (k1+1): what recall can hold a score to as an absolute match strength.
+func (x *BM25) idf(t string) float64 { return x.nsIDF(t) * nlp.Prior(t, x.live) }
+
+// nsIDF is a term's idf from the namespace's statistics alone, ln(1 + (N − n + 0.5)/(n + 0.5));
+// a term no live document has gets the largest, ln(1 + (N + 0.5)/0.5). x.mu is held.
+func (x *BM25) nsIDF(t string) float64 {
+	df := 0.0
+	if tid, ok := x.termIDs[t]; ok {
+		df = float64(x.lists[tid].df)
+	}
+	n := float64(x.live)
+	return math.Log(1 + (n-df+0.5)/(df+0.5))
+}
+
 // learnedScores returns the learned field's contribution by ordinal, alpha·Σ weight·idf in
 // fixed point; x.mu is held.
-func (x *BM25) learnedScores(terms []string, l *Learned, alpha, n float64) map[int32]int64 {
+func (x *BM25) learnedScores(terms []string, l *Learned, alpha float64) map[int32]int64 {
 	add := map[string]float64{}
-	l.scores(terms, func(t string) float64 {
-		df := 0.0
-		if tid, ok := x.termIDs[t]; ok {
-			df = float64(x.lists[tid].df)
-		}
-		return math.Log(1 + (n-df+0.5)/(df+0.5))
-	}, add)
+	l.scores(terms, x.idf, add)
 	out := make(map[int32]int64, len(add))
 	for id, v := range add {
 		o, ok := x.ords[id]

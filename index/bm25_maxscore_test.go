@@ -2,7 +2,6 @@ package index
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -40,8 +39,7 @@ func exhaustive(x *BM25, terms []string, k int, l *Learned, alpha float64) []Hit
 				qtf++
 			}
 		}
-		df := float64(p.df)
-		w := math.Log(1+(n-df+0.5)/(df+0.5)) * float64(qtf) * (bm25K1 + 1)
+		w := x.idf(t) * float64(qtf) * (bm25K1 + 1)
 		for j, d := range p.docs {
 			if x.lens[d] < 0 {
 				continue
@@ -51,7 +49,7 @@ func exhaustive(x *BM25, terms []string, k int, l *Learned, alpha float64) []Hit
 		}
 	}
 	if l != nil && alpha > 0 {
-		for o, v := range x.learnedScores(terms, l, alpha, n) {
+		for o, v := range x.learnedScores(terms, l, alpha) {
 			acc[o] += v
 		}
 	}

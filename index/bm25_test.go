@@ -8,6 +8,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/nlp"
 )
 
 // The small corpus every exact test uses. N = 4, total length 9, avgdl = 2.25.
@@ -20,6 +23,9 @@ func smallCorpus() *BM25 {
 	x.Add("a", []string{"cat", "sat", "mat"})
 	return x
 }
+
+// prior is a term's general prior in an index of docs documents, the factor on its idf.
+func prior(term string, docs int) float64 { return nlp.Prior(term, docs) }
 
 func assertHits(t *testing.T, got, want []Hit) {
 	t.Helper()
@@ -35,8 +41,11 @@ func assertHits(t *testing.T, got, want []Hit) {
 
 func TestBM25ExactScores(t *testing.T) {
 	x := smallCorpus()
-	ln2 := math.Log(2) // idf of a term in 2 of 4 docs: ln(1 + (4−2+0.5)/(2+0.5)) = ln 2
-	idfBird := math.Log(1 + 3.5/1.5)
+	// idf of a term in 2 of 4 docs: ln(1 + (4−2+0.5)/(2+0.5)) = ln 2, in 1 of 4 ln(1 + 3.5/1.5);
+	// each times the term's general prior.
+	ln2 := math.Log(2)
+	idfCat, idfDog := ln2*prior("cat", 4), ln2*prior("dog", 4)
+	idfBird, idfFish := math.Log(1+3.5/1.5)*prior("bird", 4), math.Log(1+3.5/1.5)*prior("fish", 4)
 	// Length normalization k1·(1 − b + b·dl/avgdl): dl 3 → 1.2·(0.25 + 1) = 1.5;
 	// dl 2 → 1.2·(0.25 + 0.75·2/2.25) = 1.1.
 	tests := []struct {
@@ -45,20 +54,20 @@ func TestBM25ExactScores(t *testing.T) {
 		want  []Hit
 	}{
 		{"one term, tf decides", []string{"cat"}, []Hit{
-			{ID: "b", Score: ln2 * 2 * 2.2 / (2 + 1.5)},
-			{ID: "a", Score: ln2 * 1 * 2.2 / (1 + 1.5)},
+			{ID: "b", Score: idfCat * 2 * 2.2 / (2 + 1.5)},
+			{ID: "a", Score: idfCat * 1 * 2.2 / (1 + 1.5)},
 		}},
 		{"rare term weighs more", []string{"dog", "bird"}, []Hit{
-			{ID: "c", Score: ln2*2.2/(1+1.1) + idfBird*2.2/(1+1.1)},
-			{ID: "b", Score: ln2 * 2.2 / (1 + 1.5)},
+			{ID: "c", Score: idfDog*2.2/(1+1.1) + idfBird*2.2/(1+1.1)},
+			{ID: "b", Score: idfDog * 2.2 / (1 + 1.5)},
 		}},
 		{"repeated query term counts twice", []string{"cat", "cat"}, []Hit{
-			{ID: "b", Score: 2 * ln2 * 2 * 2.2 / (2 + 1.5)},
-			{ID: "a", Score: 2 * ln2 * 1 * 2.2 / (1 + 1.5)},
+			{ID: "b", Score: 2 * idfCat * 2 * 2.2 / (2 + 1.5)},
+			{ID: "a", Score: 2 * idfCat * 1 * 2.2 / (1 + 1.5)},
 		}},
 		{"unknown terms ignored", []string{"zebra", "fish"}, []Hit{
 			// fish: n = 1, dl = 1 → norm 1.2·(0.25 + 0.75/2.25) = 0.7.
-			{ID: "d", Score: idfBird * 2.2 / (1 + 0.7)},
+			{ID: "d", Score: idfFish * 2.2 / (1 + 0.7)},
 		}},
 		{"nothing matches", []string{"zebra"}, []Hit{}},
 		{"empty query", nil, []Hit{}},
@@ -104,7 +113,7 @@ func TestBM25RemoveAndReplace(t *testing.T) {
 	// N = 3, total length 6, avgdl 2. cat is in 1 doc: idf ln(1 + 2.5/1.5);
 	// b has dl 3: norm 1.2·(0.25 + 0.75·1.5) = 1.65.
 	assertHits(t, x.Search([]string{"cat"}, 10), []Hit{
-		{ID: "b", Score: math.Log(1+2.5/1.5) * 2 * 2.2 / (2 + 1.65)},
+		{ID: "b", Score: math.Log(1+2.5/1.5) * prior("cat", 3) * 2 * 2.2 / (2 + 1.65)},
 	})
 
 	// Replacing b with a one-term document: N = 3, total 4, avgdl 4/3.
@@ -114,7 +123,7 @@ func TestBM25RemoveAndReplace(t *testing.T) {
 	}
 	// bird: n = 2 of 3 → idf ln(1 + 1.5/2.5). b: dl 1 → 1.2·(0.25 + 0.75·0.75) = 0.975;
 	// c: dl 2 → 1.2·(0.25 + 0.75·1.5) = 1.65.
-	idf := math.Log(1 + 1.5/2.5)
+	idf := math.Log(1+1.5/2.5) * prior("bird", 3)
 	assertHits(t, x.Search([]string{"bird"}, 10), []Hit{
 		{ID: "b", Score: idf * 2.2 / (1 + 0.975)},
 		{ID: "c", Score: idf * 2.2 / (1 + 1.65)},
@@ -258,8 +267,8 @@ func TestBM25Concurrent(t *testing.T) {
 		t.Fatalf("Len = %d, want 4", got)
 	}
 	assertHits(t, x.Search([]string{"cat"}, 10), []Hit{
-		{ID: "b", Score: math.Log(2) * 2 * 2.2 / (2 + 1.5)},
-		{ID: "a", Score: math.Log(2) * 1 * 2.2 / (1 + 1.5)},
+		{ID: "b", Score: math.Log(2) * prior("cat", 4) * 2 * 2.2 / (2 + 1.5)},
+		{ID: "a", Score: math.Log(2) * prior("cat", 4) * 1 * 2.2 / (1 + 1.5)},
 	})
 }
 
@@ -385,4 +394,76 @@ func dedupe(ts []string) []string {
 		}
 	}
 	return out
+}
+
+// fillerCorpus is a new namespace of five memories. The query below shares one word with each
+// of two: "place", a common English word, with a short memory, and "harmonica", a rare one,
+// with a long memory. Here both occur once: the namespace alone weighs them the same.
+var fillerCorpus = []struct{ id, text string }{
+	{"dinner", "We could grab dinner at my place on Friday."},
+	{"harmonica", "Lena has been learning the harmonica from online videos since her brother gave her his old blues harp for her birthday."},
+	{"bakery", "The bakery on Elm Street closes early on Sundays."},
+	{"peanuts", "Marcus is allergic to peanuts."},
+	{"printer", "The printer at work keeps jamming."},
+}
+
+const fillerQuery = "Do you know a place to fix a harmonica?"
+
+// Failure 3 of issue 41: filler decided the match. The shared common word must weigh less
+// than the shared content word, so the content match ranks first though its memory is three
+// times longer.
+func TestFillerNeverDecides(t *testing.T) {
+	x := NewBM25()
+	for _, d := range fillerCorpus {
+		x.Add(d.id, nlp.Terms(d.text))
+	}
+	place, harmonica := nlp.Terms("place")[0], nlp.Terms("harmonica")[0]
+	x.mu.RLock()
+	wPlace, wHarmonica := x.idf(place), x.idf(harmonica)
+	x.mu.RUnlock()
+	// Both are in 1 of 5 memories: namespace idf ln(1 + 4.5/1.5) = ln 4 each.
+	if want := math.Log(4) * nlp.Prior(place, 5); math.Abs(wPlace-want) > 1e-12 {
+		t.Fatalf("idf(place) = %v, want ln 4 · prior = %v", wPlace, want)
+	}
+	if want := math.Log(4); math.Abs(wHarmonica-want) > 1e-12 {
+		t.Fatalf("idf(harmonica) = %v, want ln 4 (a rare word keeps its whole weight)", wHarmonica)
+	}
+	hits := x.Search(nlp.Terms(fillerQuery), 10)
+	if ids := hitIDs(hits); !slices.Equal(ids, []string{"harmonica", "dinner"}) {
+		t.Fatalf("Search(%q) = %v, want harmonica, then dinner", fillerQuery, hits)
+	}
+}
+
+// The learned field weighs a learned word as BM25 weighs it: a memory that learned a common
+// word scores that word's share of a rare one's, alpha·weight·idf with the prior in idf.
+func TestLearnedFieldCarriesThePrior(t *testing.T) {
+	x := NewBM25()
+	for _, d := range fillerCorpus {
+		x.Add(d.id, nlp.Terms(d.text))
+	}
+	place, harmonica := nlp.Terms("place")[0], nlp.Terms("harmonica")[0]
+	l := NewLearned()
+	l.Set("bakery", []models.LearnedTerm{{Term: place, Weight: 1}})
+	l.Set("printer", []models.LearnedTerm{{Term: harmonica, Weight: 1}})
+	const alpha = 0.3
+	hits := x.SearchLearned([]string{place, harmonica}, 10, l, alpha)
+	got := map[string]float64{}
+	for _, h := range hits {
+		got[h.ID] = h.Score
+	}
+	// Both words are in one of five memories: idf ln 4, times the prior.
+	for _, c := range []struct {
+		id   string
+		want float64
+	}{
+		{"bakery", alpha * math.Log(4) * nlp.Prior(place, 5)},
+		{"printer", alpha * math.Log(4)},
+	} {
+		if math.Abs(got[c.id]-c.want) > 1e-6 {
+			t.Errorf("%s scores %v, want %v (all: %v)", c.id, got[c.id], c.want, hits)
+		}
+	}
+	if !(got["printer"] > got["bakery"]) {
+		t.Errorf("hits %v, want the memory that learned the rare word above the one that learned the common word", hits)
+	}
 }

@@ -71,8 +71,9 @@ func (x *Learned) Len() int {
 }
 
 // scores adds to acc, for each memory with learned terms among the query's (each distinct
-// term once), Σ weight·idf(term); idf comes from the content index so that a word common in
-// the namespace leads nowhere in particular.
+// term once), Σ weight·idf(term); idf is the content index's (BM25.idf: the namespace's idf
+// times the general prior), so that a word common in the namespace or in English leads
+// nowhere in particular.
 func (x *Learned) scores(terms []string, idf func(string) float64, acc map[string]float64) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()

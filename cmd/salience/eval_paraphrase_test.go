@@ -16,7 +16,7 @@ func TestEvalParaphrase(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"paraphrase"}, "embedder static-minilm-l6-v2-256-int8-v1: 12 of 36 facts in the top 3 (342 turns)"},
+		{[]string{"paraphrase"}, "embedder static-minilm-l6-v2-256-int8-v1: 13 of 36 facts in the top 3 (342 turns)"},
 		{[]string{"paraphrase", "--embedder", "local", "-v"}, "embedder local-hash-v1-256: 0 of 36 facts in the top 3"},
 	} {
 		var out, errb bytes.Buffer

@@ -100,15 +100,20 @@ func TestOpenRejectsBadURIs(t *testing.T) {
 func TestLuceneQuery(t *testing.T) {
 	for _, tt := range []struct {
 		terms []string
+		docs  int
 		want  string
 	}{
-		{[]string{"cat", "garden"}, `"cat" "garden"`},
-		{[]string{"cat", "cat"}, `"cat" "cat"`},            // repeated terms count twice, as in the embedded BM25
-		{[]string{`a"b`, `c\d`}, `"a\"b" "c\\d"`},          // escaped, though nlp.Terms never makes these
-		{[]string{"and", "or", "not"}, `"and" "or" "not"`}, // quoted: never operators
+		{[]string{"zither", "kayak"}, 0, `"zither" "kayak"`},
+		{[]string{"kayak", "kayak"}, 0, `"kayak" "kayak"`},      // repeated terms count twice, as in the embedded BM25
+		{[]string{`a"b`, `c\d`}, 0, `"a\"b" "c\\d"`},            // escaped, though nlp.Terms never makes these
+		{[]string{"and", "xor", "not"}, 0, `"and" "xor" "not"`}, // quoted: never operators
+		// Common words carry their general prior as a boost (nlp.Prior), rare ones none; the
+		// boost fades as the index grows: 0.49 alone, its square root at 300 documents.
+		{[]string{"place", "harmonica"}, 0, `"place"^0.4900 "harmonica"`},
+		{[]string{"place", "harmonica"}, 300, `"place"^0.7000 "harmonica"`},
 	} {
-		if got := luceneQuery(tt.terms); got != tt.want {
-			t.Fatalf("luceneQuery(%q) = %s, want %s", tt.terms, got, tt.want)
+		if got := luceneQuery(tt.terms, tt.docs); got != tt.want {
+			t.Fatalf("luceneQuery(%q, %d) = %s, want %s", tt.terms, tt.docs, got, tt.want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package neo4j
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -20,11 +21,20 @@ const searchText = `CALL db.index.fulltext.queryNodes('` + textIndex + `', $quer
 	WHERE node.ns = $ns
 	RETURN node.id AS id, score ORDER BY score DESC, id ASC LIMIT $k`
 
+// countUnits is how many documents Lucene's statistics come from: the units of every
+// namespace (Neo4j's count store answers it without a scan).
+const countUnits = `MATCH (n:Unit) RETURN count(n) AS n`
+
 // luceneQuery turns analysed terms into a Lucene query: each term a quoted phrase (with the
 // whitespace analyzer, one term), OR'ed. A term repeated in the query is repeated in the
 // query, so it counts once per occurrence, as in the embedded store. Terms hold only
 // letters and digits (nlp.Tokens); quotes and backslashes are escaped all the same.
-func luceneQuery(terms []string) string {
+//
+// A term that is common in general English is boosted by its general prior (below 1), so its
+// weight is Lucene's idf times the prior, as the embedded store's (index.BM25) is the
+// namespace's idf times it: filler does not decide a match here either. docs is the number
+// of documents Lucene's statistics span, which the prior fades with (nlp.Prior).
+func luceneQuery(terms []string, docs int) string {
 	var b strings.Builder
 	for i, t := range terms {
 		if i > 0 {
@@ -38,6 +48,10 @@ func luceneQuery(terms []string) string {
 			b.WriteRune(r)
 		}
 		b.WriteByte('"')
+		if g := nlp.Prior(t, docs); g < 1 {
+			// Lucene refuses a negative boost and a zero one drops the term's score.
+			b.WriteString("^" + strconv.FormatFloat(max(g, 1e-4), 'f', 4, 64))
+		}
 	}
 	return b.String()
 }
@@ -57,7 +71,16 @@ func (s *Store) SearchText(ctx context.Context, ns, query string, k int) ([]mode
 	}
 	var hits []models.Hit
 	err := s.read(ctx, "search text", func(tx neo4j.ManagedTransaction) error {
-		recs, err := collect(ctx, tx, searchText, map[string]any{"ns": ns, "query": luceneQuery(terms), "k": int64(k)})
+		recs, err := collect(ctx, tx, countUnits, nil)
+		if err != nil {
+			return err
+		}
+		docs := 0
+		if len(recs) == 1 {
+			n, _ := recs[0].Values[0].(int64)
+			docs = int(n)
+		}
+		recs, err = collect(ctx, tx, searchText, map[string]any{"ns": ns, "query": luceneQuery(terms, docs), "k": int64(k)})
 		if err != nil {
 			return err
 		}

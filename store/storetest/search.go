@@ -349,3 +349,26 @@ func testNamespaces(t *testing.T, open func(t *testing.T) models.Store) {
 	mustNil(t, err)
 	assertIDs(t, "after deleting zeta's only memory", got, []string{"alpha"})
 }
+
+// testFillerNeverDecides is failure 3 of issue 41 for every store: in a new namespace of five
+// memories the query shares "place", a common English word, with a short memory and
+// "harmonica", a rare one, with a memory three times longer. Each word is in one memory, so
+// the namespace's statistics weigh them alike; the general prior must let the content word
+// decide.
+func testFillerNeverDecides(t *testing.T, open func(t *testing.T) models.Store) {
+	s := open(t)
+	var ws []*models.MemoryWrite
+	for i, d := range []struct{ id, text string }{
+		{"dinner", "We could grab dinner at my place on Friday."},
+		{"harmonica", "Lena has been learning the harmonica from online videos since her brother gave her his old blues harp for her birthday."},
+		{"bakery", "The bakery on Elm Street closes early on Sundays."},
+		{"peanuts", "Marcus is allergic to peanuts."},
+		{"printer", "The printer at work keeps jamming."},
+	} {
+		ws = append(ws, write(mem(ns, d.id, d.text, at(i))))
+	}
+	mustCreate(t, s, ws...)
+	hits, err := s.SearchText(ctx, ns, "Do you know a place to fix a harmonica?", 10)
+	mustNil(t, err)
+	assertIDs(t, "filler query", hitIDs(hits), []string{"harmonica", "dinner"})
+}

@@ -42,6 +42,7 @@ func Run(t *testing.T, open func(t *testing.T) models.Store) {
 		{"DeleteMemory", testDeleteMemory},
 		{"LastInConversation", testLastInConversation},
 		{"SearchText", testSearchText},
+		{"FillerNeverDecides", testFillerNeverDecides},
 		{"SearchVector", testSearchVector},
 		{"Neighbors", testNeighbors},
 		{"StrongestNeighbors", testStrongestNeighbors},

@@ -1,0 +1,56 @@
+package recall_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/recall"
+)
+
+// Filler never decides (issue 41, failure 3): in a new namespace of five memories the message
+// shares "place", a common English word, with a short memory and "harmonica", a rare one,
+// with a long memory. Search and ambient recall both put the harmonica first, with the
+// higher p_use. (Before the general prior, the dinner memory came first at p_use 0.76 in
+// search and 0.70 in ambient recall, the harmonica at 0.17.)
+func TestFillerDoesNotDecideRecall(t *testing.T) {
+	const ask = "Do you know a place to fix a harmonica?"
+	for _, mode := range []models.Mode{models.ModeSearch, models.ModeAmbient} {
+		t.Run(string(mode), func(t *testing.T) {
+			e := newEnv(t)
+			for i, s := range []string{
+				"We could grab dinner at my place on Friday.",
+				"Lena has been learning the harmonica from online videos since her brother gave her his old blues harp for her birthday.",
+				"The bakery on Elm Street closes early on Sundays.",
+				"Marcus is allergic to peanuts.",
+				"The printer at work keeps jamming.",
+			} {
+				e.add(t, "a", mem(models.KindFact, s, t0.Add(-time.Duration(48+i)*time.Hour)))
+			}
+			req := &recall.Request{Namespace: "a", Mode: mode, ConversationID: "c1", Explain: true}
+			if mode == models.ModeSearch {
+				req.Query = ask
+			} else {
+				req.Messages = []recall.Message{{Speaker: "user", Content: "hi there"}, {Speaker: "user", Content: ask}}
+			}
+			resp, err := e.p.Recall(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range resp.Results {
+				got = append(got, r.Content)
+			}
+			if len(got) == 0 || !strings.Contains(got[0], "harmonica") {
+				t.Fatalf("results = %q, want the harmonica memory first", got)
+			}
+			for _, r := range resp.Results[1:] {
+				if r.PUse >= resp.Results[0].PUse {
+					t.Errorf("%q has p_use %.2f, not below the harmonica's %.2f", r.Content, r.PUse, resp.Results[0].PUse)
+				}
+			}
+		})
+	}
+}
