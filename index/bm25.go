@@ -501,7 +501,7 @@ func (x *BM25) searchLocked(s *bm25Scratch, terms []string, k int, l *Learned, a
 	s.cands = cands[:0]
 	out := h.sorted()
 	if len(out) > 0 {
-		norm := x.information(terms, n)
+		norm := x.information(terms)
 		for i := range out {
 			out[i].Norm = norm
 		}
@@ -509,19 +509,16 @@ func (x *BM25) searchLocked(s *bm25Scratch, terms []string, k int, l *Learned, a
 	return out
 }
 
-// information is the query's information: Σ idf over its terms, each occurrence counted as
-// the score counts it, a term the index never saw at the largest idf (a document holding it
-// would be the only one). It is the score of a document of average length that holds every
-// query term once, so Score/information is how much of the query a match covers, on a scale
-// that means the same in every query and every namespace.
-func (x *BM25) information(terms []string, n float64) float64 {
+// information is the query's information: Σ over its terms, each occurrence counted as the
+// score counts it, of the namespace's own idf (nsIDF; a term the index never saw at the
+// largest, as if one document held it) — without the general prior, so a match on common
+// words alone, which the prior weighs down, covers little of it. A document of average
+// length holding every query term once, none of them common, scores it; Score/information
+// is how much of the query a match covers, on a scale that means the same in every query.
+func (x *BM25) information(terms []string) float64 {
 	sum := 0.0
 	for _, t := range terms {
-		df := 0.0
-		if tid, ok := x.termIDs[t]; ok {
-			df = float64(x.lists[tid].df)
-		}
-		sum += math.Log(1 + (n-df+0.5)/(df+0.5))
+		sum += x.nsIDF(t)
 	}
 	return sum
 }

@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -57,7 +58,21 @@ func exhaustive(x *BM25, terms []string, k int, l *Learned, alpha float64) []Hit
 	for d, sc := range acc {
 		h.offer(d, float64(sc)*(1.0/fixedScale))
 	}
-	return h.sorted()
+	out := h.sorted()
+	// The query's information: each occurrence's namespace idf, a term no document has at
+	// the largest (df 0).
+	norm := 0.0
+	for _, t := range terms {
+		df := 0.0
+		if tid, ok := x.termIDs[t]; ok {
+			df = float64(x.lists[tid].df)
+		}
+		norm += math.Log(1 + (n-df+0.5)/(df+0.5))
+	}
+	for i := range out {
+		out[i].Norm = norm
+	}
+	return out
 }
 
 // zipfCorpus indexes n documents of Zipf-distributed words, so a few terms have postings
@@ -232,5 +247,26 @@ func TestPackClamps(t *testing.T) {
 		if tf != float64(min(c.tf, maxPacked)) || dl != float64(min(c.dl, maxPacked)) {
 			t.Fatalf("pack(%d, %d) unpacks to %v, %v", c.tf, c.dl, tf, dl)
 		}
+	}
+}
+
+// The query's information (Hit.Norm) is Σ over the query's words, repeats counted, of the
+// namespace's own idf — the general prior left out — an unseen word at the largest idf:
+// three documents, "kayak" in one, "paddle" in two.
+func TestInformation(t *testing.T) {
+	x := NewBM25()
+	x.Add("a", []string{"kayak", "paddle"})
+	x.Add("b", []string{"paddle", "river"})
+	x.Add("c", []string{"tea"})
+	hits := x.Search([]string{"kayak", "paddle", "paddle", "zeppelin"}, 3)
+	want := math.Log(1+2.5/1.5) + 2*math.Log(1+1.5/2.5) + math.Log(1+3.5/0.5) // 0.981 + 2·0.470 + 2.079
+	if len(hits) != 2 || math.Abs(hits[0].Norm-want) > 1e-12 || hits[1].Norm != hits[0].Norm {
+		t.Fatalf("hits %+v, want two with Norm %v", hits, want)
+	}
+	if !(hits[0].Score < hits[0].Norm) {
+		t.Errorf("a match of part of the query scored %v, at least its information %v", hits[0].Score, hits[0].Norm)
+	}
+	if got := x.Search([]string{"zeppelin"}, 3); len(got) != 0 {
+		t.Errorf("an unseen word found %+v", got)
 	}
 }

@@ -428,3 +428,22 @@ func TestVectorWeightByEmbedder(t *testing.T) {
 		t.Errorf("an explicit VectorWeight is kept: got %v", got)
 	}
 }
+
+// coverage is score over the query's information, at most 1; a store that does not
+// measure the information (norm 0) falls back to the score over the turn's best.
+func TestCoverage(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		score, norm, top float64
+		want             float64
+	}{
+		{"half the query's information", 3, 6, 9, 0.5},
+		{"more than the information (a word repeated in the memory) is 1", 7, 6, 9, 1},
+		{"no information measured: over the best", 3, 0, 6, 0.5},
+		{"nothing", 0, 0, 0, 0},
+	} {
+		if got := coverage(c.score, c.norm, c.top); !near(got, c.want) {
+			t.Errorf("%s: coverage(%v, %v, %v) = %v, want %v", c.name, c.score, c.norm, c.top, got, c.want)
+		}
+	}
+}
