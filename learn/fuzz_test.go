@@ -9,9 +9,9 @@ import (
 )
 
 // FuzzUpdate feeds the model adversarial streams — any feature values, NaN and ±Inf
-// included, any labels, either kind of turn — and checks every weight stays finite and
-// within MaxWeight of its prior, the match weights non-negative, both curves
-// non-decreasing, and p_use within 0..1.
+// included, rank in turn too, any labels, either kind of turn — and checks every weight
+// stays finite and within MaxWeight of its prior, the match and rank weights non-negative,
+// both curves non-decreasing, and p_use within 0..1.
 func FuzzUpdate(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
 	f.Add(make([]byte, 200))
@@ -19,13 +19,13 @@ func FuzzUpdate(f *testing.F) {
 		cfg := DefaultConfig()
 		m := New(cfg)
 		w0 := cfg.prior()
-		for len(data) >= 8*4+1 {
+		for len(data) >= 8*6+1 {
 			v := func() float64 {
 				x := math.Float64frombits(binary.LittleEndian.Uint64(data))
 				data = data[8:]
 				return x
 			}
-			c := models.Components{Match: v(), Coverage: v(), Used: v(), Phrase: v(), Speaker: 1, Top: 1,
+			c := models.Components{Match: v(), Coverage: v(), Used: v(), Phrase: v(), BM25: v(), Margin: v(), Speaker: 1,
 				Question: float64(data[0] >> 1 & 1)}
 			y := float64(data[0] & 1)
 			data = data[1:]
