@@ -45,7 +45,11 @@ func TestRecallInExperiment(t *testing.T) {
 	emb := embed.NewLocal(0)
 	ing := ingest.New(st, emb, ingest.Options{Now: func() time.Time { return t0 }})
 	p := recall.New(st, emb, recall.Options{Now: func() time.Time { return t0 }, Experiments: runningExperiment{exp}})
-	if _, err := ing.Ingest(ctx, "a", []*models.Memory{mem(models.KindFact, "Nadia keeps her bees on the roof of the old cannery.", t0.Add(-time.Hour))}); err != nil {
+	// The bees fact leads its runner-up, who shares only Nadia's name, by about 0.8: its p_use
+	// (≈ 0.98) clears every arm the control's bandit may draw. Alone it would have ≈ 0.289 and
+	// surface only under arms 0.1 and 0.2, as the clock-seeded draw decides.
+	if _, err := ing.Ingest(ctx, "a", []*models.Memory{mem(models.KindFact, "Nadia keeps her bees on the roof of the old cannery.", t0.Add(-time.Hour)),
+		mem(models.KindFact, "Nadia's brother repairs fishing boats in the harbour.", t0.Add(-time.Hour))}); err != nil {
 		t.Fatal(err)
 	}
 	// One conversation of each variant, found by the assignment itself.
@@ -57,7 +61,7 @@ func TestRecallInExperiment(t *testing.T) {
 		}
 	}
 	for _, variant := range []string{"control", "fixed"} {
-		resp, err := p.Recall(ctx, &recall.Request{Namespace: "a", ConversationID: conv[variant], Query: "where are the bees?"})
+		resp, err := p.Recall(ctx, &recall.Request{Namespace: "a", ConversationID: conv[variant], Query: "where does Nadia keep her bees?"})
 		if err != nil {
 			t.Fatal(err)
 		}

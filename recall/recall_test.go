@@ -16,6 +16,7 @@ import (
 	"github.com/salience-ai/salience/maintenance"
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/nlp"
+	"github.com/salience-ai/salience/predict"
 	"github.com/salience-ai/salience/recall"
 	"github.com/salience-ai/salience/store/sqlite"
 )
@@ -276,13 +277,19 @@ func dot(a, b []float32) float64 {
 	return s
 }
 
+// Ambient recall never volunteers a sensitive memory, nor one it surfaced in the last turns.
+// The p_use gate is off (policy "off"), so only those two rules can hide a memory: with the
+// sensitive one left out, the other is its turn's lone match — BM25 1, no runner-up to lead
+// — and a fresh namespace's prior gives it σ(−6.8 + 5.9) ≈ 0.289, under the "other"
+// default 0.3 that would hide it too.
 func TestAmbientSkipsRecentlySurfacedAndSensitive(t *testing.T) {
 	e := newEnv(t)
 	secret := mem(models.KindFact, "Omar's bank password hint is the name of his first dog Biscuit.", t0)
 	secret.Sensitive = true
 	e.add(t, "a", mem(models.KindFact, "Omar's dog Biscuit loves the beach.", t0), secret)
 	req := func() *recall.Request {
-		return &recall.Request{Namespace: "a", Mode: models.ModeAmbient, ConversationID: "c", Query: "Biscuit the dog"}
+		return &recall.Request{Namespace: "a", Mode: models.ModeAmbient, ConversationID: "c", Query: "Biscuit the dog",
+			ThresholdPolicy: predict.PolicyOff, Explain: true}
 	}
 	r1, err := e.p.Recall(context.Background(), req())
 	if err != nil {
@@ -290,6 +297,9 @@ func TestAmbientSkipsRecentlySurfacedAndSensitive(t *testing.T) {
 	}
 	if len(r1.Results) != 1 || !strings.Contains(r1.Results[0].Content, "beach") {
 		t.Fatalf("ambient results = %+v, want only the non-sensitive one", r1.Results)
+	}
+	if c := r1.Results[0].Components; c == nil || c.BM25 != 1 || c.Margin != 0 || math.Abs(r1.Results[0].PUse-0.2890504973749961) > 1e-12 {
+		t.Errorf("the lone match: p_use %v, components %+v; want σ(−0.9) ≈ 0.289 from BM25 1 and no margin", r1.Results[0].PUse, c)
 	}
 	r2, err := e.p.Recall(context.Background(), req())
 	if err != nil {

@@ -16,10 +16,16 @@ import (
 // the arm, its probability and how many memories surfaced; fixed policies are certain; a
 // search turn makes none; a bad policy is a 400 naming threshold_policy; a turn id sent again
 // keeps its first decision.
+//
+// The bees fact surfaces whichever arm the bandit draws: the brother, who shares only
+// Nadia's name, is its runner-up, so it leads by about 0.8 and its p_use (≈ 0.98) clears
+// the highest arm, 0.5, while his (≈ 0.002) clears none. Alone, with nothing to lead, it
+// would have σ(−6.8 + 5.9) ≈ 0.289 and surface only under arms 0.1 and 0.2.
 func TestThresholdDecisions(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
-	e.add(t, "a", mem(models.KindFact, "Nadia keeps her bees on the roof of the old cannery.", t0.Add(-time.Hour)))
+	e.add(t, "a", mem(models.KindFact, "Nadia keeps her bees on the roof of the old cannery.", t0.Add(-time.Hour)),
+		mem(models.KindFact, "Nadia's brother repairs fishing boats in the harbour.", t0.Add(-time.Hour)))
 	ask := func(turn, query, policy string, mode models.Mode) *recall.Response {
 		t.Helper()
 		resp, err := e.p.Recall(ctx, &recall.Request{Namespace: "a", ConversationID: "c1", TurnID: turn, Mode: mode,
