@@ -250,7 +250,7 @@ type Components struct {
 	Features      int     `json:"features,omitempty"`
 	// Model is each feature's contribution w·x to the logit of p_use, and Lambda how much
 	// what the namespace's reports taught moves the score: score = weighted_score +
-	// λ·0.05·(logit − prior logit), λ = n/(n+50) after n events.
+	// λ·0.1·(logit − prior logit), λ = n/(n+50) after n events.
 	Model  map[string]float64 `json:"model,omitempty"`
 	Lambda float64            `json:"lambda,omitempty"`
 	// Learned are the memory's learned words (Memory.Learned) that the turn's words hold:
