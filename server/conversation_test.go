@@ -272,12 +272,12 @@ func TestScriptedConversationHonestBotKeepsRecall(t *testing.T) {
 	t.Logf("missed by line: honest %v, silent %v", honest.missed, silent.missed)
 	t.Logf("final answers found: honest %d/%d, silent %d/%d", hh, len(scriptQuestions), sh, len(scriptQuestions))
 
-	// The target is 3/4 of the needs (9 of 11); recall reaches 7 (the misses: a need the
-	// line names only by a pronoun or a paraphrase the embedder does not place). The final
-	// questions miss the facts that changed (the old version is not superseded). These
-	// floors hold what it reaches.
-	if hs < 7 || hh < 7 {
-		t.Errorf("the honest bot surfaced %d of the %d facts its lines needed and answered %d of %d questions, want at least 7 and 7",
+	// The target is 3/4 of the needs (9 of 11). The honest bot reaches 8 and its
+	// silent twin 6; the misses are a fact that changed (the March flight, superseded by a
+	// later line the store does not know replaces it), a pet named only as "him", and the
+	// rent named as "that rent". These floors hold what it reaches.
+	if hs < 8 || hh < 8 {
+		t.Errorf("the honest bot surfaced %d of the %d facts its lines needed and answered %d of %d questions, want at least 8 and 8",
 			hs, needs, hh, len(scriptQuestions))
 	}
 	if hs < ss {
