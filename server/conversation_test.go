@@ -273,9 +273,9 @@ func TestScriptedConversationHonestBotKeepsRecall(t *testing.T) {
 	t.Logf("final answers found: honest %d/%d, silent %d/%d", hh, len(scriptQuestions), sh, len(scriptQuestions))
 
 	// The target is 3/4 of the needs (9 of 11). The honest bot reaches 8 and its
-	// silent twin 6; the misses are a fact that changed (the March flight, superseded by a
-	// later line the store does not know replaces it), a pet named only as "him", and the
-	// rent named as "that rent". These floors hold what it reaches.
+	// silent twin 6; it misses the March flight when the line is about its move, the
+	// tortoise in a good-night line, and the rent beside the new job. These floors hold what
+	// it reaches.
 	if hs < 8 || hh < 8 {
 		t.Errorf("the honest bot surfaced %d of the %d facts its lines needed and answered %d of %d questions, want at least 8 and 8",
 			hs, needs, hh, len(scriptQuestions))
