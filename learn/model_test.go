@@ -22,7 +22,7 @@ func near(t *testing.T, name string, got, want, tol float64) {
 // testCfg's prior curve is −4 + 4·match (knots −4, −3, −2, −1, 0) with no prior weight of
 // rank in turn (BM25 over the turn's best, margin); G0 0, so a weight's first step is
 // exactly Rate.
-var testCfg = Config{PriorBias: -4, PriorSlope: 4, Rate: 0.2, L2: 0.002, MaxWeight: 8, N0: 50, Lift: 0.05}
+var testCfg = Config{PriorBias: -4, PriorSlope: 4, Rate: 0.2, L2: 0.002, MaxWeight: 8, N0: 50, Lift: 0.1}
 
 // With no events the model is the prior: p = σ(−4 + 4·match), λ = 0; the other features
 // have prior weight 0.
@@ -42,14 +42,15 @@ func TestPrior(t *testing.T) {
 
 // Features against values computed by hand: the match sits between two knots of one curve
 // with hat weights; the curve and rank in turn (BM25 over the turn's best, the margin) are
-// the said ones or, for a question, the asked ones, and rank in turn is not scaled; every
-// other feature is shared and scaled by the match.
+// the said ones or, for a question, the asked ones. Rank in turn and the shared match
+// measures (coverage, vector, phrase, activation, speaker) are not scaled; the memory's
+// history (confidence, used, importance) is scaled by the match.
 func TestFeatures(t *testing.T) {
 	c := models.Components{Match: 0.6, Coverage: 0.5, Vector: 0.8, Phrase: 0.25, Activation: 0.1, Speaker: 1,
 		Top: 1, Margin: 0.2, Confidence: 0.9, Used: 3, Importance: 0.5, Score: 0.7, BM25: 0.7, Relevance: 0.9}
 	// Match 0.6 is 2.4 knots: 0.6 of knot 2 (match 0.5), 0.4 of knot 3 (0.75).
 	want := Vector{FSaid + 2: 0.6, FSaid + 3: 0.4,
-		FCoverage: 0.3, FVector: 0.48, FPhrase: 0.15, FActivation: 0.06, FSpeaker: 0.6, FBestSaid: 0.7,
+		FCoverage: 0.5, FVector: 0.8, FPhrase: 0.25, FActivation: 0.1, FSpeaker: 1, FBestSaid: 0.7,
 		FMarginSaid: 0.2, FConfidence: 0.24, FUsed: 0.6 * math.Log(4), FImportance: 0.3}
 	check := func(name string, got, want Vector) {
 		t.Helper()
@@ -95,17 +96,18 @@ func TestUpdateStep(t *testing.T) {
 	m := New(testCfg)
 	x := Features(&models.Components{Match: 0.625, Coverage: 0.8, Confidence: 0.5}) // confidence − 0.5 = 0
 	near(t, "x knot 2", x[FSaid+2], 0.5, 0)
-	near(t, "x coverage", x[FCoverage], 0.5, 0)
+	near(t, "x coverage", x[FCoverage], 0.8, 0)
 	m.Update(testCfg, &x, 1)
 	near(t, "w knot 2 after 1", m.W[FSaid+2], -1.8, 1e-15)
 	near(t, "w knot 3 after 1", m.W[FSaid+3], -0.8, 1e-15)
 	near(t, "w coverage after 1", m.W[FCoverage], 0.2, 1e-15)
 	near(t, "G knot 2 after 1", m.G[FSaid+2], 0.1671070060308277, 1e-15)
+	near(t, "G coverage after 1", m.G[FCoverage], 0.427793935438919, 1e-15)
 	m.Update(testCfg, &x, 1)
-	near(t, "w knot 2 after 2", m.W[FSaid+2], -1.663093303527984, 1e-15)
-	near(t, "w knot 3 after 2", m.W[FSaid+3], -0.663093303527984, 1e-15)
-	near(t, "w coverage after 2", m.W[FCoverage], 0.336906696472016, 1e-15)
-	near(t, "G coverage after 2", m.G[FCoverage], 0.3144573418304811, 1e-15)
+	near(t, "w knot 2 after 2", m.W[FSaid+2], -1.6641313225892547, 1e-15)
+	near(t, "w knot 3 after 2", m.W[FSaid+3], -0.6641313225892546, 1e-15)
+	near(t, "w coverage after 2", m.W[FCoverage], 0.3358976691539201, 1e-15)
+	near(t, "G coverage after 2", m.G[FCoverage], 0.7947193791008589, 1e-15)
 	prior := testCfg.prior()
 	for i := range D {
 		if i == FSaid+2 || i == FSaid+3 || i == FCoverage {
@@ -130,7 +132,7 @@ func TestUpdateStepG0(t *testing.T) {
 	m.Update(cfg, &x, 1)
 	near(t, "w knot 2", m.W[FSaid+2], -1.9540594747493227, 1e-15)
 	near(t, "w knot 3", m.W[FSaid+3], -0.9540594747493227, 1e-15)
-	near(t, "w coverage", m.W[FCoverage], 0.04594052525067727, 1e-15)
+	near(t, "w coverage", m.W[FCoverage], 0.07065452066702554, 1e-15)
 }
 
 // monotone is pool-adjacent-violators: each decreasing run takes its mean, against outputs
@@ -306,8 +308,9 @@ func TestWeakIgnoresLeaveStrongMatches(t *testing.T) {
 
 // Small talk's matches are often their turn's best by text (BM25 1): ignored, they teach
 // the said kind's rank-in-turn weights and curve, and nothing a question reads — the two
-// kinds of turn learn apart, and the shared memory features are at 0 here. A question's
-// strong best match keeps its p_use exactly (within 1e-9).
+// kinds of turn learn apart. A question's strong best match keeps its p_use (within 1e-9).
+// The shared match measures cannot carry the ignores across either: their weights start at
+// 0 and are held non-negative, so small talk with some coverage and cosine leaves them at 0.
 func TestSmallTalkIgnoresSpareQuestions(t *testing.T) {
 	cfg := DefaultConfig()
 	m, prior := New(cfg), New(cfg)
@@ -334,6 +337,17 @@ func TestSmallTalkIgnoresSpareQuestions(t *testing.T) {
 			t.Errorf("w[%s] moved %v → %v on said turns' events", FeatureNames[i], prior.W[i], m.W[i])
 		}
 	}
+
+	m = New(cfg)
+	said = Features(&models.Components{Match: 0.2, Coverage: 0.2, Vector: 0.3, BM25: 1, Margin: 0.1, Confidence: 0.5})
+	question = Features(&models.Components{Match: 0.9, Coverage: 0.9, Vector: 0.8, BM25: 1, Margin: 0.3, Confidence: 0.5, Question: 1})
+	for range 300 {
+		m.Update(cfg, &said, 0)
+	}
+	near(t, "p of the question's best match, with coverage and cosine", m.P(&question), prior.P(&question), 1e-9)
+	if m.W[FCoverage] != 0 || m.W[FVector] != 0 {
+		t.Errorf("coverage %v, vector %v after ignores only: want held at 0", m.W[FCoverage], m.W[FVector])
+	}
 }
 
 // p_use does not depend on presentation: the same match gives the same p whatever weighted
@@ -348,20 +362,19 @@ func TestNoScoreFeature(t *testing.T) {
 }
 
 // simulate draws surfacings where, beyond the prior's curve of the match, coverage predicts
-// use (logit −4 + 4·match + 4·match·coverage) and the vector cosine is noise.
+// use (logit −4 + 4·match + 4·coverage) and the vector cosine is noise.
 func simulate(rng *rand.Rand) (Vector, float64) {
 	a, cov, vec := rng.Float64(), rng.Float64(), rng.Float64()
 	c := models.Components{Match: a, Coverage: cov, Vector: vec, Confidence: 0.5}
 	y := 0.0
-	if rng.Float64() < sigmoid(-4+4*a+4*a*cov) {
+	if rng.Float64() < sigmoid(-4+4*a+4*cov) {
 		y = 1
 	}
 	return Features(&c), y
 }
 
 // Within 2,000 events the weight of the predictive feature rises past 1 and the noise
-// feature's stays under half of it — the noise is match-scaled, so it correlates with the
-// match while the curve is still learning — and by 20,000 it is within 0.3 of 0; p_use is
+// feature's stays under half of it, and by 20,000 it is within 0.3 of 0; p_use is
 // calibrated on fresh draws (ECE ≤ 0.05).
 func TestSimulatedNamespaceSeparates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -412,8 +425,8 @@ func TestFeaturesBounded(t *testing.T) {
 	if x != want {
 		t.Errorf("features = %v, want %v", x, want)
 	}
-	if x := Features(&models.Components{Match: math.NaN(), Coverage: 1, Top: 1}); x != (Vector{FSaid: 1}) {
-		t.Errorf("features at a NaN match = %v, want knot 0 alone", x)
+	if x := Features(&models.Components{Match: math.NaN(), Coverage: 1, Top: 1}); x != (Vector{FSaid: 1, FCoverage: 1}) {
+		t.Errorf("features at a NaN match = %v, want knot 0 and the (unscaled) coverage", x)
 	}
 	// Rank in turn is not scaled by the match, and bounded on its own.
 	x = Features(&models.Components{BM25: math.NaN(), Margin: math.Inf(1), Confidence: 0.5, Question: 1})
@@ -528,8 +541,9 @@ func TestPriorTurnRelative(t *testing.T) {
 
 // Shift is what moves the ranking: exactly 0 with no events, whatever the candidate, so a
 // fresh namespace ranks by its score alone; after training, λ·Lift·Σ(w − w0)·x. One step
-// of testCfg (G0 0) from a use at match 0.625 and coverage 0.8 moves knots 2 and 3 and the
-// coverage weight by exactly Rate 0.2 (TestUpdateStep); λ = 1/51 (values computed by hand).
+// of testCfg (G0 0, Lift 0.1) from a use at match 0.625 and coverage 0.8 moves knots 2 and
+// 3 and the coverage weight by exactly Rate 0.2 (TestUpdateStep); λ = 1/51 (values
+// computed by hand).
 func TestShift(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, cfg := range []Config{testCfg, DefaultConfig()} {
@@ -553,12 +567,12 @@ func TestShift(t *testing.T) {
 		x    Vector
 		want float64
 	}{
-		// 0.2·0.5 (knot 2) + 0.2·0.5 (knot 3) + 0.2·0.5 (coverage): 0.3.
-		{"the used memory", used, 0.05 * 0.3 / 51},
+		// 0.2·0.5 (knot 2) + 0.2·0.5 (knot 3) + 0.2·0.8 (coverage): 0.36.
+		{"the used memory", used, 0.1 * 0.36 / 51},
 		// Match 0.9: 0.4 of knot 3, 0.6 of knot 4 (unmoved); no coverage: 0.2·0.4.
-		{"a said match at 0.9", Features(&models.Components{Match: 0.9, Confidence: 0.5}), 0.05 * 0.08 / 51},
-		// The same match in a question: the asked curve has not moved, only coverage 0.2·0.5.
-		{"a question", Features(&models.Components{Match: 0.625, Coverage: 0.8, Confidence: 0.5, Question: 1}), 0.05 * 0.1 / 51},
+		{"a said match at 0.9", Features(&models.Components{Match: 0.9, Confidence: 0.5}), 0.1 * 0.08 / 51},
+		// The same match in a question: the asked curve has not moved, only coverage 0.2·0.8.
+		{"a question", Features(&models.Components{Match: 0.625, Coverage: 0.8, Confidence: 0.5, Question: 1}), 0.1 * 0.16 / 51},
 		{"a match the event did not reach", Features(&models.Components{Match: 0.1, Confidence: 0.5}), 0},
 	} {
 		near(t, c.name, m.Shift(cfg, &c.x), c.want, 1e-17)

@@ -2,11 +2,13 @@ package recall_test
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/predict"
 	"github.com/salience-ai/salience/recall"
 )
 
@@ -15,6 +17,11 @@ import (
 // with a long memory. Search and ambient recall both put the harmonica first, with the
 // higher p_use. (Before the general prior, the dinner memory came first at p_use 0.76 in
 // search and 0.70 in ambient recall, the harmonica at 0.17.)
+//
+// Ambient recall's p_use gate is off: the harmonica, BM25 over the best 1 but no lead (the
+// dinner has the better absolute match and so the turn's top), has σ(−6.8 + 5.9) ≈ 0.289,
+// and the clock-seeded bandit's arms 0.3 to 0.5 would hide it on most runs. What is tested
+// is the order and the p_use, not the threshold.
 func TestFillerDoesNotDecideRecall(t *testing.T) {
 	const ask = "Do you know a place to fix a harmonica?"
 	for _, mode := range []models.Mode{models.ModeSearch, models.ModeAmbient} {
@@ -29,7 +36,7 @@ func TestFillerDoesNotDecideRecall(t *testing.T) {
 			} {
 				e.add(t, "a", mem(models.KindFact, s, t0.Add(-time.Duration(48+i)*time.Hour)))
 			}
-			req := &recall.Request{Namespace: "a", Mode: mode, ConversationID: "c1", Explain: true}
+			req := &recall.Request{Namespace: "a", Mode: mode, ConversationID: "c1", Explain: true, ThresholdPolicy: predict.PolicyOff}
 			if mode == models.ModeSearch {
 				req.Query = ask
 			} else {
@@ -45,6 +52,9 @@ func TestFillerDoesNotDecideRecall(t *testing.T) {
 			}
 			if len(got) == 0 || !strings.Contains(got[0], "harmonica") {
 				t.Fatalf("results = %q, want the harmonica memory first", got)
+			}
+			if h := resp.Results[0]; mode == models.ModeAmbient && (h.Components.Margin != 0 || math.Abs(h.PUse-0.2890504973749961) > 1e-12) {
+				t.Errorf("harmonica: p_use %v, margin %v; want σ(−0.9) ≈ 0.289 and no lead", h.PUse, h.Components.Margin)
 			}
 			for _, r := range resp.Results[1:] {
 				if r.PUse >= resp.Results[0].PUse {
