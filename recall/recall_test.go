@@ -87,7 +87,7 @@ func newEnv(t testing.TB) *env {
 	return &env{
 		store: cs,
 		ing:   ingest.New(cs, emb, ingest.Options{Now: func() time.Time { return t0 }}),
-		p:     recall.New(cs, emb, recall.Options{Now: func() time.Time { return t0 }}),
+		p:     recall.New(cs, emb, recall.Options{Now: func() time.Time { return t0 }, Seed: 1}),
 		emb:   emb,
 	}
 }
