@@ -326,7 +326,7 @@ func TestPutSettingsRejectsNull(t *testing.T) {
 }
 
 // TestThresholdPolicySetting: a namespace's threshold_policy decides the ambient turns of
-// requests that name none (fixed:0.95 on p_use holds back a fresh namespace's best match; off
+// requests that name none (fixed:0.999 on p_use holds back a fresh namespace's best match; off
 // holds nothing back), a request's own policy still wins, and empty_turn_reward round-trips.
 func TestThresholdPolicySetting(t *testing.T) {
 	srv := testserver.Start(t, testserver.Options{})
@@ -348,14 +348,14 @@ func TestThresholdPolicySetting(t *testing.T) {
 		t.Fatalf("no setting: policy %q, want bandit", r.ThresholdPolicy)
 	}
 	reward := 0.25
-	got, err := ns.PatchSettings(ctx, map[string]any{"threshold_policy": "fixed:0.95", "empty_turn_reward": reward})
-	if err != nil || got.ThresholdPolicy != "fixed:0.95" || got.EmptyTurnReward == nil || *got.EmptyTurnReward != reward {
+	got, err := ns.PatchSettings(ctx, map[string]any{"threshold_policy": "fixed:0.999", "empty_turn_reward": reward})
+	if err != nil || got.ThresholdPolicy != "fixed:0.999" || got.EmptyTurnReward == nil || *got.EmptyTurnReward != reward {
 		t.Fatalf("patch = %+v, %v", got, err)
 	}
-	if r := ask("c1", ""); r.ThresholdPolicy != "fixed:0.95" || r.Threshold != 0.95 || len(r.Results) != 0 || r.Context != "" {
-		t.Errorf("namespace fixed:0.95: policy %q threshold %v, %d results; want an empty turn", r.ThresholdPolicy, r.Threshold, len(r.Results))
+	if r := ask("c1", ""); r.ThresholdPolicy != "fixed:0.999" || r.Threshold != 0.999 || len(r.Results) != 0 || r.Context != "" {
+		t.Errorf("namespace fixed:0.999: policy %q threshold %v, %d results; want an empty turn", r.ThresholdPolicy, r.Threshold, len(r.Results))
 	}
 	if r := ask("c2", "off"); r.ThresholdPolicy != "off" || len(r.Results) != 1 {
-		t.Errorf("request off over the namespace's fixed:0.95: policy %q, %d results; want off, 1", r.ThresholdPolicy, len(r.Results))
+		t.Errorf("request off over the namespace's fixed:0.999: policy %q, %d results; want off, 1", r.ThresholdPolicy, len(r.Results))
 	}
 }

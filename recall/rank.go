@@ -45,6 +45,7 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 		kept = append(kept, c)
 	}
 	markTop(kept)
+	overBest(kept)
 	// Selective ambient recall (DESIGN §4.9): in ambient mode a direct match surfaces only
 	// when its p_use clears the threshold in force. A volunteered memory keeps the volunteer
 	// gates, its volunteer score against the same threshold on the source's scale: the model
@@ -81,11 +82,9 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 
 // markTop sets the turn-relative components of the relevance model: the direct match of
 // best absolute match (Components.Match) is the turn's top (Top = 1) and Margin is its lead
-// over the runner-up. Match, not the weighted score, so that rank in turn does not move with
-// a character's weights. A lone candidate has no margin: with nothing to beat, leading says
-// nothing (in a namespace of a few memories every query's best match is alone, and its whole
-// match as a lead would make it nearly certain). Ties go to the smaller id, and a tie leaves
-// no margin.
+// over the runner-up — over nothing, its whole match, when it is the only direct match.
+// Match, not the weighted score, so that rank in turn does not move with a character's
+// weights. Ties go to the smaller id, and a tie leaves no margin.
 func markTop(list []*candidate) {
 	var best, second *candidate
 	for _, c := range list {
@@ -103,8 +102,26 @@ func markTop(list []*candidate) {
 		return
 	}
 	best.comps.Top = 1
+	best.comps.Margin = best.comps.Match
 	if second != nil {
-		best.comps.Margin = best.comps.Match - second.comps.Match
+		best.comps.Margin -= second.comps.Match
+	}
+}
+
+// overBest rescales each candidate's BM25 (over the query's best, times what it says beyond
+// the question) so that the best of the turn's candidates is 1: the turn's best text match
+// may be an echo — the question asked before, stored word for word — whose own BM25 the
+// echo rule took away, and the answer is then the best match that says something.
+func overBest(list []*candidate) {
+	best := 0.0
+	for _, c := range list {
+		best = max(best, c.comps.BM25)
+	}
+	if best <= 0 || best >= 1 {
+		return
+	}
+	for _, c := range list {
+		c.comps.BM25 /= best
 	}
 }
 

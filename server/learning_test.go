@@ -102,19 +102,25 @@ func answersPUse(t *testing.T, ns *client.Namespace, ids []string, round string)
 
 // TestIgnoredSmallTalkKeepsExactAnswers (issue 41, failure 1): a bot that honestly reports
 // ignored for whatever small talk surfaced must not teach recall to doubt its exact answers.
-// After fourteen small-talk turns, each direct question's exact answer keeps at least half
-// its p_use, and every answer that cleared the default ambient threshold before still
-// clears it and still surfaces.
+// Two namespaces hold the same facts and hear the same fourteen small-talk turns; in each,
+// ambient recall runs with the gate off, so every match surfaces (five a turn), and the
+// honest one reports every one of them ignored while its twin reports nothing. Afterwards
+// each direct question's exact answer has at least half its twin's p_use, and every answer
+// that clears the default ambient threshold in the twin clears it in the honest namespace.
+// (Comparing with a twin, not with before, leaves out what the small talk changes by being
+// stored: more memories compete.)
 func TestIgnoredSmallTalkKeepsExactAnswers(t *testing.T) {
 	clock := &testClock{t: time.Date(2026, 4, 6, 8, 0, 0, 0, time.UTC)}
-	ns := startStack(t, clock).Namespace("yusuf")
+	honest := startStack(t, clock).Namespace("yusuf")
+	twin := startStack(t, clock).Namespace("yusuf")
 	ctx := context.Background()
-	ids := storeFacts(t, ns, clock)
-	clock.Add(time.Hour)
-	before, gatedBefore, _ := answersPUse(t, ns, ids, "before")
+	start := clock.Now()
+	ids := storeFacts(t, honest, clock)
+	clock.Set(start) // the twin's facts at the same times
+	twinIDs := storeFacts(t, twin, clock)
 
-	// The next day's small talk: recall before each line, store it, report every surfaced
-	// memory ignored (none of them was needed).
+	// The next day's small talk: recall before each line (gate off), store it, and in the
+	// honest namespace report every surfaced memory ignored (none of them was needed).
 	clock.Add(24 * time.Hour)
 	var history []api.Message
 	ignored := 0
@@ -122,62 +128,67 @@ func TestIgnoredSmallTalkKeepsExactAnswers(t *testing.T) {
 		now := clock.Add(2 * time.Minute)
 		msg := api.Message{Speaker: l.Speaker, Content: l.Text, At: now}
 		window := append(append([]api.Message(nil), lastMessages(history, 2)...), msg)
-		rec, err := ns.Recall(ctx, api.RecallRequest{ConversationID: "small-talk", TurnID: fmt.Sprintf("chat-%02d", i+1),
-			Mode: client.ModeAmbient, Messages: window, Limit: 5})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var events []api.EngagementEvent
-		var shown []string
-		for _, r := range rec.Results {
-			shown = append(shown, fmt.Sprintf("%s(%.2f)", r.Source.MessageID, r.PUse))
-			events = append(events, api.EngagementEvent{ID: r.SurfacingID + "-ignored", SurfacingID: r.SurfacingID, Type: client.EventIgnored})
-		}
 		roleOf := client.RoleUser
 		if l.Speaker == "Ada" {
 			roleOf = client.RoleAssistant
 		}
-		if _, err := ns.Store(ctx, api.MemoryInput{Kind: "turn", Content: l.Text, CreatedAt: now,
-			Source: &api.Source{ConversationID: "small-talk", MessageID: fmt.Sprintf("s%02d", i+1), Speaker: l.Speaker, Role: roleOf}}); err != nil {
-			t.Fatal(err)
+		for _, ns := range []*client.Namespace{honest, twin} {
+			rec, err := ns.Recall(ctx, api.RecallRequest{ConversationID: "small-talk", TurnID: fmt.Sprintf("chat-%02d", i+1),
+				Mode: client.ModeAmbient, Messages: window, Limit: 5, ThresholdPolicy: "off"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ns.Store(ctx, api.MemoryInput{Kind: "turn", Content: l.Text, CreatedAt: now,
+				Source: &api.Source{ConversationID: "small-talk", MessageID: fmt.Sprintf("s%02d", i+1), Speaker: l.Speaker, Role: roleOf}}); err != nil {
+				t.Fatal(err)
+			}
+			if ns != honest || len(rec.Results) == 0 {
+				continue
+			}
+			var events []api.EngagementEvent
+			for _, r := range rec.Results {
+				events = append(events, api.EngagementEvent{ID: r.SurfacingID + "-ignored", SurfacingID: r.SurfacingID, Type: client.EventIgnored})
+			}
+			rep, err := ns.Report(ctx, events...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Rejected > 0 {
+				t.Fatalf("small talk line %d: %d reports rejected: %+v", i+1, rep.Rejected, rep.Results)
+			}
+			ignored += len(events)
 		}
 		history = append(history, msg)
-		t.Logf("  small talk %02d, threshold %.2f: surfaced %v", i+1, rec.Threshold, shown)
-		if len(events) == 0 {
-			continue
-		}
-		rep, err := ns.Report(ctx, events...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rep.Rejected > 0 {
-			t.Fatalf("small talk line %d: %d reports rejected: %+v", i+1, rep.Rejected, rep.Results)
-		}
-		ignored += len(events)
+	}
+	// Ambient recall does not repeat what the conversation was shown in its last turns, so
+	// the gate off shows each of the ten facts about once.
+	if ignored < 10 {
+		t.Fatalf("small talk: %d surfaced memories reported ignored, want at least 10: the test teaches nothing", ignored)
 	}
 	clock.Add(24 * time.Hour)
-	after, gatedAfter, comps := answersPUse(t, ns, ids, "after")
+	after, gatedAfter, comps := answersPUse(t, honest, ids, "after")
+	twinP, gatedTwin, _ := answersPUse(t, twin, twinIDs, "twin")
 
 	t.Logf("small talk: %d turns, %d surfaced memories reported ignored", len(smallTalk), ignored)
-	foundBefore, foundAfter := 0, 0
+	foundHonest, foundTwin := 0, 0
 	for i, f := range yusufFacts {
 		c := comps[i]
-		t.Logf("  %-42q p_use %.2f -> %.2f  surfaces %v -> %v  (after: relevance %.2f, model %s)",
-			f.Question, before[i], after[i], gatedBefore[i], gatedAfter[i], c.Relevance, terms(c.Model))
-		if gatedBefore[i] {
-			foundBefore++
-		}
+		t.Logf("  %-42q p_use honest %.2f twin %.2f  surfaces honest %v twin %v  (honest model %s)",
+			f.Question, after[i], twinP[i], gatedAfter[i], gatedTwin[i], terms(c.Model))
 		if gatedAfter[i] {
-			foundAfter++
+			foundHonest++
 		}
-		if after[i] < before[i]/2 {
-			t.Errorf("%q: the answer's p_use fell from %.2f to %.2f after ignored small talk, want at least half", f.Question, before[i], after[i])
+		if gatedTwin[i] {
+			foundTwin++
 		}
-		if gatedBefore[i] && !gatedAfter[i] {
-			t.Errorf("%q: the answer surfaced in ambient recall before the small talk and not after (p_use %.2f)", f.Question, after[i])
+		if after[i] < twinP[i]/2 {
+			t.Errorf("%q: the answer's p_use is %.2f after ignored small talk, its silent twin's %.2f: want at least half", f.Question, after[i], twinP[i])
+		}
+		if gatedTwin[i] && !gatedAfter[i] {
+			t.Errorf("%q: the answer surfaces in the silent twin and not in the honest namespace (p_use %.2f)", f.Question, after[i])
 		}
 	}
-	t.Logf("answers surfacing under the default threshold: %d/%d before, %d/%d after", foundBefore, len(yusufFacts), foundAfter, len(yusufFacts))
+	t.Logf("answers surfacing under the default threshold: honest %d/%d, twin %d/%d", foundHonest, len(yusufFacts), foundTwin, len(yusufFacts))
 }
 
 // terms prints a model's contributions to the logit in a stable order.
