@@ -19,8 +19,10 @@ import (
 // search and 0.70 in ambient recall, the harmonica at 0.17.)
 //
 // Ambient recall's p_use gate is off: the harmonica, BM25 over the best 1 but no lead (the
-// dinner has the better absolute match and so the turn's top), has σ(−6.8 + 5.9) ≈ 0.289,
-// and the clock-seeded bandit's arms 0.3 to 0.5 would hide it on most runs. What is tested
+// dinner's cosine gives it the better absolute match, 0.170 to 0.100, and so the turn's top
+// and its lead of 0.070), has p_use σ(−2.213) ≈ 0.099 — the curve at match 0.0997, −5.400,
+// plus coverage 1.5·0.125 and BM25 3·1 — against the dinner's σ(−2.378) ≈ 0.085 (BM25 0.816,
+// the lead 5·0.070), and even the bandit's lowest arm, 0.1, would hide both. What is tested
 // is the order and the p_use, not the threshold.
 func TestFillerDoesNotDecideRecall(t *testing.T) {
 	const ask = "Do you know a place to fix a harmonica?"
@@ -53,8 +55,8 @@ func TestFillerDoesNotDecideRecall(t *testing.T) {
 			if len(got) == 0 || !strings.Contains(got[0], "harmonica") {
 				t.Fatalf("results = %q, want the harmonica memory first", got)
 			}
-			if h := resp.Results[0]; mode == models.ModeAmbient && (h.Components.Margin != 0 || math.Abs(h.PUse-0.2890504973749961) > 1e-12) {
-				t.Errorf("harmonica: p_use %v, margin %v; want σ(−0.9) ≈ 0.289 and no lead", h.PUse, h.Components.Margin)
+			if h := resp.Results[0]; mode == models.ModeAmbient && (h.Components.Top != 0 || h.Components.Margin != 0 || math.Abs(h.PUse-0.09854672787751874) > 1e-9) {
+				t.Errorf("harmonica: p_use %v, top %v, margin %v; want σ(−2.213) ≈ 0.099, not the top and no lead", h.PUse, h.Components.Top, h.Components.Margin)
 			}
 			for _, r := range resp.Results[1:] {
 				if r.PUse >= resp.Results[0].PUse {

@@ -279,9 +279,10 @@ func dot(a, b []float32) float64 {
 
 // Ambient recall never volunteers a sensitive memory, nor one it surfaced in the last turns.
 // The p_use gate is off (policy "off"), so only those two rules can hide a memory: with the
-// sensitive one left out, the other is its turn's lone match — BM25 1, no runner-up to lead
-// — and a fresh namespace's prior gives it σ(−6.8 + 5.9) ≈ 0.289, under the "other"
-// default 0.3 that would hide it too.
+// sensitive one left out, the other is its turn's lone match — BM25 1, and with no runner-up
+// it leads by its whole match 0.874 — and a fresh namespace's prior gives it σ(4.139) ≈
+// 0.984: the curve at match 0.874, −4.626, plus coverage 1.5·0.930, BM25 3·1 and the lead
+// 5·0.874.
 func TestAmbientSkipsRecentlySurfacedAndSensitive(t *testing.T) {
 	e := newEnv(t)
 	secret := mem(models.KindFact, "Omar's bank password hint is the name of his first dog Biscuit.", t0)
@@ -298,8 +299,8 @@ func TestAmbientSkipsRecentlySurfacedAndSensitive(t *testing.T) {
 	if len(r1.Results) != 1 || !strings.Contains(r1.Results[0].Content, "beach") {
 		t.Fatalf("ambient results = %+v, want only the non-sensitive one", r1.Results)
 	}
-	if c := r1.Results[0].Components; c == nil || c.BM25 != 1 || c.Margin != 0 || math.Abs(r1.Results[0].PUse-0.2890504973749961) > 1e-12 {
-		t.Errorf("the lone match: p_use %v, components %+v; want σ(−0.9) ≈ 0.289 from BM25 1 and no margin", r1.Results[0].PUse, c)
+	if c := r1.Results[0].Components; c == nil || c.BM25 != 1 || c.Top != 1 || c.Margin != c.Match || math.Abs(r1.Results[0].PUse-0.9843045447523269) > 1e-9 {
+		t.Errorf("the lone match: p_use %v, components %+v; want σ(4.139) ≈ 0.984 from BM25 1 and its whole match as margin", r1.Results[0].PUse, c)
 	}
 	r2, err := e.p.Recall(context.Background(), req())
 	if err != nil {

@@ -305,8 +305,9 @@ func TestAssociated(t *testing.T) {
 }
 
 // markTop: the direct match of best absolute match is the top, its margin the lead over
-// the direct runner-up (none alone); ties go to the smaller id and leave no margin; an
-// associative candidate is never top nor runner-up, and the weighted score does not count.
+// the direct runner-up (alone, its whole match: the lead over nothing); ties go to the
+// smaller id and leave no margin; an associative candidate is never top nor runner-up, and
+// the weighted score does not count.
 func TestMarkTop(t *testing.T) {
 	cand := func(id string, match float64, direct bool) *candidate {
 		c := &candidate{id: id}
@@ -329,15 +330,54 @@ func TestMarkTop(t *testing.T) {
 	}
 	alone := cand("z", 0.4, true)
 	markTop([]*candidate{alone})
-	if alone.comps.Top != 1 || alone.comps.Margin != 0 {
-		t.Errorf("alone: %+v, want top with no margin", alone.comps)
+	if alone.comps.Top != 1 || alone.comps.Margin != 0.4 {
+		t.Errorf("alone: %+v, want top with margin 0.4, its whole match", alone.comps)
 	}
+	// The associative p has the better match but is no runner-up: q is the only direct match.
 	assoc, d := cand("p", 0.9, false), cand("q", 0.6, true)
 	markTop([]*candidate{assoc, d})
-	if assoc.comps.Top != 0 || d.comps.Top != 1 || d.comps.Margin != 0 {
-		t.Errorf("associative best: %+v %+v, want q top with no margin", assoc.comps, d.comps)
+	if assoc.comps.Top != 0 || assoc.comps.Margin != 0 || d.comps.Top != 1 || d.comps.Margin != 0.6 {
+		t.Errorf("associative best: %+v %+v, want q top with margin 0.6, its whole match", assoc.comps, d.comps)
 	}
 	markTop(nil)
+}
+
+// overBest: BM25 over the turn's best kept candidate, so the best is 1 and the others keep
+// their ratio to it; a list whose best is already 1 (or more) or 0 is left as it is.
+func TestOverBest(t *testing.T) {
+	bm := func(vs ...float64) []*candidate {
+		var list []*candidate
+		for _, v := range vs {
+			c := &candidate{}
+			c.comps.BM25 = v
+			list = append(list, c)
+		}
+		return list
+	}
+	get := func(list []*candidate) []float64 {
+		var vs []float64
+		for _, c := range list {
+			vs = append(vs, c.comps.BM25)
+		}
+		return vs
+	}
+	for _, tc := range []struct {
+		name     string
+		in, want []float64
+	}{
+		{"best under 1", []float64{0.5, 0.25, 0}, []float64{1, 0.5, 0}},
+		{"best not first", []float64{0.2, 0.8}, []float64{0.25, 1}},
+		{"best already 1", []float64{1, 0.4}, []float64{1, 0.4}},
+		{"best over 1", []float64{1.5, 0.3}, []float64{1.5, 0.3}},
+		{"all 0", []float64{0, 0}, []float64{0, 0}},
+	} {
+		list := bm(tc.in...)
+		overBest(list)
+		if got := get(list); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: overBest(%v) = %v, want %v", tc.name, tc.in, got, tc.want)
+		}
+	}
+	overBest(nil)
 }
 
 // phraseMatchBySet is the definition phraseMatch must keep: the share of the query's
