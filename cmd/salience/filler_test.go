@@ -11,9 +11,10 @@ import (
 
 // Filler never decides (issue 41, failure 3), over HTTP: in a new namespace of five memories
 // the message shares "place", a common English word, with a short memory and "harmonica", a
-// rare one, with a long memory. Search and ambient recall put the harmonica first, with the
-// higher p_use. The lexical embedder, because the static one's vectors already tell these
-// two apart: this is the text index's part.
+// rare one, with a long memory. Search and ambient recall (gate off, so the order shows) put
+// the harmonica first, with the higher p_use, and ambient recall under the default gate never
+// volunteers the filler-only match. The lexical embedder, because the static one's vectors
+// already tell these two apart: this is the text index's part.
 func TestFillerNeverDecidesOverHTTP(t *testing.T) {
 	s := startServer(t, "", "--embedder", "local")
 	const ns = "filler"
@@ -33,7 +34,8 @@ func TestFillerNeverDecidesOverHTTP(t *testing.T) {
 	const ask = "Do you know a place to fix a harmonica?"
 	for _, req := range []api.RecallRequest{
 		{Mode: "search", Query: ask, ConversationID: "c1"},
-		{Mode: "ambient", Messages: []api.Message{{Speaker: "user", Content: "hi there"}, {Speaker: "user", Content: ask}}, ConversationID: "c2"},
+		{Mode: "ambient", Messages: []api.Message{{Speaker: "user", Content: "hi there"}, {Speaker: "user", Content: ask}}, ConversationID: "c2",
+			ThresholdPolicy: "off"},
 	} {
 		r := s.recall(ns, req, "")
 		var got []string
@@ -47,6 +49,13 @@ func TestFillerNeverDecidesOverHTTP(t *testing.T) {
 			if res.PUse >= r.Results[0].PUse {
 				t.Errorf("%s: %q has p_use %.2f, not below the harmonica's %.2f", req.Mode, res.Content, res.PUse, r.Results[0].PUse)
 			}
+		}
+	}
+	gated := s.recall(ns, api.RecallRequest{Mode: "ambient", Messages: []api.Message{{Speaker: "user", Content: ask}},
+		ConversationID: "c3", ThresholdPolicy: "fixed:default"}, "")
+	for _, res := range gated.Results {
+		if strings.Contains(res.Content, "dinner") {
+			t.Errorf("ambient recall under the default gate volunteered the filler-only match %q (p_use %.2f)", res.Content, res.PUse)
 		}
 	}
 }
