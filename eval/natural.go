@@ -17,7 +17,7 @@ const NaturalPolicy = "each dialog turn: ambient recall (limit 10) on the sessio
 	"a surfaced turn is used when a replayed-half question lists it and the current turn as evidence, else ignored. " +
 	"After each session, each question whose evidence has all been said is asked once, alone, as an ambient recall (limit 10): " +
 	"replayed-half questions report their evidence used and the rest ignored, held-half questions report nothing and are scored. " +
-	"The twin gets the same turns and questions and never reports; no scheduled job runs"
+	"The reporting bot's turns are settled with the threshold bandit as a server settles them; the twin gets the same turns and questions and never reports; no scheduled job runs"
 
 // naturalWindow is how many of the session's latest messages a dialog turn's recall reads.
 const naturalWindow = 3
