@@ -11,7 +11,8 @@ import (
 type RelearnResult struct {
 	// Events is the number of logged events the model was rebuilt from; Skipped those whose
 	// surfacing no longer exists (the online model trained on them, the log cannot). Events
-	// on proactive predictions, which the model never trains on, are in neither.
+	// on proactive predictions, and on surfacings recorded under an older feature version,
+	// which the model never trains on, are in neither.
 	Events, Skipped int
 	// Version is the rebuilt model's version; MaxDiff the largest difference between a
 	// weight of the model as the online updates left it and as rebuilt.
