@@ -59,14 +59,15 @@ type ResurfaceItem struct {
 	MemoryID string `json:"memory_id"`
 	// DueAt is when the decay policy made it due.
 	DueAt time.Time `json:"due_at"`
-	// Score is how overdue it is (policy-specific; higher first).
+	// Score is the value of bringing it back: worth × how forgotten (decay.Resurface;
+	// policy-specific; higher first).
 	Score    float64   `json:"score"`
 	QueuedAt time.Time `json:"queued_at"`
 	// Memory is the queued memory.
 	Memory Memory `json:"memory"`
 }
 
-// ResurfacingResponse lists a namespace's resurfacing queue, most overdue first
+// ResurfacingResponse lists a namespace's resurfacing queue, highest value first
 // (GET /v1/namespaces/{ns}/resurfacing).
 type ResurfacingResponse struct {
 	Items []ResurfaceItem `json:"items"`

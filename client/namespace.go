@@ -203,7 +203,7 @@ func (n *Namespace) Metrics(ctx context.Context, since, until time.Time) (*api.M
 	return &out, nil
 }
 
-// Resurfacing returns the resurfacing queue, most overdue first: memories the decay scan
+// Resurfacing returns the resurfacing queue, highest value first: memories the decay scan
 // found due to come back. limit is 1..1000; 0 means the server's default (100).
 func (n *Namespace) Resurfacing(ctx context.Context, limit int) ([]api.ResurfaceItem, error) {
 	var out api.ResurfacingResponse

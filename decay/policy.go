@@ -123,16 +123,18 @@ func later(a, b time.Time) time.Time {
 // Name is "fsrs".
 func (f *FSRS) Name() string { return PolicyFSRS }
 
-// OnEvent reviews m with GradeFor(ev) at now. A memory never reviewed is first given a Good
-// review at its CreatedAt: being stored is the first encounter, so an event minutes after
-// creation takes the same-day branch instead of restarting the model from the event's grade.
-// A dismissal also starts the cooldown.
+// OnEvent reviews m with GradeFor(ev) at now. The first event is the memory's first review
+// (S0 and D0 of its grade): a schedule comes from real reviews, not from the memory being
+// stored. A dismissal also starts the cooldown.
 func (f *FSRS) OnEvent(m *models.Memory, ev models.EventType, now time.Time) {
 	g := GradeFor(ev)
 	if g == 0 {
 		return
 	}
-	s := f.schedule(m)
+	s := m.Schedule
+	if s.Reps <= 0 {
+		s = models.Schedule{CooldownTo: m.Schedule.CooldownTo}
+	}
 	s = f.Review(s, g, now)
 	if ev == models.EventDismissed {
 		startCooldown(&s, now, f.cooldown())
@@ -140,19 +142,23 @@ func (f *FSRS) OnEvent(m *models.Memory, ev models.EventType, now time.Time) {
 	m.Schedule = s
 }
 
-// schedule returns m's schedule, or for a memory never reviewed the schedule of a Good
-// review at its creation.
+// schedule returns m's schedule, or for a memory never reviewed the prior curve of a Good
+// review at its last use (a memory used under the linear policy) or else at its creation.
+// Only Resurface's Important memories are queued on that prior; the rest need real reviews.
 func (f *FSRS) schedule(m *models.Memory) models.Schedule {
 	if m.Schedule.Reps > 0 {
 		return m.Schedule
 	}
-	s := f.Review(models.Schedule{CooldownTo: m.Schedule.CooldownTo}, Good, m.CreatedAt)
-	return s
+	at := m.CreatedAt
+	if m.LastUsed.After(at) {
+		at = m.LastUsed
+	}
+	return f.Review(models.Schedule{CooldownTo: m.Schedule.CooldownTo}, Good, at)
 }
 
 // NextDue is LastReview + I(TargetRetention, S) (recomputed, so a changed target applies to
-// every memory at once), never before CooldownTo. A memory never reviewed counts as reviewed
-// Good at its creation: due about 2.3 days after CreatedAt with the defaults.
+// every memory at once), never before CooldownTo. A memory never reviewed is due on the prior
+// curve: about 2.3 days after CreatedAt with the defaults.
 func (f *FSRS) NextDue(m *models.Memory) time.Time {
 	s := f.schedule(m)
 	return later(s.LastReview.Add(f.intervalDuration(s.Stability)), s.CooldownTo)

@@ -139,16 +139,16 @@ func TestFSRSDue(t *testing.T) {
 	f := NewFSRS()
 	// Expected due offsets since creation, from the formulas (see TestReviewVectors for the
 	// numbers behind them).
-	goodThenGood := 3 + 13.826904
 	for _, c := range []struct {
 		name    string
 		events  []event
 		wantDue float64 // days since creation
 		tol     float64
 	}{
-		{"never reviewed: creation counts as Good", nil, 2.3065, 1e-6},
-		{"used at day 3", []event{{3 * Day, models.EventUsed}}, goodThenGood, 1e-6},
-		{"used right after creation: same day, Good keeps S", []event{{time.Hour, models.EventUsed}}, 1.0/24 + 2.3065, 1e-6},
+		{"never reviewed: the prior curve of a Good review at creation", nil, 2.3065, 1e-6},
+		{"used at day 3: the first review, S0(Good)", []event{{3 * Day, models.EventUsed}}, 3 + 2.3065, 1e-6},
+		{"helpful at day 3: the first review, S0(Easy)", []event{{3 * Day, models.EventHelpful}}, 3 + 8.2956, 1e-6},
+		{"used right after creation: S0(Good) from the use", []event{{time.Hour, models.EventUsed}}, 1.0/24 + 2.3065, 1e-6},
 		{"dismissed at day 3: the cooldown, not the short lapse interval", []event{{3 * Day, models.EventDismissed}}, 10, 0},
 		{"helpful after a dismissal: still not before the cooldown", []event{{3 * Day, models.EventDismissed}, {4 * Day, models.EventHelpful}}, 10, 0},
 	} {
@@ -174,21 +174,27 @@ func TestFSRSDue(t *testing.T) {
 func TestFSRSOnEventState(t *testing.T) {
 	f := NewFSRS()
 	m := &models.Memory{CreatedAt: t0}
+	// The first event is the first review: being stored is not one (issue 45).
 	f.OnEvent(m, models.EventUsed, t0.Add(3*Day))
-	s := m.Schedule
-	// The creation review plus this one.
-	if s.Reps != 2 || s.Lapses != 0 {
+	if s := m.Schedule; s.Reps != 1 || s.Lapses != 0 || !s.LastReview.Equal(t0.Add(3*Day)) {
+		t.Errorf("after the first use: %+v; want Reps 1, Lapses 0, LastReview day 3", s)
+	}
+	near(t, "S0(Good)", m.Schedule.Stability, 2.306500, 5e-7)
+	near(t, "D0(Good)", m.Schedule.Difficulty, 2.118104, 5e-7)
+	// Then the reference vectors' rows 2 and 3: Good 3 days on, Again 10 days after that.
+	f.OnEvent(m, models.EventUsed, t0.Add(6*Day))
+	if s := m.Schedule; s.Reps != 2 || s.Lapses != 0 {
 		t.Errorf("Reps, Lapses = %d, %d; want 2, 0", s.Reps, s.Lapses)
 	}
-	near(t, "S", s.Stability, 13.826904, 5e-7)
-	near(t, "D", s.Difficulty, 2.111214, 5e-7)
-	f.OnEvent(m, models.EventDismissed, t0.Add(13*Day))
+	near(t, "S", m.Schedule.Stability, 13.826904, 5e-7)
+	near(t, "D", m.Schedule.Difficulty, 2.111214, 5e-7)
+	f.OnEvent(m, models.EventDismissed, t0.Add(16*Day))
 	near(t, "S after dismissal", m.Schedule.Stability, 1.666141, 5e-7)
-	if want := t0.Add(20 * Day); !m.Schedule.CooldownTo.Equal(want) {
+	if want := t0.Add(23 * Day); !m.Schedule.CooldownTo.Equal(want) {
 		t.Errorf("CooldownTo = %v, want %v", m.Schedule.CooldownTo, want)
 	}
 	before := m.Schedule
-	f.OnEvent(m, "shrugged", t0.Add(14*Day))
+	f.OnEvent(m, "shrugged", t0.Add(17*Day))
 	if m.Schedule != before {
 		t.Errorf("an unknown event changed the schedule: %+v", m.Schedule)
 	}

@@ -9,6 +9,10 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
+// scanRule numbers the queueing rule; a checkpoint of another rule is not resumed. 2: only
+// memories that earned it (decay.Resurface, issue 45); before it every due memory.
+const scanRule = 2
+
 // candidate is a due memory found by the decay scan.
 type candidate struct {
 	ID    string    `json:"id"`
@@ -18,8 +22,10 @@ type candidate struct {
 
 // scanCursor is decay-scan's checkpoint: the namespace in progress, how far its memories
 // were read, and the best candidates so far (so a resumed scan keeps the same top of the
-// queue). Done means the namespace's queue was written.
+// queue). Done means the namespace's queue was written. Rule is the queueing rule it was
+// gathered under (scanRule).
 type scanCursor struct {
+	Rule int         `json:"rule"`
 	NS   string      `json:"ns"`
 	Pos  position    `json:"pos"`
 	Top  []candidate `json:"top,omitempty"`
@@ -31,6 +37,9 @@ type scanCursor struct {
 // from the store and may be damaged or come from another version; one that fails here
 // would fail the run at its end, at every retry (found by FuzzCheckpoints).
 func (c *scanCursor) usable(now time.Time) bool {
+	if c.NS != "" && c.Rule != scanRule {
+		return false // gathered under another rule: the next scan applies this one everywhere
+	}
 	for _, t := range c.Top {
 		it := &models.ResurfaceItem{Namespace: c.NS, MemoryID: t.ID, DueAt: t.Due, Score: t.Score, QueuedAt: now}
 		if models.ValidateResurfaceItem(it, "top") != nil {
@@ -41,13 +50,15 @@ func (c *scanCursor) usable(now time.Time) bool {
 }
 
 // DecayScan is the decay-scan job: for each namespace it walks the memories in batches, asks
-// the namespace's decay policy which are due at the run's now, and makes the namespace's
-// resurfacing queue exactly its QueueCap most overdue due memories (highest score first):
-// those are enqueued (keeping their first QueuedAt), anything else queued is dequeued — a
-// memory used since, dismissed since, deleted, or pushed out by more overdue ones. Never
-// queued: chunks, sensitive memories (never volunteered ambiently), facts that stopped being
-// true, and memories whose dismissal cooldown has not ended. Running it twice at one time
-// gives the same queue. Items is the number of memories queued.
+// decay.Resurface under the namespace's decay policy which belong in the queue at the run's
+// now — due, and used or marked important, never a turn that was only said — and makes the
+// namespace's resurfacing queue exactly its QueueCap of highest value (decay.Resurface's
+// Worth × forgotten): those are enqueued (keeping their first QueuedAt), anything else
+// queued is dequeued — a memory used since, dismissed since, deleted, queued by an earlier
+// rule, or pushed out by more valuable ones. Never queued: chunks, sensitive memories
+// (never volunteered ambiently), facts that stopped being true, and memories whose dismissal
+// cooldown has not ended. Running it twice at one time gives the same queue. Items is the
+// number of memories queued.
 func (s *Service) DecayScan(ctx context.Context, run Run) (int, error) {
 	now := run.Now().UTC()
 	var cur scanCursor
@@ -64,7 +75,7 @@ func (s *Service) DecayScan(ctx context.Context, run Run) (int, error) {
 	items := 0
 	for _, ns := range nss {
 		if ns != cur.NS {
-			cur = scanCursor{NS: ns}
+			cur = scanCursor{Rule: scanRule, NS: ns}
 		}
 		if cur.Done {
 			continue
@@ -99,23 +110,19 @@ func (s *Service) scanNamespace(ctx context.Context, run Run, cur *scanCursor, n
 		return 0, err
 	}
 	n := len(cur.Top)
-	*cur = scanCursor{NS: ns, Done: true}
+	*cur = scanCursor{Rule: scanRule, NS: ns, Done: true}
 	s.log.Info("decay-scan: namespace queued", "namespace", ns, "policy", pol.Name(), "queued", n)
 	return n, saveCheckpoint(run, "cursor", cur)
 }
 
-// dueCandidate decides whether m belongs in the resurfacing queue at now.
+// dueCandidate decides whether m belongs in the resurfacing queue at now and with which
+// value: the rule is decay.Resurface's.
 func dueCandidate(pol decay.Policy, m *models.Memory, now time.Time) (candidate, bool) {
-	// The policies already keep NextDue after a dismissal's cooldown; Resurfaceable checks
-	// it too because a dismissed memory coming back early is the one mistake a user notices.
-	if !m.Resurfaceable(now) {
+	value, due, ok := decay.Resurface(pol, m, now)
+	if !ok {
 		return candidate{}, false
 	}
-	due, score := pol.Due(m, now)
-	if !due || score != score {
-		return candidate{}, false
-	}
-	return candidate{ID: m.ID, Due: pol.NextDue(m), Score: score}, true
+	return candidate{ID: m.ID, Due: due, Score: value}, true
 }
 
 // pushTop inserts c into top, kept sorted by score (highest first, then id) and at most

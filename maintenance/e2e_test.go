@@ -131,9 +131,9 @@ func TestDecayAndResurfacingEndToEnd(t *testing.T) {
 	}
 	report(resp.Results[0].SurfacingID, models.EventDismissed)
 
-	// Nothing is due a day later; three days later the two untouched memories are (FSRS:
-	// a memory never reviewed counts as reviewed Good when stored, due after S0 = 2.31 days),
-	// the dismissed one is not: its cooldown runs for a week.
+	// Nothing is due a day later; three days later the two untouched facts are (FSRS: a fact
+	// never reviewed is queued on the prior curve of a Good review when stored, due after
+	// S0 = 2.31 days), the dismissed one is not: its cooldown runs for a week.
 	scan(t0.Add(24 * time.Hour))
 	if q := queued(); len(q) != 0 {
 		t.Fatalf("queue after one day = %q, want empty", q)
@@ -173,19 +173,19 @@ func TestDecayAndResurfacingEndToEnd(t *testing.T) {
 		t.Fatalf("tide's surfacing = %+v, %v; want mode resurface", sf, err)
 	}
 
-	// The bot uses it: the next due date moves out by the FSRS-6 step (REFERENCE.md §1: Good
-	// three days after a first Good review gives S = 13.83 days), and the scan drops it.
+	// The bot uses it: that is its first real review (S0(Good) = 2.31 days from the use,
+	// not from its storing), and the scan drops it until the new date.
 	policy := policies.For(ns)
 	before := policy.NextDue(mustMemory(t, st, ns, tide))
 	clk.Set(t0.Add(3*24*time.Hour + 2*time.Minute))
 	report(surfaced, models.EventUsed)
 	m := mustMemory(t, st, ns, tide)
 	after := policy.NextDue(m)
-	if math.Abs(m.Schedule.Stability-13.8269) > 0.01 || m.Schedule.Reps != 2 || m.UsageCount != 1 {
-		t.Errorf("tide's schedule after use = %+v (usage %d), want S ≈ 13.83 after 2 reviews", m.Schedule, m.UsageCount)
+	if math.Abs(m.Schedule.Stability-2.3065) > 0.001 || m.Schedule.Reps != 1 || m.UsageCount != 1 {
+		t.Errorf("tide's schedule after use = %+v (usage %d), want S ≈ 2.31 after 1 review", m.Schedule, m.UsageCount)
 	}
-	if !before.Before(clk.Now()) || after.Sub(clk.Now()) < 13*24*time.Hour {
-		t.Errorf("next due %s → %s; want overdue before the use and ~13.8 days out after", before, after)
+	if !before.Before(clk.Now()) || after.Sub(clk.Now()) < 55*time.Hour {
+		t.Errorf("next due %s → %s; want overdue before the use and ~2.3 days out after", before, after)
 	}
 	scan(t0.Add(3*24*time.Hour + 3*time.Minute))
 	if q := queued(); !slices.Equal(q, []string{"bakery"}) {
@@ -199,8 +199,12 @@ func TestDecayAndResurfacingEndToEnd(t *testing.T) {
 		t.Fatalf("the dismissed lamp is queued before its cooldown ended: %q", q)
 	}
 	scan(t0.Add(7*24*time.Hour + 2*time.Minute))
-	if q := queued(); !slices.Equal(q, []string{"bakery", "lamp"}) {
-		t.Fatalf("queue after the cooldown = %q, want bakery and lamp", q)
+	if q := queued(); !slices.Equal(q, []string{"bakery", "lamp", "tide"}) {
+		t.Fatalf("queue after the cooldown = %q, want bakery, lamp and tide (used, and due again)", q)
+	}
+	// The used tide leads: a use outweighs a fact's importance (decay.Worth).
+	if q, err := st.Queue(ctx, ns, 0); err != nil || len(q) == 0 || q[0].MemoryID != tide {
+		t.Errorf("queue head = %+v, %v; want tide", q, err)
 	}
 
 	// The run history holds every scan, all finished.
@@ -208,7 +212,7 @@ func TestDecayAndResurfacingEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(runs) != 5 || runs[0].Items != 2 || runs[len(runs)-1].Items != 0 {
+	if len(runs) != 5 || runs[0].Items != 3 || runs[len(runs)-1].Items != 0 {
 		t.Errorf("decay-scan runs = %d, newest %+v", len(runs), runs[0])
 	}
 }

@@ -59,7 +59,7 @@ const (
 // Defaults of Options.
 const (
 	// DefaultQueueCap is how many due memories one decay scan keeps queued per namespace,
-	// the most overdue first: enough to cover every topic a day of conversation touches,
+	// the most valuable first: enough to cover every topic a day of conversation touches,
 	// few enough that resurfacing stays a trickle.
 	DefaultQueueCap = 100
 	// DefaultBatchSize is how many memories, edges or surfacings a job reads per store call

@@ -110,7 +110,7 @@ func jobRunToAPI(r *models.JobRun) api.JobRun {
 }
 
 // listResurfacing handles GET /v1/namespaces/:ns/resurfacing?limit=N (1..1000, default 100):
-// the queue the decay scan filled, most overdue first, each item with its memory. An item
+// the queue the decay scan filled, highest value first, each item with its memory. An item
 // whose memory was deleted since, or changed so it would no longer be queued (retired by
 // invalid_at, made sensitive, dismissed into a cooldown), is left out: the scan rebuilds
 // the queue hourly, and the list must not offer until then what recall would not.

@@ -71,7 +71,7 @@ func (j *JobsConfig) flagSet(fs *flag.FlagSet) {
 	fs.StringVar(&j.PruneHistory, "schedule-prune-history", j.PruneHistory, "cron schedule (UTC) of prune-history, which deletes the turn history older than --history-retention")
 	fs.Var(durationDays{&j.HistoryRetention}, "history-retention", "keep the turn history (surfacings, engagement events, bandit decisions, conversation states, job runs) this long, e.g. 30d or 720h; 0 keeps it forever. At least 1d; what it taught (memories, edges, learned models) always stays")
 	fs.DurationVar(&j.IgnoreAfter, "implicit-ignore-after", j.IgnoreAfter, "a surfacing with no engagement event this long after it was shown counts as ignored (a namespace's settings may set its own: implicit_ignore_after_hours)")
-	fs.IntVar(&j.ResurfaceCap, "resurface-cap", j.ResurfaceCap, "how many due memories decay-scan keeps queued per namespace, most overdue first")
+	fs.IntVar(&j.ResurfaceCap, "resurface-cap", j.ResurfaceCap, "how many memories decay-scan keeps queued per namespace, highest value first")
 	fs.StringVar(&j.Policy, "decay-policy", j.Policy, "decay policy of every namespace whose settings name none: fsrs (FSRS-6) or linear")
 	fs.Float64Var(&j.Threshold, "decay-threshold", j.Threshold, "linear policy: due when days since last use / (uses + 1) reaches this (default of the settings' decay.threshold)")
 	fs.Float64Var(&j.TargetRetention, "target-retention", j.TargetRetention, "fsrs policy: due when the retrievability falls below this (0 to 1; default of the settings' decay.target_retention)")

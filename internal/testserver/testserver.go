@@ -56,7 +56,7 @@ type Options struct {
 	Logger *slog.Logger
 	// Embedder embeds memories and queries; nil is the local (lexical) embedder.
 	Embedder embed.Embedder
-	// Now is the clock of ingest, recall, engagement and the server; nil = time.Now. A test
+	// Now is the clock of ingest, recall, engagement, the jobs and the server; nil = time.Now. A test
 	// that replays a conversation sets it so its figures do not depend on the wall clock.
 	Now func() time.Time
 	// Seed seeds the bandit's Thompson draws; 0 = from the clock.
@@ -105,7 +105,7 @@ func Start(t testing.TB, opts Options) *Server {
 	js = append(js, jobs.Job{Name: experiment.JobReportSnapshot, Spec: "@daily", Run: func(ctx context.Context, r *jobs.Run) (int, error) {
 		return exps.SnapshotAll(ctx, r.Now())
 	}})
-	sched, err := jobs.New(jobs.Options{Store: st, Logger: logger}, js...)
+	sched, err := jobs.New(jobs.Options{Store: st, Logger: logger, Now: opts.Now}, js...)
 	if err != nil {
 		t.Fatal(err)
 	}
