@@ -44,21 +44,23 @@ const (
 // word, and ≤ 0 for filler, which never links a message to a memory nor is learned.
 type Informativeness func(term string) float64
 
-// Informative is the informativeness feedback expansion uses. Filler is nlp's stop and weak
-// chat words (nlp.IsFiller); any other word scores its length in bytes, a stand-in for its
-// rarity (shorter words are the more frequent, Zipf's law of abbreviation) that only orders
-// the words of one message.
-//
-// This is where a general prior of word frequencies belongs: with one in nlp, return its
-// inverse document frequency less the level below which a word is filler. The namespace's
-// own document frequencies would belong here too, but an engagement transaction does not
-// reach the text index.
+// Informative is the informativeness feedback expansion uses: 0 for filler — nlp's stop and
+// weak chat words, and words common in general English (Zipf frequency above 5.5, more than
+// one word in about three thousand: "place", "people", "night") — else the word's general-English
+// inverse document frequency (nlp.GeneralIDF), so the rarer words of a message are learned
+// first. The namespace's own document frequencies would belong here too, but an engagement
+// transaction does not reach the text index.
 func Informative(term string) float64 {
-	if term == "" || nlp.IsFiller(term) {
+	if term == "" || nlp.IsFiller(term) || nlp.Informativeness(term) < fillerInformativeness {
 		return 0
 	}
-	return float64(len(term))
+	idf, _ := nlp.GeneralIDF(term)
+	return idf
 }
+
+// fillerInformativeness is about nlp.Informativeness at Zipf 5.5, ((9 − 5.5)/(9 − 4.5))² =
+// 0.605: a word more common than that is filler here ("paint", 5.06, is not).
+const fillerInformativeness = 0.6
 
 // Linked returns the words a memory whose own analysed words are own learns from being used
 // in answer to a message with the analysed words asked: none unless the message holds one

@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -56,10 +57,16 @@ func TestLinkedInformative(t *testing.T) {
 	if got := Linked(asked, own, Informative); got != nil {
 		t.Errorf("linked by filler alone: Linked = %v, want nothing", got)
 	}
-	for term, want := range map[string]float64{"sourdough": 9, "on": 0, "still": 0, "thing": 0, "": 0} {
+	// Filler: stop and chat words, and words common in general English (Zipf above 5.5:
+	// "night" 5.65, "place" 5.85). Others score their general idf, (9 − Zipf)·ln 10: "bake"
+	// (Zipf 4.39) 10.61, rarer "sourdough" more.
+	for term, want := range map[string]float64{"on": 0, "still": 0, "thing": 0, "": 0, "night": 0, "place": 0} {
 		if got := Informative(term); got != want {
 			t.Errorf("Informative(%q) = %v, want %v", term, got, want)
 		}
+	}
+	if b, s := Informative("bake"), Informative("sourdough"); math.Abs(b-(9-4.39)*math.Ln10) > 1e-5 || !(s > b) {
+		t.Errorf("Informative(bake) = %v, want %v; Informative(sourdough) = %v, want more", b, (9-4.39)*math.Ln10, s)
 	}
 }
 
