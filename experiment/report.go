@@ -43,7 +43,7 @@ type Input struct {
 	AsOf         time.Time // the report's time (now, or a snapshot's date)
 	// PrimaryMetric is what the comparisons rank by (models.Metric…); "" is the default,
 	// reward per turn.
-	PrimaryMetric string `json:"primary_metric,omitempty"`
+	PrimaryMetric string
 	Variants      []Tally
 }
 
