@@ -8,6 +8,9 @@ type ExperimentCreate struct {
 	Name        string    `json:"name"`
 	Description string    `json:"description,omitempty"`
 	Variants    []Variant `json:"variants"`
+	// PrimaryMetric is what the report ranks the variants by: reward_per_turn (the default
+	// when absent), used_per_turn, precision or dismissal_rate (lower is better).
+	PrimaryMetric string `json:"primary_metric,omitempty"`
 }
 
 // Experiment is an A/B experiment of a namespace.
@@ -18,9 +21,11 @@ type Experiment struct {
 	Description string    `json:"description,omitempty"`
 	Status      string    `json:"status"` // running or stopped
 	Variants    []Variant `json:"variants"`
-	CreatedAt   time.Time `json:"created_at"`
-	CreatedBy   string    `json:"created_by,omitempty"`
-	StoppedAt   time.Time `json:"stopped_at,omitzero"`
+	// PrimaryMetric is what the report ranks the variants by.
+	PrimaryMetric string    `json:"primary_metric"`
+	CreatedAt     time.Time `json:"created_at"`
+	CreatedBy     string    `json:"created_by,omitempty"`
+	StoppedAt     time.Time `json:"stopped_at,omitzero"`
 }
 
 // Variant is one arm of an experiment: a name, a share of the conversations and the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"image/png"
 	"io"
 	"net/http"
@@ -233,4 +234,56 @@ func getRaw(t *testing.T, u, accept string) rawResult {
 	b, _ := io.ReadAll(res.Body)
 	_ = json.Unmarshal(b, &body)
 	return rawResult{status: res.StatusCode, field: body.Error.Field, contentType: res.Header.Get("Content-Type")}
+}
+
+// TestExperimentPrimaryMetric: an experiment ranks by reward per turn unless it declares
+// another metric; the metric is stored, returned and used by the report; an unknown one is
+// a 400 naming primary_metric that creates nothing. Checked against openapi.yaml.
+func TestExperimentPrimaryMetric(t *testing.T) {
+	srv := testserver.Start(t, testserver.Options{})
+	v := testserver.NewValidator(t, nil)
+	ctx := context.Background()
+	ns := newClient(t, srv, v).Namespace("a")
+
+	bad := twoVariants()
+	bad.PrimaryMetric = "clicks"
+	_, err := ns.CreateExperiment(ctx, bad)
+	var ce *client.Error
+	if !errors.As(err, &ce) || ce.Status != http.StatusBadRequest || ce.Field != "primary_metric" {
+		t.Fatalf("primary metric clicks: %v, want a 400 naming primary_metric", err)
+	}
+	if list, err := ns.Experiments(ctx); err != nil || len(list) != 0 {
+		t.Fatalf("after the refused create: %+v, %v; want no experiment", list, err)
+	}
+
+	e, err := ns.CreateExperiment(ctx, twoVariants())
+	if err != nil || e.PrimaryMetric != models.MetricRewardPerTurn {
+		t.Fatalf("created %+v, %v; want primary metric reward_per_turn by default", e, err)
+	}
+	if _, err := ns.StopExperiment(ctx, e.ID); err != nil {
+		t.Fatal(err)
+	}
+	declared := twoVariants()
+	declared.PrimaryMetric = models.MetricPrecision
+	e, err = ns.CreateExperiment(ctx, declared)
+	if err != nil || e.PrimaryMetric != models.MetricPrecision {
+		t.Fatalf("created %+v, %v; want primary metric precision", e, err)
+	}
+	if got, err := ns.Experiment(ctx, e.ID); err != nil || got.PrimaryMetric != models.MetricPrecision {
+		t.Errorf("get = %+v, %v; want precision stored", got, err)
+	}
+	raw, err := ns.ExperimentReport(ctx, e.ID, client.ReportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep experiment.Report
+	if err := json.Unmarshal(raw, &rep); err != nil || rep.PrimaryMetric != models.MetricPrecision {
+		t.Errorf("report primary metric %q, %v; want precision", rep.PrimaryMetric, err)
+	}
+	for _, format := range []string{"text", "html"} {
+		b, err := ns.ExperimentReport(ctx, e.ID, client.ReportOptions{Format: format})
+		if err != nil || !strings.Contains(string(b), "Ranked by precision") {
+			t.Errorf("%s report: %v, want it ranked by precision:\n%.300s", format, err, b)
+		}
+	}
 }

@@ -5,21 +5,31 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/salience-ai/salience/models"
 )
 
 // methods is the Methods block every report carries: the words for what the numbers are.
 var methods = Methods{
-	Confidence:      1 - Alpha,
-	Precision:       "(used + helpful) / surfaced with a Wilson score 95 % interval",
-	Latency:         "nearest-rank p50 and p95 of recall-turn latency",
-	Difference:      "precision(variant) − precision(control): unpooled Wald 95 % interval, pooled two-proportion z-test",
-	Prior:           "Beta(1,1)",
-	ChanceToWin:     "Φ(lift / SE) on the relative lift (delta-method SE)",
-	ProbBeatControl: "P(θ_variant > θ_control) on the absolute precision, Beta(1,1) priors, exact sum",
-	ExpectedLoss:    "normal approximation of θ_variant − θ_control: σφ(μ/σ) − μΦ(−μ/σ)",
-	Sequential:      "always-valid mixture SPRT on the relative lift (α = 0.05, N* = 5000); p is the minimum over the daily looks and now",
-	SRM:             "χ² test of conversations per variant against the planned shares",
-	SRMAlpha:        SRMAlpha,
+	Confidence:    1 - Alpha,
+	Precision:     "(used + helpful) / surfaced with a Wilson score 95 % interval",
+	DismissalRate: "dismissed / surfaced with a Wilson score 95 % interval; lower is better",
+	PerTurn: "used per turn = (used + helpful) / turns and surfaced per turn = surfaced / turns, empty turns included, with a normal 95 % interval " +
+		"from the Poisson variance m / turns (the tallies keep totals, not per-turn counts; a turn surfaces a few memories at most, so this is on the wide side)",
+	RewardPerTurn: "the threshold bandit's reward averaged over turns: an empty turn earns 0.4, another the mean over its surfacings of helpful 1, used 0.8, " +
+		"ignored or not yet reported 0.2, dismissed 0 (the variant's mean per surfacing, as the tallies keep outcomes per variant); " +
+		"normal 95 % interval from r(1 − r) / turns, the largest variance a per-turn value in [0, 1] can have",
+	Latency: "nearest-rank p50 and p95 of recall-turn latency",
+	Difference: "metric(variant) − metric(control): unpooled Wald 95 % interval; for a rate the pooled two-proportion z-test, " +
+		"for a per-turn mean the Wald z-test",
+	Prior:       "Beta(1,1)",
+	ChanceToWin: "Φ(lift / SE) on the relative lift (delta-method SE)",
+	ProbBeatControl: "the chance the variant is better on the absolute difference: for a rate Beta(1,1) priors, exact sum; " +
+		"for a per-turn mean Φ(difference / SE)",
+	ExpectedLoss: "normal approximation of θ_variant − θ_control: σφ(μ/σ) − μΦ(−μ/σ)",
+	Sequential:   "always-valid mixture SPRT on the relative lift (α = 0.05, N* = 5000); p is the minimum over the daily looks and now",
+	SRM:          "χ² test of conversations per variant against the planned shares",
+	SRMAlpha:     SRMAlpha,
 }
 
 // Analyze computes the report (pure, deterministic: same Input, same Report; nothing is
@@ -27,15 +37,25 @@ var methods = Methods{
 // cannot be right (used + helpful above surfaced) are clamped inside the statistics, never
 // turned into NaN.
 func Analyze(in Input) Report {
+	metric, ok := models.ParsePrimaryMetric(in.PrimaryMetric)
+	if !ok {
+		metric = models.DefaultPrimaryMetric // a snapshot of a future build; validated on create
+	}
+	m := methods
+	m.PrimaryMetric = metricLabel(metric)
+	if lowerIsBetter(metric) {
+		m.PrimaryMetric += " (lower is better)"
+	}
 	r := Report{
-		ExperimentID: in.ExperimentID,
-		Name:         in.Name,
-		Status:       in.Status,
-		CreatedAt:    in.CreatedAt.UTC(),
-		AsOf:         in.AsOf.UTC(),
-		Variants:     make([]VariantReport, 0, len(in.Variants)),
-		Comparisons:  []Comparison{},
-		Methods:      methods,
+		PrimaryMetric: metric,
+		ExperimentID:  in.ExperimentID,
+		Name:          in.Name,
+		Status:        in.Status,
+		CreatedAt:     in.CreatedAt.UTC(),
+		AsOf:          in.AsOf.UTC(),
+		Variants:      make([]VariantReport, 0, len(in.Variants)),
+		Comparisons:   []Comparison{},
+		Methods:       m,
 	}
 	if !in.StoppedAt.IsZero() {
 		s := in.StoppedAt.UTC()
@@ -50,7 +70,7 @@ func Analyze(in Input) Report {
 	r.Control = in.Variants[0].Variant
 	r.SRM = srm(in.Variants)
 	for _, v := range in.Variants[1:] {
-		r.Comparisons = append(r.Comparisons, compare(in.Variants[0], v, r.SRM, in.Status))
+		r.Comparisons = append(r.Comparisons, compare(in.Variants[0], v, metric, r.SRM, in.Status))
 	}
 	return r
 }
@@ -61,6 +81,7 @@ func analyzeVariant(t Tally) VariantReport {
 		Share:         finite(t.Share),
 		Conversations: t.Conversations,
 		Turns:         t.Turns,
+		EmptyTurns:    t.EmptyTurns,
 		Surfaced:      t.Surfaced,
 		Used:          t.Used,
 		Helpful:       t.Helpful,
@@ -69,9 +90,10 @@ func analyzeVariant(t Tally) VariantReport {
 		Days:          make([]DayReport, 0, len(t.Days)),
 	}
 	v.Precision, v.PrecisionCI = precision(t.Used+t.Helpful, t.Surfaced)
-	if d, ok := DismissalRate(t.Dismissed, t.Surfaced); ok {
-		v.DismissalRate = &d
-	}
+	v.DismissalRate, v.DismissalRateCI = precision(t.Dismissed, t.Surfaced)
+	v.UsedPerTurn, v.UsedPerTurnCI = perTurn(models.MetricUsedPerTurn, t, false)
+	v.SurfacedPerTurn, v.SurfacedPerTurnCI = perTurn(metricSurfacedPerTurn, t, false)
+	v.RewardPerTurn, v.RewardPerTurnCI = perTurn(models.MetricRewardPerTurn, t, true)
 	if p50, p95, ok := Percentiles(t.LatenciesMS); ok {
 		v.LatencyP50MS, v.LatencyP95MS = &p50, &p95
 	}
@@ -94,6 +116,16 @@ func precision(x, n int) (*float64, *Interval) {
 	}
 	iv, _ := Wilson(x, n, Alpha)
 	return &p, &iv
+}
+
+// perTurn is a per-turn metric with its normal interval, both nil without turns.
+func perTurn(metric string, t Tally, bounded bool) (*float64, *Interval) {
+	e, ok := MetricOf(metric, t)
+	if !ok {
+		return nil, nil
+	}
+	iv := meanInterval(e, bounded)
+	return &e.Mean, &iv
 }
 
 // sortedDays returns the days ascending without touching the caller's slice: the contract
@@ -126,16 +158,36 @@ func srm(vs []Tally) *SRM {
 // successes is the tally's precision numerator.
 func successes(t Tally) int { return t.Used + t.Helpful }
 
-func compare(a, b Tally, s *SRM, status string) Comparison {
-	c := Comparison{Variant: b.Variant, Control: a.Variant}
-	xA, nA, xB, nB := successes(a), a.Surfaced, successes(b), b.Surfaced
-	zt, ok := TwoProportion(xA, nA, xB, nB, Alpha)
-	if !ok {
+func compare(a, b Tally, metric string, s *SRM, status string) Comparison {
+	c := Comparison{Variant: b.Variant, Control: a.Variant, Metric: metric}
+	eA, okA := MetricOf(metric, a)
+	eB, okB := MetricOf(metric, b)
+	if !okA || !okB {
 		c.Outcome = "not_enough_data"
-		c.Verdict = fmt.Sprintf("Not enough data: %s has surfaced %d memories and %s %d; precision needs surfacings in both.",
-			a.Variant, nA, b.Variant, nB)
+		if isRate(metric) {
+			c.Verdict = fmt.Sprintf("Not enough data: %s has surfaced %d memories and %s %d; %s needs surfacings in both.",
+				a.Variant, a.Surfaced, b.Variant, b.Surfaced, metricLabel(metric))
+		} else {
+			c.Verdict = fmt.Sprintf("Not enough data: %s has %d turns and %s %d; %s needs turns in both.",
+				a.Variant, a.Turns, b.Variant, b.Turns, metricLabel(metric))
+		}
 		return c
 	}
+	if isRate(metric) {
+		compareRates(&c, a, b, metric)
+	} else {
+		compareMeans(&c, a, b, metric, eA, eB)
+	}
+	c.Outcome, c.Verdict = verdict(c, a, b, eA.Mean, eB.Mean, s, status)
+	return c
+}
+
+// compareRates fills c for a rate of surfacings (precision, dismissal rate): the two-
+// proportion test, Beta posteriors and the sequential test on the relative lift.
+func compareRates(c *Comparison, a, b Tally, metric string) {
+	xA, nA := rateCounts(metric, a)
+	xB, nB := rateCounts(metric, b)
+	zt, _ := TwoProportion(xA, nA, xB, nB, Alpha) // nA, nB > 0: MetricOf was ok
 	c.Difference, c.DifferenceCI = ptr(zt.Diff), &zt.DiffCI
 	if zt.ZOK {
 		c.Z, c.P = ptr(zt.Z), ptr(zt.P)
@@ -143,63 +195,127 @@ func compare(a, b Tally, s *SRM, status string) Comparison {
 	xA, xB = min(max(xA, 0), nA), min(max(xB, 0), nB)
 	aA, bA := float64(1+xA), float64(1+nA-xA)
 	aB, bB := float64(1+xB), float64(1+nB-xB)
-	c.ProbBeatControl = ptr(ProbBBeatsA(aA, bA, aB, bB))
-	c.ExpectedLossVariant = ptr(ExpectedLossNormal(zt.Diff, zt.SE))
-	c.ExpectedLossControl = ptr(ExpectedLossNormal(-zt.Diff, zt.SE))
+	gain := zt.Diff
+	if lowerIsBetter(metric) {
+		c.ProbBeatControl = ptr(1 - ProbBBeatsA(aA, bA, aB, bB))
+		gain = -gain
+	} else {
+		c.ProbBeatControl = ptr(ProbBBeatsA(aA, bA, aB, bB))
+	}
+	c.ExpectedLossVariant = ptr(ExpectedLossNormal(gain, zt.SE))
+	c.ExpectedLossControl = ptr(ExpectedLossNormal(-gain, zt.SE))
 
 	mA, mB := float64(xA)/float64(nA), float64(xB)/float64(nB)
 	l, lok := RelativeLift(mA, nA, mB, nB)
 	if lok {
-		c.RelativeLift, c.RelativeLiftSE, c.RelativeLiftP = ptr(l.L), ptr(l.SE), ptr(l.P)
-		c.ChanceToWin = ptr(l.ChanceToWin)
-		if hw, ok := SequentialHalfWidth(l.SE, nA+nB, Alpha, SequentialTuning); ok {
-			c.SequentialHalfWidth = ptr(hw)
-			c.SequentialLiftCI = &Interval{Low: l.L - hw, High: l.L + hw}
+		setLift(c, metric, l, nA+nB)
+		var lks []Look
+		for _, cum := range cumulative(a, b) {
+			x1, n1 := rateCounts(metric, cum[0])
+			x2, n2 := rateCounts(metric, cum[1])
+			lks = append(lks, clampLook(Look{XA: x1, NA: n1, XB: x2, NB: n2}))
 		}
-		if p, ok := SequentialLiftP(looks(a, b), Alpha, SequentialTuning); ok {
+		if p, ok := SequentialLiftP(lks, Alpha, SequentialTuning); ok {
 			c.SequentialP = ptr(p)
 		}
 	}
-	c.Outcome, c.Verdict = verdict(c, a, b, mA, mB, s, status)
-	return c
 }
 
-// looks are the cumulative counts at the end of each day either arm has, then the totals
-// (the report's own look, which also covers data the days do not, if a store sends none).
-func looks(a, b Tally) []Look {
-	type day struct{ xA, nA, xB, nB int }
-	byDay := map[time.Time]*day{}
-	var keys []time.Time
-	get := func(t time.Time) *day {
-		t = t.UTC()
-		d, ok := byDay[t]
-		if !ok {
-			d = &day{}
-			byDay[t] = d
-			keys = append(keys, t)
+// compareMeans fills c for a per-turn mean: a Wald difference, normal approximations of
+// the chance to beat and the losses, and the sequential test on the relative lift over the
+// same daily looks as a rate.
+func compareMeans(c *Comparison, a, b Tally, metric string, eA, eB Estimate) {
+	diff := eB.Mean - eA.Mean
+	se := math.Sqrt(eA.Var + eB.Var)
+	h := zCrit(Alpha) * se
+	c.Difference, c.DifferenceCI = ptr(diff), &Interval{Low: diff - h, High: diff + h}
+	if se > 0 {
+		z := diff / se
+		c.Z, c.P = ptr(z), ptr(twoSidedP(z))
+		c.ProbBeatControl = ptr(unitNormal.CDF(z))
+	}
+	c.ExpectedLossVariant = ptr(ExpectedLossNormal(diff, se))
+	c.ExpectedLossControl = ptr(ExpectedLossNormal(-diff, se))
+	l, lok := LiftOfMeans(eA.Mean, eA.Var, eB.Mean, eB.Var)
+	if !lok {
+		return
+	}
+	setLift(c, metric, l, eA.N+eB.N)
+	p, seen := 1.0, false
+	for _, cum := range cumulative(a, b) {
+		ca, okA := MetricOf(metric, cum[0])
+		cb, okB := MetricOf(metric, cum[1])
+		if !okA || !okB {
+			continue
 		}
-		return d
+		if lk, ok := LiftOfMeans(ca.Mean, ca.Var, cb.Mean, cb.Var); ok {
+			p, seen = min(p, SequentialP(lk.Z, ca.N+cb.N, Alpha, SequentialTuning)), true
+		}
 	}
-	for _, d := range a.Days {
-		e := get(d.Day)
-		e.xA += d.Used + d.Helpful
-		e.nA += d.Surfaced
+	if seen {
+		c.SequentialP = ptr(p)
 	}
-	for _, d := range b.Days {
-		e := get(d.Day)
-		e.xB += d.Used + d.Helpful
-		e.nB += d.Surfaced
+}
+
+// setLift records the relative lift and its always-valid interval; the chance to win
+// counts a fall as the win when lower is better.
+func setLift(c *Comparison, metric string, l Lift, n int) {
+	c.RelativeLift, c.RelativeLiftSE, c.RelativeLiftP = ptr(l.L), ptr(l.SE), ptr(l.P)
+	if lowerIsBetter(metric) {
+		c.ChanceToWin = ptr(1 - l.ChanceToWin)
+	} else {
+		c.ChanceToWin = ptr(l.ChanceToWin)
 	}
+	if hw, ok := SequentialHalfWidth(l.SE, n, Alpha, SequentialTuning); ok {
+		c.SequentialHalfWidth = ptr(hw)
+		c.SequentialLiftCI = &Interval{Low: l.L - hw, High: l.L + hw}
+	}
+}
+
+// cumulative are the control's and the treatment's cumulative tallies at the end of each
+// day either arm has, then the totals (the report's own look, which also covers data the
+// days do not, if a store sends none): the looks of the sequential test.
+func cumulative(a, b Tally) [][2]Tally {
+	byDay := map[time.Time]*[2]Tally{}
+	var keys []time.Time
+	add := func(arm int, days []DayTally) {
+		for _, d := range days {
+			k := d.Day.UTC()
+			e, ok := byDay[k]
+			if !ok {
+				e = &[2]Tally{}
+				byDay[k] = e
+				keys = append(keys, k)
+			}
+			t := &e[arm]
+			t.Turns += d.Turns
+			t.EmptyTurns += d.EmptyTurns
+			t.Surfaced += d.Surfaced
+			t.Used += d.Used
+			t.Helpful += d.Helpful
+			t.Ignored += d.Ignored
+			t.Dismissed += d.Dismissed
+		}
+	}
+	add(0, a.Days)
+	add(1, b.Days)
 	slices.SortFunc(keys, time.Time.Compare)
-	out := make([]Look, 0, len(keys)+1)
-	var cum Look
+	out := make([][2]Tally, 0, len(keys)+1)
+	var cum [2]Tally
 	for _, k := range keys {
 		d := byDay[k]
-		cum.XA, cum.NA = cum.XA+d.xA, cum.NA+d.nA
-		cum.XB, cum.NB = cum.XB+d.xB, cum.NB+d.nB
-		out = append(out, clampLook(cum))
+		for i := range cum {
+			cum[i].Turns += d[i].Turns
+			cum[i].EmptyTurns += d[i].EmptyTurns
+			cum[i].Surfaced += d[i].Surfaced
+			cum[i].Used += d[i].Used
+			cum[i].Helpful += d[i].Helpful
+			cum[i].Ignored += d[i].Ignored
+			cum[i].Dismissed += d[i].Dismissed
+		}
+		out = append(out, cum)
 	}
-	return append(out, clampLook(Look{XA: successes(a), NA: a.Surfaced, XB: successes(b), NB: b.Surfaced}))
+	return append(out, [2]Tally{a, b})
 }
 
 func clampLook(l Look) Look {
@@ -210,11 +326,17 @@ func clampLook(l Look) Look {
 // verdict is the comparison in plain words. It calls a variant better or worse only when
 // the always-valid p is below α (so repeated reading of the report cannot manufacture a
 // win) and the difference's 95 % interval excludes zero; otherwise it says the difference
-// is not yet reliable, with the numbers that say why. A sample-ratio mismatch overrides
+// is not yet reliable, with the numbers that say why. For a metric where lower is better
+// (dismissal rate) a difference below zero is the win. A sample-ratio mismatch overrides
 // everything: the assignment is broken, so no comparison is trusted.
 func verdict(c Comparison, a, b Tally, mA, mB float64, s *SRM, status string) (string, string) {
-	nums := fmt.Sprintf("precision %s vs %s (difference %s points, 95 %% CI %s to %s)",
-		pct(mB), pct(mA), signedPoints(*c.Difference), signedPoints(c.DifferenceCI.Low), signedPoints(c.DifferenceCI.High))
+	m := c.Metric
+	nums := fmt.Sprintf("%s %s vs %s (difference %s%s, 95 %% CI %s to %s)", metricLabel(m),
+		fmtMetric(m, mB), fmtMetric(m, mA), fmtDiff(m, *c.Difference), diffUnit(m),
+		fmtDiff(m, c.DifferenceCI.Low), fmtDiff(m, c.DifferenceCI.High))
+	if lowerIsBetter(m) {
+		nums += ", lower is better"
+	}
 	if s != nil && s.Mismatch {
 		return "sample_ratio_mismatch", fmt.Sprintf(
 			"Do not trust this comparison: conversations per variant do not match the planned shares (SRM p = %s). Fix the assignment first; %s: %s.",
@@ -226,11 +348,15 @@ func verdict(c Comparison, a, b Tally, mA, mB float64, s *SRM, status string) (s
 			b.Variant, a.Variant, nums)
 	}
 	ps := *c.SequentialP
+	up, down := c.DifferenceCI.Low > 0, c.DifferenceCI.High < 0
+	if lowerIsBetter(m) {
+		up, down = down, up
+	}
 	switch {
-	case ps < Alpha && c.DifferenceCI.Low > 0:
+	case ps < Alpha && up:
 		return "better", fmt.Sprintf("%s is better than %s: %s; always-valid p = %s.",
 			b.Variant, a.Variant, nums, fmtP(ps))
-	case ps < Alpha && c.DifferenceCI.High < 0:
+	case ps < Alpha && down:
 		return "worse", fmt.Sprintf("%s is worse than %s: %s; always-valid p = %s.",
 			b.Variant, a.Variant, nums, fmtP(ps))
 	}

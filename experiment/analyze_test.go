@@ -19,7 +19,7 @@ var day0 = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 func knownInput() Input {
 	return Input{
 		ExperimentID: "01JEXPERIMENT", Name: "shorter half-life", Status: "running",
-		CreatedAt: day0, AsOf: day0.AddDate(0, 0, 14),
+		CreatedAt: day0, AsOf: day0.AddDate(0, 0, 14), PrimaryMetric: "precision",
 		Variants: []Tally{
 			{Variant: "control", Share: 0.5, Conversations: 5000, Turns: 4000, Surfaced: 1000,
 				Used: 150, Helpful: 50, Ignored: 700, Dismissed: 100, LatenciesMS: []float64{30, 10, 20, 40}},
@@ -119,7 +119,7 @@ func TestAnalyzeVerdicts(t *testing.T) {
 			[]string{"not_enough_data"}, "relative lift"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := Analyze(Input{ExperimentID: "x", Status: tc.status, Variants: tc.variants})
+			r := Analyze(Input{ExperimentID: "x", Status: tc.status, PrimaryMetric: "precision", Variants: tc.variants})
 			var got []string
 			for _, c := range r.Comparisons {
 				got = append(got, c.Outcome)
@@ -138,7 +138,7 @@ func TestAnalyzeVerdicts(t *testing.T) {
 // and then fell back. The report's always-valid p is the minimum over the cumulative daily
 // looks, so it remembers the early evidence; the p of the final look alone is larger.
 func TestAnalyzeSequentialIsMinimumOverDays(t *testing.T) {
-	in := Input{ExperimentID: "x", Status: "running"}
+	in := Input{ExperimentID: "x", Status: "running", PrimaryMetric: "precision"}
 	a := Tally{Variant: "a", Share: 1, Conversations: 100}
 	b := Tally{Variant: "b", Share: 1, Conversations: 100}
 	perDay := [][2]int{{200, 330}, {200, 320}, {200, 150}, {200, 120}, {200, 200}} // successes of a, b per 1000

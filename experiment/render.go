@@ -18,13 +18,17 @@ func WriteJSON(w io.Writer, r Report) error {
 }
 
 // csvHeader is the CSV's columns: the variant's counts and rates, then its comparison with
-// the control (empty on the control's row and wherever a statistic is undefined).
+// the control on the primary metric (empty on the control's row and wherever a statistic is
+// undefined).
 var csvHeader = []string{
-	"experiment_id", "variant", "is_control", "share", "conversations", "turns", "surfaced",
+	"experiment_id", "variant", "is_control", "share", "conversations", "turns", "empty_turns", "surfaced",
 	"used", "helpful", "ignored", "dismissed",
-	"precision", "precision_low", "precision_high", "dismissal_rate",
+	"reward_per_turn", "reward_per_turn_low", "reward_per_turn_high",
+	"used_per_turn", "used_per_turn_low", "used_per_turn_high",
+	"surfaced_per_turn", "surfaced_per_turn_low", "surfaced_per_turn_high",
+	"precision", "precision_low", "precision_high", "dismissal_rate", "dismissal_rate_low", "dismissal_rate_high",
 	"latency_p50_ms", "latency_p95_ms",
-	"difference", "difference_low", "difference_high", "z", "p",
+	"metric", "difference", "difference_low", "difference_high", "z", "p",
 	"relative_lift", "relative_lift_se", "relative_lift_p", "chance_to_win",
 	"prob_beat_control", "expected_loss_variant", "expected_loss_control",
 	"sequential_p", "sequential_half_width", "outcome",
@@ -43,16 +47,20 @@ func WriteCSV(w io.Writer, r Report) error {
 	for i, v := range r.Variants {
 		row := []string{
 			csvText(r.ExperimentID), csvText(v.Variant), strconv.FormatBool(i == 0), num(v.Share),
-			strconv.Itoa(v.Conversations), strconv.Itoa(v.Turns), strconv.Itoa(v.Surfaced),
+			strconv.Itoa(v.Conversations), strconv.Itoa(v.Turns), strconv.Itoa(v.EmptyTurns), strconv.Itoa(v.Surfaced),
 			strconv.Itoa(v.Used), strconv.Itoa(v.Helpful), strconv.Itoa(v.Ignored), strconv.Itoa(v.Dismissed),
-			opt(v.Precision), lowOf(v.PrecisionCI), highOf(v.PrecisionCI), opt(v.DismissalRate),
+			opt(v.RewardPerTurn), lowOf(v.RewardPerTurnCI), highOf(v.RewardPerTurnCI),
+			opt(v.UsedPerTurn), lowOf(v.UsedPerTurnCI), highOf(v.UsedPerTurnCI),
+			opt(v.SurfacedPerTurn), lowOf(v.SurfacedPerTurnCI), highOf(v.SurfacedPerTurnCI),
+			opt(v.Precision), lowOf(v.PrecisionCI), highOf(v.PrecisionCI),
+			opt(v.DismissalRate), lowOf(v.DismissalRateCI), highOf(v.DismissalRateCI),
 			opt(v.LatencyP50MS), opt(v.LatencyP95MS),
 		}
 		c, ok := byVariant[v.Variant]
 		if i == 0 || !ok {
 			row = append(row, make([]string, len(csvHeader)-len(row))...)
 		} else {
-			row = append(row,
+			row = append(row, c.Metric,
 				opt(c.Difference), lowOf(c.DifferenceCI), highOf(c.DifferenceCI), opt(c.Z), opt(c.P),
 				opt(c.RelativeLift), opt(c.RelativeLiftSE), opt(c.RelativeLiftP), opt(c.ChanceToWin),
 				opt(c.ProbBeatControl), opt(c.ExpectedLossVariant), opt(c.ExpectedLossControl),

@@ -7,8 +7,9 @@ import (
 	"io"
 )
 
-// WriteHTML writes a self-contained page: the verdicts, the variants table
-// (id="summary-table"), the comparisons table (id="comparison-table"), the SRM check, and the
+// WriteHTML writes a self-contained page: the verdicts on the primary metric, the variants'
+// counts (id="summary-table") and metrics with intervals (id="metrics-table"), the
+// comparisons table (id="comparison-table"), the SRM check, and the
 // two plots as inline SVG (id="plot-precision", id="plot-posterior"). It loads nothing —
 // no script, font, stylesheet or image — and says so in its Content-Security-Policy, so a
 // browser would refuse anything injected. Every name in it is escaped by html/template (and
@@ -53,8 +54,10 @@ type htmlPage struct {
 var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"pct":       optPct,
 	"ci":        ciPct,
-	"points":    optPoints,
-	"cipoints":  ciPoints,
+	"diff":      optDiff,
+	"cidiff":    ciDiff,
+	"cimean":    ciMean,
+	"label":     metricLabel,
 	"p":         optP,
 	"ms":        optMS,
 	"f3":        func(x *float64) string { return optF(x, "%.3f") },
@@ -100,6 +103,7 @@ dd { margin: 0; }
 <h1>Experiment {{.R.Name}}</h1>
 <p class="meta">id {{.R.ExperimentID}} · {{.R.Status}} · created {{.R.CreatedAt.Format "2006-01-02 15:04 UTC"}}{{with .R.StoppedAt}} · stopped {{.Format "2006-01-02 15:04 UTC"}}{{end}} · as of {{.R.AsOf.Format "2006-01-02 15:04 UTC"}}</p>
 
+<p id="primary-metric">Ranked by {{.R.Methods.PrimaryMetric}}.</p>
 <section id="verdicts">
 {{range .R.Comparisons}}<p class="verdict {{.Outcome}}">{{.Verdict}}</p>
 {{else}}<p class="verdict">No treatment to compare with the control yet.</p>
@@ -107,17 +111,25 @@ dd { margin: 0; }
 
 <h2>Variants</h2>
 <table id="summary-table">
-<thead><tr><th>variant</th><th>share</th><th>conversations</th><th>turns</th><th>surfaced</th><th>used</th><th>helpful</th><th>ignored</th><th>dismissed</th><th>precision</th><th>95 % CI</th><th>dismissal rate</th><th>latency p50 (ms)</th><th>latency p95 (ms)</th></tr></thead>
+<thead><tr><th>variant</th><th>share</th><th>conversations</th><th>turns</th><th>empty turns</th><th>surfaced</th><th>used</th><th>helpful</th><th>ignored</th><th>dismissed</th><th>latency p50 (ms)</th><th>latency p95 (ms)</th></tr></thead>
 <tbody>
-{{range $i, $v := .R.Variants}}<tr><td><span class="swatch" style="background: {{color $i}}"></span>{{$v.Variant}}{{if isControl $i}} (control){{end}}</td><td>{{share $v.Share}}</td><td>{{$v.Conversations}}</td><td>{{$v.Turns}}</td><td>{{$v.Surfaced}}</td><td>{{$v.Used}}</td><td>{{$v.Helpful}}</td><td>{{$v.Ignored}}</td><td>{{$v.Dismissed}}</td><td>{{pct $v.Precision}}</td><td>{{ci $v.PrecisionCI}}</td><td>{{pct $v.DismissalRate}}</td><td>{{ms $v.LatencyP50MS}}</td><td>{{ms $v.LatencyP95MS}}</td></tr>
+{{range $i, $v := .R.Variants}}<tr><td><span class="swatch" style="background: {{color $i}}"></span>{{$v.Variant}}{{if isControl $i}} (control){{end}}</td><td>{{share $v.Share}}</td><td>{{$v.Conversations}}</td><td>{{$v.Turns}}</td><td>{{$v.EmptyTurns}}</td><td>{{$v.Surfaced}}</td><td>{{$v.Used}}</td><td>{{$v.Helpful}}</td><td>{{$v.Ignored}}</td><td>{{$v.Dismissed}}</td><td>{{ms $v.LatencyP50MS}}</td><td>{{ms $v.LatencyP95MS}}</td></tr>
 {{end}}</tbody>
 </table>
 
-<h2>Against the control ({{.R.Control}})</h2>
+<h2>What each variant gains (95 % intervals)</h2>
+<table id="metrics-table">
+<thead><tr><th>variant</th><th>reward per turn</th><th>95 % CI</th><th>used per turn</th><th>95 % CI</th><th>surfaced per turn</th><th>95 % CI</th><th>precision</th><th>95 % CI</th><th>dismissal rate</th><th>95 % CI</th></tr></thead>
+<tbody>
+{{range $i, $v := .R.Variants}}<tr><td><span class="swatch" style="background: {{color $i}}"></span>{{$v.Variant}}{{if isControl $i}} (control){{end}}</td><td>{{f3 $v.RewardPerTurn}}</td><td>{{cimean $v.RewardPerTurnCI}}</td><td>{{f3 $v.UsedPerTurn}}</td><td>{{cimean $v.UsedPerTurnCI}}</td><td>{{f3 $v.SurfacedPerTurn}}</td><td>{{cimean $v.SurfacedPerTurnCI}}</td><td>{{pct $v.Precision}}</td><td>{{ci $v.PrecisionCI}}</td><td>{{pct $v.DismissalRate}}</td><td>{{ci $v.DismissalRateCI}}</td></tr>
+{{end}}</tbody>
+</table>
+
+<h2>Against the control ({{.R.Control}}), on {{label .R.PrimaryMetric}}</h2>
 <table id="comparison-table">
 <thead><tr><th>variant</th><th>difference</th><th>95 % CI</th><th>z</th><th>p</th><th>relative lift</th><th>lift SE</th><th>chance to win (lift)</th><th>P(beat control)</th><th>expected loss if chosen</th><th>expected loss of control</th><th>always-valid p</th><th>always-valid lift CI</th><th>outcome</th></tr></thead>
 <tbody>
-{{range .R.Comparisons}}<tr><td>{{.Variant}}</td><td>{{points .Difference}}</td><td>{{cipoints .DifferenceCI}}</td><td>{{f3 .Z}}</td><td>{{p .P}}</td><td>{{pct .RelativeLift}}</td><td>{{pct .RelativeLiftSE}}</td><td>{{pct .ChanceToWin}}</td><td>{{pct .ProbBeatControl}}</td><td>{{f5 .ExpectedLossVariant}}</td><td>{{f5 .ExpectedLossControl}}</td><td>{{p .SequentialP}}</td><td>{{ci .SequentialLiftCI}}</td><td>{{.Outcome}}</td></tr>
+{{range .R.Comparisons}}<tr><td>{{.Variant}}</td><td>{{diff .Metric .Difference}}</td><td>{{cidiff .Metric .DifferenceCI}}</td><td>{{f3 .Z}}</td><td>{{p .P}}</td><td>{{pct .RelativeLift}}</td><td>{{pct .RelativeLiftSE}}</td><td>{{pct .ChanceToWin}}</td><td>{{pct .ProbBeatControl}}</td><td>{{f5 .ExpectedLossVariant}}</td><td>{{f5 .ExpectedLossControl}}</td><td>{{p .SequentialP}}</td><td>{{ci .SequentialLiftCI}}</td><td>{{.Outcome}}</td></tr>
 {{end}}</tbody>
 </table>
 
@@ -138,7 +150,11 @@ dd { margin: 0; }
 
 <h2>Methods</h2>
 <dl>
+<dt>primary metric</dt><dd>{{.R.Methods.PrimaryMetric}}</dd>
+<dt>reward per turn</dt><dd>{{.R.Methods.RewardPerTurn}}</dd>
+<dt>per turn</dt><dd>{{.R.Methods.PerTurn}}</dd>
 <dt>precision</dt><dd>{{.R.Methods.Precision}}</dd>
+<dt>dismissal rate</dt><dd>{{.R.Methods.DismissalRate}}</dd>
 <dt>difference</dt><dd>{{.R.Methods.Difference}}</dd>
 <dt>chance to win</dt><dd>{{.R.Methods.ChanceToWin}}</dd>
 <dt>P(beat control)</dt><dd>{{.R.Methods.ProbBeatControl}}</dd>

@@ -28,25 +28,38 @@ func WriteText(w io.Writer, r Report) error {
 	}
 	name := padder(append(names, "variant"))
 
+	ew.printf("Ranked by %s.\n\n", r.Methods.PrimaryMetric)
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-	tabRow(tw, name("variant"), "share", "conversations", "turns", "surfaced", "used", "helpful", "ignored", "dismissed",
-		"precision", "95 % CI", "dismissal", "p50 ms", "p95 ms")
+	tabRow(tw, name("variant"), "share", "conversations", "turns", "empty", "surfaced", "used", "helpful", "ignored", "dismissed",
+		"p50 ms", "p95 ms")
 	for _, v := range r.Variants {
-		tabRow(tw, name(term(v.Variant)), fmt.Sprintf("%.2f", v.Share), itoa(v.Conversations), itoa(v.Turns),
+		tabRow(tw, name(term(v.Variant)), fmt.Sprintf("%.2f", v.Share), itoa(v.Conversations), itoa(v.Turns), itoa(v.EmptyTurns),
 			itoa(v.Surfaced), itoa(v.Used), itoa(v.Helpful), itoa(v.Ignored), itoa(v.Dismissed),
-			optPct(v.Precision), ciPct(v.PrecisionCI), optPct(v.DismissalRate), optMS(v.LatencyP50MS), optMS(v.LatencyP95MS))
+			optMS(v.LatencyP50MS), optMS(v.LatencyP95MS))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	ew.printf("\n")
+	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tabRow(tw, name("variant"), "reward/turn", "95 % CI", "used/turn", "95 % CI", "surfaced/turn", "95 % CI",
+		"precision", "95 % CI", "dismissal", "95 % CI")
+	for _, v := range r.Variants {
+		tabRow(tw, name(term(v.Variant)), optF(v.RewardPerTurn, "%.3f"), ciMean(v.RewardPerTurnCI),
+			optF(v.UsedPerTurn, "%.3f"), ciMean(v.UsedPerTurnCI), optF(v.SurfacedPerTurn, "%.3f"), ciMean(v.SurfacedPerTurnCI),
+			optPct(v.Precision), ciPct(v.PrecisionCI), optPct(v.DismissalRate), ciPct(v.DismissalRateCI))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 
 	if len(r.Comparisons) > 0 {
-		ew.printf("\nAgainst the control (%s):\n", term(r.Control))
+		ew.printf("\nAgainst the control (%s), on %s:\n", term(r.Control), metricLabel(r.PrimaryMetric))
 		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 		tabRow(tw, name("variant"), "difference", "95 % CI", "z", "p", "lift", "lift SE", "chance to win",
 			"P(beat control)", "loss if chosen", "loss if control", "always-valid p", "outcome")
 		for _, c := range r.Comparisons {
-			tabRow(tw, name(term(c.Variant)), optPoints(c.Difference), ciPoints(c.DifferenceCI), optF(c.Z, "%.3f"), optP(c.P),
+			tabRow(tw, name(term(c.Variant)), optDiff(c.Metric, c.Difference), ciDiff(c.Metric, c.DifferenceCI), optF(c.Z, "%.3f"), optP(c.P),
 				optPct(c.RelativeLift), optPct(c.RelativeLiftSE), optPct(c.ChanceToWin), optPct(c.ProbBeatControl),
 				optF(c.ExpectedLossVariant, "%.5f"), optF(c.ExpectedLossControl, "%.5f"), optP(c.SequentialP), c.Outcome)
 		}
@@ -70,8 +83,9 @@ func WriteText(w io.Writer, r Report) error {
 		ew.printf("Sample ratio: not checked (needs two variants with planned shares and conversations)\n")
 	}
 	m := r.Methods
-	ew.printf("\nMethods: precision %s; chance to win is %s; P(beat control) is %s; expected loss by %s; %s.\n",
-		m.Precision, m.ChanceToWin, m.ProbBeatControl, m.ExpectedLoss, m.Sequential)
+	ew.printf("\nMethods: the primary metric is %s; reward per turn is %s; %s; precision %s; dismissal rate %s; difference %s; chance to win is %s; "+
+		"P(beat control) is %s; expected loss by %s; %s.\n",
+		m.PrimaryMetric, m.RewardPerTurn, m.PerTurn, m.Precision, m.DismissalRate, m.Difference, m.ChanceToWin, m.ProbBeatControl, m.ExpectedLoss, m.Sequential)
 	return ew.err
 }
 
@@ -145,18 +159,41 @@ func optPct(x *float64) string {
 
 func optMS(x *float64) string { return optF(x, "%.1f") }
 
-func optPoints(x *float64) string {
-	if x == nil {
-		return "–"
-	}
-	return signedPoints(*x) + " pt"
-}
-
 func ciPct(iv *Interval) string {
 	if iv == nil {
 		return "–"
 	}
 	return fmt.Sprintf("[%.1f, %.1f] %%", 100*iv.Low, 100*iv.High)
+}
+
+// ciMean writes the interval of a per-turn mean.
+func ciMean(iv *Interval) string {
+	if iv == nil {
+		return "–"
+	}
+	return fmt.Sprintf("[%.3f, %.3f]", iv.Low, iv.High)
+}
+
+// optDiff writes a difference of the metric: points for a rate, a signed mean otherwise.
+func optDiff(metric string, x *float64) string {
+	if x == nil {
+		return "–"
+	}
+	if isRate(metric) {
+		return signedPoints(*x) + " pt"
+	}
+	return fmt.Sprintf("%+.3f", *x)
+}
+
+// ciDiff writes the interval of a difference of the metric.
+func ciDiff(metric string, iv *Interval) string {
+	if iv == nil {
+		return "–"
+	}
+	if isRate(metric) {
+		return ciPoints(iv)
+	}
+	return fmt.Sprintf("[%+.3f, %+.3f]", iv.Low, iv.High)
 }
 
 func ciPoints(iv *Interval) string {

@@ -11,6 +11,7 @@ type Tally struct {
 	Share         float64    `json:"share"`         // planned traffic share (SRM check)
 	Conversations int        `json:"conversations"` // distinct conversations assigned and seen
 	Turns         int        `json:"turns"`         // recall turns
+	EmptyTurns    int        `json:"empty_turns"`   // of Turns, those that surfaced nothing
 	Surfaced      int        `json:"surfaced"`      // surfacings
 	Used          int        `json:"used"`
 	Helpful       int        `json:"helpful"`
@@ -22,13 +23,14 @@ type Tally struct {
 
 // DayTally is one UTC day of a variant (for precision over time).
 type DayTally struct {
-	Day       time.Time `json:"day"` // midnight UTC
-	Turns     int       `json:"turns"`
-	Surfaced  int       `json:"surfaced"`
-	Used      int       `json:"used"`
-	Helpful   int       `json:"helpful"`
-	Ignored   int       `json:"ignored"`
-	Dismissed int       `json:"dismissed"`
+	Day        time.Time `json:"day"` // midnight UTC
+	Turns      int       `json:"turns"`
+	EmptyTurns int       `json:"empty_turns"`
+	Surfaced   int       `json:"surfaced"`
+	Used       int       `json:"used"`
+	Helpful    int       `json:"helpful"`
+	Ignored    int       `json:"ignored"`
+	Dismissed  int       `json:"dismissed"`
 }
 
 // Input is everything a report is computed from. Variants[0] is the control.
@@ -39,7 +41,10 @@ type Input struct {
 	CreatedAt    time.Time
 	StoppedAt    time.Time // zero while running
 	AsOf         time.Time // the report's time (now, or a snapshot's date)
-	Variants     []Tally
+	// PrimaryMetric is what the comparisons rank by (models.Metric…); "" is the default,
+	// reward per turn.
+	PrimaryMetric string
+	Variants      []Tally
 }
 
 // Report is the JSON report; its json field names are the API. A statistic that cannot be
@@ -53,6 +58,9 @@ type Report struct {
 	StoppedAt    *time.Time `json:"stopped_at,omitempty"`
 	AsOf         time.Time  `json:"as_of"`
 	Control      string     `json:"control"` // the control variant's name (Variants[0])
+	// PrimaryMetric is the metric the comparisons and their verdicts rank by:
+	// reward_per_turn, used_per_turn, precision or dismissal_rate (lower is better).
+	PrimaryMetric string `json:"primary_metric"`
 	// Variants are in the order of the Input, the control first.
 	Variants []VariantReport `json:"variants"`
 	// Comparisons are each treatment against the control, in variant order.
@@ -81,12 +89,24 @@ type VariantReport struct {
 	Ignored       int     `json:"ignored"`
 	Dismissed     int     `json:"dismissed"`
 	// Precision = (used + helpful) / surfaced, with its Wilson 95 % interval.
-	Precision     *float64    `json:"precision,omitempty"`
-	PrecisionCI   *Interval   `json:"precision_ci,omitempty"`
-	DismissalRate *float64    `json:"dismissal_rate,omitempty"` // dismissed / surfaced
-	LatencyP50MS  *float64    `json:"latency_p50_ms,omitempty"`
-	LatencyP95MS  *float64    `json:"latency_p95_ms,omitempty"`
-	Days          []DayReport `json:"days"`
+	Precision   *float64  `json:"precision,omitempty"`
+	PrecisionCI *Interval `json:"precision_ci,omitempty"`
+	// DismissalRate = dismissed / surfaced, with its Wilson 95 % interval.
+	DismissalRate   *float64  `json:"dismissal_rate,omitempty"`
+	DismissalRateCI *Interval `json:"dismissal_rate_ci,omitempty"`
+	// What a bot gains per turn (nil without turns), each with a normal 95 % interval
+	// (Methods.PerTurn): (used + helpful) / turns, surfaced / turns, and the bandit's reward
+	// averaged over turns (empty turns earn 0.4).
+	EmptyTurns        int         `json:"empty_turns"`
+	UsedPerTurn       *float64    `json:"used_per_turn,omitempty"`
+	UsedPerTurnCI     *Interval   `json:"used_per_turn_ci,omitempty"`
+	SurfacedPerTurn   *float64    `json:"surfaced_per_turn,omitempty"`
+	SurfacedPerTurnCI *Interval   `json:"surfaced_per_turn_ci,omitempty"`
+	RewardPerTurn     *float64    `json:"reward_per_turn,omitempty"`
+	RewardPerTurnCI   *Interval   `json:"reward_per_turn_ci,omitempty"`
+	LatencyP50MS      *float64    `json:"latency_p50_ms,omitempty"`
+	LatencyP95MS      *float64    `json:"latency_p95_ms,omitempty"`
+	Days              []DayReport `json:"days"`
 }
 
 // DayReport is one UTC day of a variant: its counts and precision with a Wilson 95 % band.
@@ -102,12 +122,16 @@ type DayReport struct {
 	PrecisionCI *Interval `json:"precision_ci,omitempty"`
 }
 
-// Comparison is one treatment's precision against the control's.
+// Comparison is one treatment against the control on the report's primary metric.
 type Comparison struct {
 	Variant string `json:"variant"`
 	Control string `json:"control"`
-	// Difference is precision(variant) − precision(control) with its 95 % (unpooled Wald)
-	// interval; Z and P are the pooled two-proportion z-test.
+	// Metric is the primary metric every number below is of.
+	Metric string `json:"metric"`
+	// Difference is metric(variant) − metric(control) with its 95 % (unpooled Wald)
+	// interval; Z and P are the pooled two-proportion z-test for a rate, the Wald z-test of
+	// the difference for a per-turn mean. For dismissal_rate a negative difference is the
+	// better; ChanceToWin, ProbBeatControl and the expected losses already count it so.
 	Difference   *float64  `json:"difference,omitempty"`
 	DifferenceCI *Interval `json:"difference_ci,omitempty"`
 	Z            *float64  `json:"z,omitempty"`
@@ -118,10 +142,10 @@ type Comparison struct {
 	RelativeLiftSE *float64 `json:"relative_lift_se,omitempty"`
 	RelativeLiftP  *float64 `json:"relative_lift_p,omitempty"`
 	ChanceToWin    *float64 `json:"chance_to_win,omitempty"`
-	// ProbBeatControl is P(θ_variant > θ_control) under Beta(1, 1) priors: the chance to beat
-	// on the absolute difference.
+	// ProbBeatControl is the chance the variant is the better on the absolute difference:
+	// for a rate under Beta(1, 1) priors, for a per-turn mean by the normal approximation.
 	ProbBeatControl *float64 `json:"prob_beat_control,omitempty"`
-	// ExpectedLoss… are the expected precision lost by choosing that arm if the other is
+	// ExpectedLoss… are the expected metric lost by choosing that arm if the other is
 	// better (normal approximation of the difference).
 	ExpectedLossVariant *float64 `json:"expected_loss_variant,omitempty"`
 	ExpectedLossControl *float64 `json:"expected_loss_control,omitempty"`
@@ -156,6 +180,10 @@ type SRM struct {
 type Methods struct {
 	Confidence      float64 `json:"confidence"` // 0.95
 	Precision       string  `json:"precision"`
+	DismissalRate   string  `json:"dismissal_rate"`
+	PerTurn         string  `json:"per_turn"` // used and surfaced per turn
+	RewardPerTurn   string  `json:"reward_per_turn"`
+	PrimaryMetric   string  `json:"primary_metric"` // what ranks the variants, in words
 	Latency         string  `json:"latency"`
 	Difference      string  `json:"difference"`
 	Prior           string  `json:"prior"`             // "Beta(1,1)"

@@ -70,6 +70,9 @@ func (s *Service) Create(ctx context.Context, ns string, e *models.Experiment, b
 	now := s.now().UTC()
 	c := *e
 	c.ID, c.Namespace, c.Status, c.CreatedAt, c.CreatedBy, c.StoppedAt = ids.New(now), ns, models.ExperimentRunning, now, by, time.Time{}
+	if c.PrimaryMetric == "" {
+		c.PrimaryMetric = models.DefaultPrimaryMetric // stored, so the report never changes its ranking
+	}
 	if err := s.store.CreateExperiment(ctx, &c); err != nil {
 		return nil, err
 	}
@@ -147,18 +150,19 @@ func (s *Service) InputAt(ctx context.Context, e *models.Experiment, asOf time.T
 	if err != nil {
 		return Input{}, err
 	}
-	in := Input{ExperimentID: e.ID, Name: e.Name, Status: e.Status, CreatedAt: e.CreatedAt, StoppedAt: e.StoppedAt, AsOf: asOf.UTC()}
+	in := Input{ExperimentID: e.ID, Name: e.Name, Status: e.Status, CreatedAt: e.CreatedAt, StoppedAt: e.StoppedAt, AsOf: asOf.UTC(),
+		PrimaryMetric: e.PrimaryMetric}
 	if !e.StoppedAt.IsZero() && e.StoppedAt.After(asOf) {
 		in.Status, in.StoppedAt = models.ExperimentRunning, time.Time{} // as it was then
 	}
 	for i, t := range tallies {
 		days := make([]DayTally, len(t.Days))
 		for j, d := range t.Days {
-			days[j] = DayTally{Day: d.Day, Turns: d.Turns, Surfaced: d.Surfaced, Used: d.Used, Helpful: d.Helpful,
+			days[j] = DayTally{Day: d.Day, Turns: d.Turns, EmptyTurns: d.EmptyTurns, Surfaced: d.Surfaced, Used: d.Used, Helpful: d.Helpful,
 				Ignored: d.Ignored, Dismissed: d.Dismissed}
 		}
 		in.Variants = append(in.Variants, Tally{Variant: t.Variant, Share: e.Variants[i].Share, Conversations: t.Conversations,
-			Turns: t.Turns, Surfaced: t.Surfaced, Used: t.Used, Helpful: t.Helpful, Ignored: t.Ignored, Dismissed: t.Dismissed,
+			Turns: t.Turns, EmptyTurns: t.EmptyTurns, Surfaced: t.Surfaced, Used: t.Used, Helpful: t.Helpful, Ignored: t.Ignored, Dismissed: t.Dismissed,
 			LatenciesMS: t.LatenciesMS, Days: days})
 	}
 	return in, nil

@@ -149,3 +149,45 @@ func TestReportSurvivesRestart(t *testing.T) {
 		t.Errorf("after stop: running %v, %v; want none", running, err)
 	}
 }
+
+// TestReportCountsEmptyTurnsFromTheStore: a created experiment ranks by reward per turn, and
+// the report over the SQLite store counts the turns that surfaced nothing, on past days (the
+// running counts) and on the report's own day (the rows), at the empty-turn reward.
+func TestReportCountsEmptyTurnsFromTheStore(t *testing.T) {
+	st := open(t, filepath.Join(t.TempDir(), "s.db"))
+	defer st.Close()
+	day := time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
+	now := day.Add(36 * time.Hour)
+	svc := experiment.NewService(st, experiment.Options{Now: func() time.Time { return now }})
+	e, err := svc.Create(ctx, "ns", &models.Experiment{Name: "quiet", Variants: []models.Variant{{Name: "control", Share: 0.5}, {Name: "quiet", Share: 0.5}}}, "ops")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.PrimaryMetric != models.MetricRewardPerTurn {
+		t.Fatalf("created with primary metric %q, want reward_per_turn", e.PrimaryMetric)
+	}
+	for _, d := range []time.Time{day, day.Add(24 * time.Hour)} {
+		record(t, st, e.ID, "control", d, 4, []models.EventType{models.EventUsed})
+		for i := range 4 { // empty turns of quiet
+			dec := &models.Decision{Namespace: "ns", TurnID: "empty" + d.Format("0102") + strconv.Itoa(i), ConversationID: "q",
+				ConvType: models.ConvOther, Variant: "quiet", Experiment: e.ID, Policy: "bandit", Prob: 1, At: d.Add(time.Duration(i) * time.Minute)}
+			if err := st.Update(ctx, func(tx models.Tx) error { return tx.PutDecision(dec) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	r, err := svc.Report(ctx, "ns", e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.PrimaryMetric != models.MetricRewardPerTurn {
+		t.Errorf("report ranks by %q", r.PrimaryMetric)
+	}
+	ctl, quiet := r.Variants[0], r.Variants[1]
+	if ctl.Turns != 8 || ctl.EmptyTurns != 0 || quiet.Turns != 8 || quiet.EmptyTurns != 8 {
+		t.Errorf("turns %d (%d empty) and %d (%d empty), want 8 (0) and 8 (8)", ctl.Turns, ctl.EmptyTurns, quiet.Turns, quiet.EmptyTurns)
+	}
+	if ctl.RewardPerTurn == nil || *ctl.RewardPerTurn != 0.8 || quiet.RewardPerTurn == nil || *quiet.RewardPerTurn != 0.4 {
+		t.Errorf("reward per turn %v and %v, want 0.8 (every turn used) and 0.4 (every turn empty)", ctl.RewardPerTurn, quiet.RewardPerTurn)
+	}
+}

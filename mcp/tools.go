@@ -250,10 +250,11 @@ var experimentReportTool = &mcp.Tool{
 	Name:  ToolExperimentReport,
 	Title: "Read an A/B experiment's report",
 	Description: `Return the report of an A/B experiment of this namespace as text tables: per
-variant the conversations, turns, memories surfaced and what became of them, precision (used or
-helpful per surfaced) with its 95 % interval, dismissal rate and latency; each treatment against
-the control with the difference, its interval, the chance it beats the control, expected loss,
-an always-valid p-value and a plain verdict. Give as_of (YYYY-MM-DD) for the daily snapshot of a
+variant the conversations, turns, memories surfaced and what became of them, reward, used and
+surfaced per turn, precision (used or helpful per surfaced) and dismissal rate, each with its 95 %
+interval, and latency; each treatment against the control on the experiment's primary metric
+(reward per turn unless it declared another) with the difference, its interval, the chance it
+beats the control, expected loss, an always-valid p-value and a plain verdict. Give as_of (YYYY-MM-DD) for the daily snapshot of a
 past date. Needs a key allowed to read the namespace's settings.`,
 	InputSchema: inputSchema[experimentReportInput](),
 	Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},

@@ -22,10 +22,13 @@ type Experiment struct {
 	// Status is ExperimentRunning until stopped.
 	Status string `json:"status"`
 	// Variants: the first is the control, the rest are treatments; shares sum to 1.
-	Variants  []Variant `json:"variants"`
-	CreatedAt time.Time `json:"created_at"`
-	CreatedBy string    `json:"created_by,omitempty"` // the API key's name
-	StoppedAt time.Time `json:"stopped_at,omitzero"`
+	Variants []Variant `json:"variants"`
+	// PrimaryMetric is what the report's headline and verdicts compare (a Metric…
+	// constant); "" in a record stored before experiments declared one means the default.
+	PrimaryMetric string    `json:"primary_metric,omitempty"`
+	CreatedAt     time.Time `json:"created_at"`
+	CreatedBy     string    `json:"created_by,omitempty"` // the API key's name
+	StoppedAt     time.Time `json:"stopped_at,omitzero"`
 }
 
 // Experiment statuses.
@@ -33,6 +36,34 @@ const (
 	ExperimentRunning = "running"
 	ExperimentStopped = "stopped"
 )
+
+// Primary metrics an experiment may declare: what its report ranks the variants by.
+// Reward per turn is the default because it is what the threshold bandit optimises and what
+// a bot gains per turn: precision alone favours a variant that surfaces less.
+const (
+	MetricRewardPerTurn  = "reward_per_turn"
+	MetricUsedPerTurn    = "used_per_turn"
+	MetricPrecision      = "precision"
+	MetricDismissalRate  = "dismissal_rate" // lower is better
+	DefaultPrimaryMetric = MetricRewardPerTurn
+)
+
+// PrimaryMetrics lists the primary metrics, the default first.
+var PrimaryMetrics = []string{MetricRewardPerTurn, MetricUsedPerTurn, MetricPrecision, MetricDismissalRate}
+
+// ParsePrimaryMetric returns the primary metric s names: "" is the default, the others are
+// spelled exactly as in PrimaryMetrics. ok is false for anything else.
+func ParsePrimaryMetric(s string) (string, bool) {
+	if s == "" {
+		return DefaultPrimaryMetric, true
+	}
+	for _, m := range PrimaryMetrics {
+		if s == m {
+			return m, true
+		}
+	}
+	return "", false
+}
 
 // Variant is one arm of an experiment.
 type Variant struct {
@@ -92,6 +123,9 @@ func (e *Experiment) Validate() error {
 	case ExperimentRunning, ExperimentStopped:
 	default:
 		return Invalid("status", "status must be running or stopped")
+	}
+	if _, ok := ParsePrimaryMetric(e.PrimaryMetric); !ok {
+		return Invalid("primary_metric", "primary metric %q: want one of %s", Clip(e.PrimaryMetric, 40), strings.Join(PrimaryMetrics, ", "))
 	}
 	if len(e.Variants) < 2 || len(e.Variants) > MaxVariants {
 		return Invalid("variants", "an experiment has 2 to %d variants: the control first, then the treatments", MaxVariants)
@@ -228,6 +262,7 @@ type VariantTally struct {
 	Variant       string
 	Conversations int // distinct conversations with an ambient turn in the variant
 	Turns         int // ambient turns (threshold decisions), empty ones included
+	EmptyTurns    int // of Turns, those that surfaced nothing
 	Surfaced      int
 	Used          int // first outcome of each surfacing, known by the as-of time
 	Helpful       int
@@ -240,8 +275,8 @@ type VariantTally struct {
 // DayTally is one UTC day of a variant: turns and surfacings made that day and their
 // outcomes.
 type DayTally struct {
-	Day                                                time.Time // midnight UTC
-	Turns, Surfaced, Used, Helpful, Ignored, Dismissed int
+	Day                                                            time.Time // midnight UTC
+	Turns, EmptyTurns, Surfaced, Used, Helpful, Ignored, Dismissed int
 }
 
 // SortDays orders days ascending.

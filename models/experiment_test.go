@@ -1,6 +1,7 @@
 package models
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -31,6 +32,8 @@ func TestExperimentValidate(t *testing.T) {
 		{"bad rerank", func(e *Experiment) { e.Variants[1].Overrides.Rerank = "auto" }, "variants[1].overrides.rerank"},
 		{"no name", func(e *Experiment) { e.Name = " " }, "name"},
 		{"bad status", func(e *Experiment) { e.Status = "paused" }, "status"},
+		{"unknown primary metric", func(e *Experiment) { e.PrimaryMetric = "clicks" }, "primary_metric"},
+		{"primary metric in capitals", func(e *Experiment) { e.PrimaryMetric = "Precision" }, "primary_metric"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,6 +51,40 @@ func TestExperimentValidate(t *testing.T) {
 	if err := e.Validate(); err != nil {
 		t.Errorf("thirds: %v", err)
 	}
+}
+
+func TestParsePrimaryMetric(t *testing.T) {
+	for in, want := range map[string]string{"": "reward_per_turn", "reward_per_turn": "reward_per_turn",
+		"used_per_turn": "used_per_turn", "precision": "precision", "dismissal_rate": "dismissal_rate",
+		" precision": "", "surfaced_per_turn": "", "PRECISION": "", "reward": ""} {
+		got, ok := ParsePrimaryMetric(in)
+		if got != want || ok != (want != "") {
+			t.Errorf("ParsePrimaryMetric(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}
+
+// FuzzParsePrimaryMetric: what is accepted is one of the listed metrics, and Validate
+// refuses exactly what the parser refuses, naming primary_metric.
+func FuzzParsePrimaryMetric(f *testing.F) {
+	for _, s := range append([]string{"", " ", "precision\x00", "dismissal_rate ", "reward_per_turn\n"}, PrimaryMetrics...) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, ok := ParsePrimaryMetric(s)
+		if ok && !slices.Contains(PrimaryMetrics, m) {
+			t.Fatalf("ParsePrimaryMetric(%q) = %q: not a listed metric", s, m)
+		}
+		if ok && s != "" && m != s {
+			t.Fatalf("ParsePrimaryMetric(%q) = %q: a metric is spelled one way", s, m)
+		}
+		e := &Experiment{ID: "e1", Namespace: "ns", Name: "n", Status: ExperimentRunning, CreatedAt: time.Unix(1, 0), PrimaryMetric: s,
+			Variants: []Variant{{Name: "a", Share: 0.5}, {Name: "b", Share: 0.5}}}
+		err := e.Validate()
+		if ok != (err == nil) || (err != nil && ErrorField(err) != "primary_metric") {
+			t.Fatalf("Validate with primary metric %q: %v; parser ok %v", s, err, ok)
+		}
+	})
 }
 
 func TestValidThresholdPolicy(t *testing.T) {

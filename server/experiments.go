@@ -192,7 +192,8 @@ func (s *Server) experimentReport(c *gin.Context) {
 }
 
 func experimentFromAPI(in *api.ExperimentCreate) *models.Experiment {
-	e := &models.Experiment{Name: in.Name, Description: in.Description, Variants: make([]models.Variant, len(in.Variants))}
+	e := &models.Experiment{Name: in.Name, Description: in.Description, PrimaryMetric: in.PrimaryMetric,
+		Variants: make([]models.Variant, len(in.Variants))}
 	for i, v := range in.Variants {
 		o := v.Overrides
 		mv := models.Variant{Name: v.Name, Share: v.Share, Overrides: models.Overrides{
@@ -216,6 +217,12 @@ func experimentFromAPI(in *api.ExperimentCreate) *models.Experiment {
 func experimentToAPI(e *models.Experiment) *api.Experiment {
 	out := &api.Experiment{ID: e.ID, Namespace: e.Namespace, Name: e.Name, Description: e.Description, Status: e.Status,
 		CreatedAt: e.CreatedAt, CreatedBy: e.CreatedBy, StoppedAt: e.StoppedAt, Variants: make([]api.Variant, len(e.Variants))}
+	// A record made before experiments declared a metric ranks by the default.
+	if m, ok := models.ParsePrimaryMetric(e.PrimaryMetric); ok {
+		out.PrimaryMetric = m
+	} else {
+		out.PrimaryMetric = e.PrimaryMetric
+	}
 	for i, v := range e.Variants {
 		o := v.Overrides
 		av := api.Variant{Name: v.Name, Share: v.Share, Overrides: api.VariantOverrides{

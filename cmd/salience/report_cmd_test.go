@@ -30,7 +30,9 @@ func TestReportExperimentCommand(t *testing.T) {
 	if err := runReport(ctx, []string{"experiment", e.ID, "--ns", "a", "--server", srv.URL}, &out, &errs, env); err != nil {
 		t.Fatalf("report: %v\n%s", err, errs.String())
 	}
-	for _, want := range []string{"half-life", "control", "short-half-life"} {
+	// Every metric, and the default ranking by what bots gain per turn.
+	for _, want := range []string{"half-life", "control", "short-half-life", "Ranked by reward per turn", "reward/turn", "used/turn",
+		"surfaced/turn", "precision", "dismissal"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report output lacks %q:\n%s", want, out.String())
 		}

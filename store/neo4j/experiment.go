@@ -18,7 +18,7 @@ func experimentProps(e *models.Experiment) map[string]any {
 	return map[string]any{
 		"ns": e.Namespace, "id": e.ID, "name": e.Name, "description": e.Description, "status": e.Status,
 		"variants": encJSON(e.Variants, false), "created_at": encTime(e.CreatedAt), "created_by": e.CreatedBy,
-		"stopped_at": encTime(e.StoppedAt),
+		"stopped_at": encTime(e.StoppedAt), "primary_metric": e.PrimaryMetric,
 	}
 }
 
@@ -27,7 +27,7 @@ func decExperiment(v any) (*models.Experiment, error) {
 	e := &models.Experiment{
 		Namespace: p.str("ns"), ID: p.str("id"), Name: p.str("name"), Description: p.str("description"),
 		Status: p.str("status"), CreatedAt: p.time("created_at"), CreatedBy: p.str("created_by"),
-		StoppedAt: p.time("stopped_at"),
+		StoppedAt: p.time("stopped_at"), PrimaryMetric: p.str("primary_metric"),
 	}
 	p.json("variants", &e.Variants)
 	return e, p.err
@@ -46,7 +46,8 @@ const (
 	tallyTurns = `MATCH (d:Decision {ns: $ns, experiment: $id}) WHERE d.at < $before
 		RETURN d.variant AS v, count(*) AS turns, count(DISTINCT d.conv) AS convs`
 	tallyTurnDays = `MATCH (d:Decision {ns: $ns, experiment: $id}) WHERE d.at < $before
-		RETURN d.variant AS v, d.at / $day AS day, count(*) AS n`
+		RETURN d.variant AS v, d.at / $day AS day, count(*) AS n,
+			sum(CASE WHEN coalesce(d.surfaced, 0) = 0 THEN 1 ELSE 0 END) AS empty`
 	tallyLatencies = `MATCH (d:Decision {ns: $ns, experiment: $id}) WHERE d.at < $before
 		RETURN d.variant AS v, coalesce(d.latency, 0.0) AS ms`
 	tallySurfacings = `MATCH (s:Surfacing {ns: $ns, experiment: $id})
@@ -207,7 +208,9 @@ func (s *Store) TallyExperiment(ctx context.Context, ns, id string, asOf time.Ti
 		for _, r := range recs {
 			p := asProps(r.AsMap())
 			if v := p.str("v"); byName[v] != nil {
-				day(v, p.i64("day")).Turns = p.int("n")
+				d := day(v, p.i64("day"))
+				d.Turns, d.EmptyTurns = p.int("n"), p.int("empty")
+				byName[v].EmptyTurns += d.EmptyTurns
 			}
 		}
 		if recs, err = collect(ctx, tx, tallyLatencies, params); err != nil {

@@ -22,6 +22,7 @@ var experimentRows = newTable("experiments", []string{"ns", "id"},
 	timeCol("created_at", func(e *models.Experiment) *time.Time { return &e.CreatedAt }),
 	textCol("created_by", func(e *models.Experiment) *string { return &e.CreatedBy }),
 	timeCol("stopped_at", func(e *models.Experiment) *time.Time { return &e.StoppedAt }),
+	textCol("primary_metric", func(e *models.Experiment) *string { return &e.PrimaryMetric }),
 )
 
 var (
@@ -156,12 +157,12 @@ func (s *Store) TallyExperiment(ctx context.Context, ns, id string, asOf time.Ti
 		return wrap(rows.Err(), what)
 	}
 	// The days before today, from the counts.
-	err = q("tally experiment days", `SELECT variant, day, turns, surfaced, used, helpful, ignored, dismissed
+	err = q("tally experiment days", `SELECT variant, day, turns, empty_turns, surfaced, used, helpful, ignored, dismissed
 		FROM experiment_days WHERE ns = ? AND experiment_id = ? AND day < ?`, []any{ns, id, today}, func(rows *sql.Rows) error {
 		var v string
 		var d int64
 		var dt models.DayTally
-		if err := rows.Scan(&v, &d, &dt.Turns, &dt.Surfaced, &dt.Used, &dt.Helpful, &dt.Ignored, &dt.Dismissed); err != nil {
+		if err := rows.Scan(&v, &d, &dt.Turns, &dt.EmptyTurns, &dt.Surfaced, &dt.Used, &dt.Helpful, &dt.Ignored, &dt.Dismissed); err != nil {
 			return err
 		}
 		if byName[v] != nil {
@@ -210,15 +211,20 @@ func (s *Store) TallyExperiment(ctx context.Context, ns, id string, asOf time.Ti
 	// Today, from the rows, as of asOf. Every query repeats experiment_id != '': with the id
 	// a bound parameter, SQLite cannot otherwise tell that the partial indexes apply.
 	args := []any{ns, id, today * dayNanos, before}
-	err = q("tally experiment turns", `SELECT variant, latency_ms FROM decisions INDEXED BY decisions_experiment
+	err = q("tally experiment turns", `SELECT variant, latency_ms, surfaced = 0 FROM decisions INDEXED BY decisions_experiment
 		WHERE ns = ? AND experiment_id = ? AND experiment_id != '' AND at >= ? AND at < ?`, args, func(rows *sql.Rows) error {
 		var v string
 		var ms float64
-		if err := rows.Scan(&v, &ms); err != nil {
+		var empty bool
+		if err := rows.Scan(&v, &ms, &empty); err != nil {
 			return err
 		}
 		if t := byName[v]; t != nil {
-			day(v, today).Turns++
+			d := day(v, today)
+			d.Turns++
+			if empty {
+				d.EmptyTurns++
+			}
 			// As the counts keep them: to a tenth of a millisecond.
 			t.LatenciesMS = append(t.LatenciesMS, math.Round(ms*10)/10)
 		}
@@ -257,6 +263,7 @@ func (s *Store) TallyExperiment(ctx context.Context, ns, id string, asOf time.Ti
 			}
 			t.Days = append(t.Days, *d)
 			t.Turns += d.Turns
+			t.EmptyTurns += d.EmptyTurns
 			t.Surfaced += d.Surfaced
 			t.Used += d.Used
 			t.Helpful += d.Helpful

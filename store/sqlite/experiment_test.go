@@ -57,8 +57,9 @@ func TestExperimentCountsMatchTheRows(t *testing.T) {
 		at := start.Add(time.Duration(d)*24*time.Hour + time.Duration(rng.IntN(86400))*time.Second)
 		turn, conv := fmt.Sprintf("t%d", i), fmt.Sprintf("%s-c%d", v, rng.IntN(30))
 		ms := rng.Float64() * 50
+		shown := rng.IntN(3)
 		dec := &models.Decision{Namespace: "n", TurnID: turn, ConversationID: conv, Variant: v, Experiment: "x", Policy: "bandit",
-			Prob: 1, LatencyMS: ms, At: at}
+			Prob: 1, LatencyMS: ms, Surfaced: shown, At: at}
 		if err := s.Update(ctx, func(tx models.Tx) error { return tx.PutDecision(dec) }); err != nil {
 			t.Fatal(err)
 		}
@@ -69,9 +70,12 @@ func TestExperimentCountsMatchTheRows(t *testing.T) {
 			}
 		}
 		wantDay(v, d).Turns++
+		if shown == 0 {
+			wantDay(v, d).EmptyTurns++
+		}
 		lat[v] = append(lat[v], float64(int(ms*10+0.5))/10)
 		convs[v][conv] = true
-		for k := range rng.IntN(3) {
+		for k := range shown {
 			mode := []models.Mode{models.ModeAmbient, models.ModeResurface, models.ModeSearch}[rng.IntN(3)]
 			sf := &models.Surfacing{ID: fmt.Sprintf("%s-%d", turn, k), Namespace: "n", ConversationID: conv, TurnID: turn, MemoryID: "m",
 				Mode: mode, Variant: v, Experiment: "x", At: at, Outcome: outcomes[rng.IntN(len(outcomes))]}

@@ -19,7 +19,7 @@ func experiment(namespace, id string, minute int) *models.Experiment {
 			{Name: "fresh", Share: 0.5, Overrides: models.Overrides{FreshnessHalfLifeHours: 48, Diversity: &div,
 				ThresholdPolicy: "fixed:0.7", RelevanceModel: "off", Rerank: "off"}},
 		},
-		CreatedAt: at(minute), CreatedBy: "ops",
+		PrimaryMetric: models.MetricPrecision, CreatedAt: at(minute), CreatedBy: "ops",
 	}
 }
 
@@ -69,14 +69,17 @@ func testExperiments(t *testing.T, open func(t *testing.T) models.Store) {
 		e.Namespace = "suite-tally"
 		mustNil(t, s.CreateExperiment(ctx, e))
 		day2 := 24 * 60
-		// Turns: control has two conversations, three turns (one on day 2, one empty);
+		// Turns: control has two conversations, five turns (two on day 2; t8 and t9 empty, one
+		// each day: the counts of past days and the rows of asOf's day both see them);
 		// fresh one turn. A turn outside the experiment and one of another namespace do
 		// not count.
 		decisions := []*models.Decision{
-			{TurnID: "t1", ConversationID: "c1", Variant: "control", Experiment: "tally", LatencyMS: 10, At: at(1)},
-			{TurnID: "t2", ConversationID: "c2", Variant: "control", Experiment: "tally", LatencyMS: 30, At: at(2)},
-			{TurnID: "t3", ConversationID: "c1", Variant: "control", Experiment: "tally", LatencyMS: 20, At: at(day2 + 1)},
-			{TurnID: "t4", ConversationID: "c3", Variant: "fresh", Experiment: "tally", LatencyMS: 5, At: at(3)},
+			{TurnID: "t1", ConversationID: "c1", Variant: "control", Experiment: "tally", LatencyMS: 10, At: at(1), Surfaced: 3},
+			{TurnID: "t2", ConversationID: "c2", Variant: "control", Experiment: "tally", LatencyMS: 30, At: at(2), Surfaced: 1},
+			{TurnID: "t3", ConversationID: "c1", Variant: "control", Experiment: "tally", LatencyMS: 20, At: at(day2 + 1), Surfaced: 3},
+			{TurnID: "t8", ConversationID: "c2", Variant: "control", Experiment: "tally", LatencyMS: 40, At: at(4)},
+			{TurnID: "t9", ConversationID: "c1", Variant: "control", Experiment: "tally", LatencyMS: 50, At: at(day2 + 3)},
+			{TurnID: "t4", ConversationID: "c3", Variant: "fresh", Experiment: "tally", LatencyMS: 5, At: at(3), Surfaced: 1},
 			{TurnID: "t5", ConversationID: "c4", At: at(3)},
 			{TurnID: "t6", ConversationID: "c5", Variant: "fresh", Experiment: "tally", LatencyMS: 7, At: at(day2 + 500)}, // after asOf
 		}
@@ -141,10 +144,10 @@ func testExperiments(t *testing.T, open func(t *testing.T) models.Store) {
 		}
 		d1, d2 := t0.Truncate(24*time.Hour), t0.Truncate(24*time.Hour).Add(24*time.Hour)
 		want := []*models.VariantTally{
-			{Variant: "control", Conversations: 2, Turns: 3, Surfaced: 6, Used: 2, Helpful: 1, Ignored: 1, Dismissed: 1,
-				LatenciesMS: []float64{10, 20, 30}, Days: []models.DayTally{
-					{Day: d1, Turns: 2, Surfaced: 4, Used: 2, Ignored: 1, Dismissed: 1},
-					{Day: d2, Turns: 1, Surfaced: 2, Helpful: 1},
+			{Variant: "control", Conversations: 2, Turns: 5, EmptyTurns: 2, Surfaced: 6, Used: 2, Helpful: 1, Ignored: 1, Dismissed: 1,
+				LatenciesMS: []float64{10, 20, 30, 40, 50}, Days: []models.DayTally{
+					{Day: d1, Turns: 3, EmptyTurns: 1, Surfaced: 4, Used: 2, Ignored: 1, Dismissed: 1},
+					{Day: d2, Turns: 2, EmptyTurns: 1, Surfaced: 2, Helpful: 1},
 				}},
 			{Variant: "fresh", Conversations: 1, Turns: 1, Surfaced: 1, LatenciesMS: []float64{5},
 				Days: []models.DayTally{{Day: d1, Turns: 1, Surfaced: 1}}},
