@@ -142,17 +142,26 @@ func openJournal(path string) (*journal, error) {
 		wake: make(chan struct{}, 1)}, nil
 }
 
-// readJournal returns the records of the journal's lines that check out, in sequence order.
+// readJournal returns the records of the journal's lines, in sequence order. A torn or
+// damaged line (its checksum fails: the tail of a crash) is skipped; a whole line that does
+// not decode is an error, never skipped.
 func readJournal(f *os.File) ([]*journalRecord, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
 	var out []*journalRecord
 	r := bufio.NewReaderSize(f, 1<<20)
-	for {
+	for n := 1; ; n++ {
 		line, err := r.ReadBytes('\n')
-		if rec := decodeJournalLine(line); rec != nil {
+		switch rec := decodeJournalLine(line); {
+		case rec != nil:
 			out = append(out, rec)
+		case lineChecks(line):
+			// Not torn: whole, as its checksum says, yet unreadable — a newer version's
+			// format, most likely. Skipping it would drop acknowledged turns.
+			return nil, fmt.Errorf("line %d of %s is whole (its checksum holds) but this version cannot read it: "+
+				"was it written by a newer version of salience? Run that version until it has applied its journal "+
+				"(it does so at every start), or move the file aside to start without those turns", n, f.Name())
 		}
 		if err == io.EOF {
 			break
@@ -205,7 +214,19 @@ func binaryCRC(b []byte) []byte {
 	return []byte{byte(c >> 24), byte(c >> 16), byte(c >> 8), byte(c)}
 }
 
-// decodeJournalLine returns the line's record, or nil when the line is torn or damaged.
+// lineChecks reports whether a line's checksum covers what it holds: a line torn by a crash
+// or damaged on disk fails it.
+func lineChecks(line []byte) bool {
+	line = bytes.TrimSuffix(line, []byte{'\n'})
+	if len(line) < 10 || line[8] != ' ' {
+		return false
+	}
+	sum, err := hex.DecodeString(string(line[:8]))
+	return err == nil && bytes.Equal(sum, binaryCRC(line[9:]))
+}
+
+// decodeJournalLine returns the line's record, or nil when the line is torn or damaged, or
+// does not decode (readJournal tells those apart with lineChecks).
 func decodeJournalLine(line []byte) *journalRecord {
 	line = bytes.TrimSuffix(line, []byte{'\n'})
 	if len(line) < 10 || line[8] != ' ' {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -500,4 +501,48 @@ func FuzzJournalLine(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestJournalRefusesAWholeLineItCannotRead: a line torn by a crash (its checksum fails) is
+// skipped, but a whole line this version cannot decode — here a binary body whose mask has a
+// bit no version defines, as a newer format would — stops the read with an error naming the
+// line and the file, rather than dropping an acknowledged turn.
+func TestJournalRefusesAWholeLineItCannotRead(t *testing.T) {
+	good, err := encodeJournalLine(&journalRecord{Seq: 1, Surfacings: journalTurn(0, "m1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	torn := good[:len(good)/2]
+	write := func(lines ...[]byte) *os.File {
+		f, err := os.Create(filepath.Join(t.TempDir(), "surfacings.journal"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		for _, l := range lines {
+			if _, err := f.Write(l); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return f
+	}
+	recs, err := readJournal(write(good, torn))
+	if err != nil || len(recs) != 1 || recs[0].Seq != 1 {
+		t.Fatalf("a torn tail: %d records, %v; want the whole line's record and no error", len(recs), err)
+	}
+	// One surfacing, then a mask with bit 40 set: whole, and unreadable.
+	w := &journalWriter{}
+	w.uvarint(1)
+	w.uvarint(1)
+	w.b = append(w.b, 's')
+	w.uvarint(1 << 40)
+	unknown := journalLine(2, append([]byte{journalBinary}, b64.EncodeToString(w.b)...))
+	if !lineChecks(unknown) || decodeJournalLine(unknown) != nil {
+		t.Fatalf("the test's line: checks %v, decodes %v; want whole and unreadable", lineChecks(unknown), decodeJournalLine(unknown))
+	}
+	f := write(good, unknown, torn)
+	_, err = readJournal(f)
+	if err == nil || !strings.Contains(err.Error(), "line 2 of "+f.Name()) || !strings.Contains(err.Error(), "cannot read") {
+		t.Fatalf("a whole unreadable line: %v; want an error naming line 2 of %s", err, f.Name())
+	}
 }
