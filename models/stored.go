@@ -13,6 +13,43 @@ var (
 	storeMaxTime = time.Unix(0, math.MaxInt64).UTC()
 )
 
+// The stores' time codec, one for both: a time is int64 unix nanoseconds UTC — exact,
+// comparable and indexable — and NoTime stands for the zero time ("unset"). An int64 of
+// nanoseconds covers 1678–2262; CheckStoredTime rejects anything outside (NoTime among it),
+// so nothing wraps and no valid time encodes to NoTime.
+const NoTime = math.MinInt64
+
+// EncodeTime is t as a store keeps it.
+func EncodeTime(t time.Time) int64 {
+	if t.IsZero() {
+		return NoTime
+	}
+	return t.UnixNano()
+}
+
+// DecodeTime is the time a store's n stands for.
+func DecodeTime(n int64) time.Time {
+	if n == NoTime {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+// FilterTime encodes a filter bound, clamping an out-of-range time instead of failing. The
+// zero time is NoTime, below every stored time, unset ones included: "before the zero time"
+// matches nothing.
+func FilterTime(t time.Time) int64 {
+	switch {
+	case t.IsZero():
+		return NoTime
+	case !t.After(storeMinTime):
+		return math.MinInt64 + 1
+	case !t.Before(storeMaxTime):
+		return math.MaxInt64
+	}
+	return t.UnixNano()
+}
+
 // ValidateStoredMemory checks what every store relies on before it writes a memory (content
 // rules are ingest's, Memory.Validate). One function, so SQLite and Neo4j refuse the same
 // memories with the same fields.

@@ -13,45 +13,19 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-// Times are stored as integer unix nanoseconds UTC, noTime for the zero time, as the
-// embedded store keeps them: exact, comparable and indexable. (0 meant the zero time until
-// migrateNoTime, so the Unix epoch read back unset.) An int64 of nanoseconds covers
-// 1678–2262; checkTime rejects anything outside (noTime among it) so nothing wraps.
-var (
-	minTime = time.Unix(0, math.MinInt64+1).UTC()
-	maxTime = time.Unix(0, math.MaxInt64).UTC()
-)
-
-// noTime encodes the zero time; Cypher spells it noTimeCypher.
+// Times: the stores' one codec (models.EncodeTime), as the embedded store keeps them. (0
+// meant the zero time until migrateNoTime, so the Unix epoch read back unset.) Cypher spells
+// noTime noTimeCypher.
 const (
-	noTime       = math.MinInt64
+	noTime       = models.NoTime
 	noTimeCypher = `(-9223372036854775807 - 1)`
 )
 
-func encTime(t time.Time) int64 {
-	if t.IsZero() {
-		return noTime
-	}
-	return t.UnixNano()
-}
-
-func decTime(n int64) time.Time {
-	if n == noTime {
-		return time.Time{}
-	}
-	return time.Unix(0, n).UTC()
-}
-
-// filterTime encodes a filter bound, clamping out-of-range times instead of failing.
-func filterTime(t time.Time) int64 {
-	switch {
-	case !t.After(minTime):
-		return math.MinInt64 + 1
-	case !t.Before(maxTime):
-		return math.MaxInt64
-	}
-	return t.UnixNano()
-}
+var (
+	encTime    = models.EncodeTime
+	decTime    = models.DecodeTime
+	filterTime = models.FilterTime
+)
 
 // optTime is a filter bound as a parameter: nil (no bound) for the zero time.
 func optTime(t time.Time) any {

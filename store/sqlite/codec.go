@@ -15,44 +15,16 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-// Times are stored as unix nanoseconds UTC; noTime stands for the zero time ("unset"). It
-// was 0 until migration 0009, which made the Unix epoch itself read back as unset. An int64
-// of nanoseconds covers 1678–2262; checkTime rejects anything outside (noTime among it), so
-// nothing wraps and no valid time encodes to noTime.
+// Times: the stores' one codec (models.EncodeTime). noTime, the zero time, was 0 until
+// migration 0009 (migrations/0009_no_time.sql spells it -9223372036854775807 - 1), which made
+// the Unix epoch itself read back as unset.
+const noTime = models.NoTime
+
 var (
-	minTime = time.Unix(0, math.MinInt64+1).UTC()
-	maxTime = time.Unix(0, math.MaxInt64).UTC()
+	encTime    = models.EncodeTime
+	decTime    = models.DecodeTime
+	filterTime = models.FilterTime
 )
-
-// noTime encodes the zero time; migrations/0009_no_time.sql spells it -9223372036854775807 - 1.
-const noTime = math.MinInt64
-
-func encTime(t time.Time) int64 {
-	if t.IsZero() {
-		return noTime
-	}
-	return t.UnixNano()
-}
-
-func decTime(n int64) time.Time {
-	if n == noTime {
-		return time.Time{}
-	}
-	return time.Unix(0, n).UTC()
-}
-
-// filterTime encodes a filter bound, clamping out-of-range times instead of failing.
-func filterTime(t time.Time) int64 {
-	switch {
-	case t.IsZero():
-		return noTime
-	case !t.After(minTime):
-		return math.MinInt64 + 1
-	case !t.Before(maxTime):
-		return math.MaxInt64
-	}
-	return t.UnixNano()
-}
 
 // encJSON encodes a list or struct field as JSON text, "" for an empty value (so empty
 // lists cost nothing to store or decode).
