@@ -64,6 +64,9 @@ func (p *Pipeline) intake(ctx context.Context, req *Request) *intake {
 	}
 	in.text = strings.Join(parts, "\n")
 	for _, m := range req.Messages {
+		if req.Mode != models.ModeAmbient {
+			break // only ambient recall leaves out what the bot has in front of it (keep)
+		}
 		if k := contextKey(m.Content); k != "" {
 			if in.context == nil {
 				in.context = map[string]bool{}

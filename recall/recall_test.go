@@ -731,3 +731,30 @@ func TestResultsAreCallersCopies(t *testing.T) {
 		}
 	}
 }
+
+// Ambient recall leaves out a memory that is one of the request's own messages (white space
+// and case aside): the bot has it in front of it. Search does not: it was asked for.
+func TestAmbientLeavesOutTheRequestsOwnMessages(t *testing.T) {
+	e := newEnv(t)
+	said := "The ferry to the island leaves at nine."
+	e.add(t, "a", mem(models.KindTurn, said, t0), mem(models.KindFact, "The island ferry takes bicycles for free.", t0))
+	for _, c := range []struct {
+		mode     models.Mode
+		wantSaid bool
+	}{{models.ModeAmbient, false}, {models.ModeSearch, true}} {
+		r, err := e.p.Recall(context.Background(), &recall.Request{Namespace: "a", Mode: c.mode, ConversationID: "c-" + string(c.mode),
+			ThresholdPolicy: predict.PolicyOff, Messages: []recall.Message{{Content: "  the FERRY to the island leaves at nine. "},
+				{Content: "When does the island ferry leave?"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotSaid, gotOther := false, false
+		for _, res := range r.Results {
+			gotSaid = gotSaid || res.Content == said
+			gotOther = gotOther || strings.Contains(res.Content, "bicycles")
+		}
+		if gotSaid != c.wantSaid || !gotOther {
+			t.Errorf("%s: the message itself returned %v (want %v), the other memory %v (want true): %+v", c.mode, gotSaid, c.wantSaid, gotOther, r.Results)
+		}
+	}
+}
