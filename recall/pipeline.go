@@ -27,10 +27,6 @@ type Pipeline struct {
 	speakers *termCache
 }
 
-// turnTracker is a store that wants to know when recall turns are in flight: the embedded
-// store defers its background writes to the quiet between them.
-type turnTracker interface{ TurnStarted() (ended func()) }
-
 // New returns a pipeline over store using embedder for query vectors (nil: text and graph only).
 func New(store models.Store, embedder embed.Embedder, opts Options) *Pipeline {
 	if opts.VectorWeight == 0 {
@@ -65,9 +61,6 @@ func (s *stopwatch) total() float64 { return float64(time.Since(s.start).Microse
 // record, format.
 func (p *Pipeline) Recall(ctx context.Context, req *Request) (*Response, error) {
 	sw := newStopwatch()
-	if t, ok := p.store.(turnTracker); ok {
-		defer t.TurnStarted()()
-	}
 	if err := normalize(req, p.opts.Now()); err != nil {
 		return nil, err
 	}

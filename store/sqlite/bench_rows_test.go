@@ -158,9 +158,9 @@ func reportCPU(b *testing.B, cpu0 time.Duration) {
 
 // BenchmarkRecordTurns100k measures storing a recall turn — ten surfacings of random
 // memories among 100,000, in one of 100 conversations whose state carries its last 20
-// turns' ids, as recall's does — as the applier does, 1, 4 or 16 turns a transaction, with
-// the folds of the counters (surfaced.go) that the turns make due included: every foldRows
-// surfacings, and what waits at the end. cpu-ns/op is per turn.
+// turns' ids, as recall's does, each in its own RecordSurfacings, with the folds of the
+// counters (surfaced.go) that the turns make due included. cpu-ns/op is per turn.
+
 func BenchmarkRecordTurns100k(b *testing.B) {
 	s := openAt(b, buildDB(b, 100_000, 256))
 	if err := s.Rebuild(ctx); err != nil {
@@ -185,8 +185,8 @@ func BenchmarkRecordTurns100k(b *testing.B) {
 	base := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 	states := map[string]*models.ConversationState{}
 	t := 0
-	for _, batch := range []int{1, 4, 16} {
-		b.Run(fmt.Sprintf("batch%d", batch), func(b *testing.B) {
+	{
+		b.Run("sync", func(b *testing.B) {
 			cpu0 := cpuTime()
 			for b.Loop() {
 				at := base.Add(time.Duration(t) * time.Second)
@@ -214,17 +214,6 @@ func BenchmarkRecordTurns100k(b *testing.B) {
 					b.Fatal(err)
 				}
 				t++
-				if t%batch != 0 {
-					continue
-				}
-				if err := s.apply(ctx); err != nil {
-					b.Fatal(err)
-				}
-				if s.unfolded.Load() >= foldRows {
-					if err := s.settle(ctx); err != nil {
-						b.Fatal(err)
-					}
-				}
 			}
 			if err := s.settle(ctx); err != nil {
 				b.Fatal(err)

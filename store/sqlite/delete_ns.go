@@ -89,7 +89,7 @@ func (s *Store) DeleteNamespace(ctx context.Context, ns string) (models.Namespac
 	}
 	err = s.write(ctx, "delete namespace", func(w *wtx) (func(), error) {
 		// Turns journaled before now reach SQLite, to be deleted with the rest.
-		if err := w.settle(ctx); err != nil {
+		if err := w.foldIfNeeded(ctx); err != nil {
 			return nil, err
 		}
 		for _, t := range tables {

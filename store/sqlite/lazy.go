@@ -129,8 +129,7 @@ func (s *Store) applySpaceLocked(ns string) *space {
 
 // loadSpaceLocked loads ns's space from SQLite and publishes it, evicting the least recently
 // used others while the loaded total is over the budget. The caller holds the write mutex,
-// and w is its open transaction, if any. The space loads with the surfacing journal applied
-// and held, so it counts every journaled turn exactly once.
+// and w is its open transaction, if any.
 func (s *Store) loadSpaceLocked(ctx context.Context, ns string, w *wtx) (*space, error) {
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
@@ -138,18 +137,13 @@ func (s *Store) loadSpaceLocked(ctx context.Context, ns string, w *wtx) (*space,
 	if sp := s.loadedSpace(ns); sp != nil {
 		return sp, nil
 	}
+	// The counters are folded first: the load reads them from one table (surfaced.go).
 	if w != nil {
-		// The transaction applies the journal itself (the connection is its own) and
-		// holds it until it ends.
-		if err := w.settle(ctx); err != nil {
+		if err := w.foldIfNeeded(ctx); err != nil {
 			return nil, err
 		}
-	} else {
-		release, err := s.holdJournalLocked(ctx)
-		if err != nil {
-			return nil, err
-		}
-		defer release()
+	} else if err := s.foldLocked(ctx); err != nil {
+		return nil, err
 	}
 	t0 := time.Now()
 	spaces := map[string]*space{}

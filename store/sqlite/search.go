@@ -378,12 +378,10 @@ func (s *Store) viewedMemories(sp *space, ids []string, vectors bool) []*models.
 func (s *Store) Rebuild(ctx context.Context) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	// The journal's turns are applied first, and none is journaled while the indexes load.
-	release, err := s.holdJournalLocked(ctx)
-	if err != nil {
+	// The counters are folded first (surfaced.go): the load reads them from one table.
+	if err := s.foldLocked(ctx); err != nil {
 		return err
 	}
-	defer release()
 	t0 := time.Now()
 	if s.lazy.budget > 0 {
 		// Budget mode: every namespace loads on first use (lazy.go).
@@ -806,8 +804,6 @@ func (s *Store) SearchText(ctx context.Context, ns, query string, k int) ([]mode
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	s.searching.Add(1)
-	defer s.searching.Add(-1)
 	sp, err := s.space(ctx, ns)
 	if sp == nil || err != nil {
 		return nil, err
@@ -850,8 +846,6 @@ func (s *Store) SearchVector(ctx context.Context, ns string, vec []float32, k in
 	if !s.ready.Load() {
 		return nil, unavailable()
 	}
-	s.searching.Add(1)
-	defer s.searching.Add(-1)
 	_, vecs, _, err := s.indexes(ctx, ns)
 	if vecs == nil || err != nil {
 		return nil, err

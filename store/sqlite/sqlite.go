@@ -62,12 +62,6 @@ type Store struct {
 	wmu sync.Mutex
 
 	surfacings surfacingGroup // group commit of RecordSurfacings (surfacing_group.go)
-	// jr is the surfacing journal (journal.go); nil when another process owns it, and then
-	// RecordSurfacings writes through surfacings.
-	jr *journal
-	// searching counts text and vector searches in flight, turns the recall turns
-	// (TurnStarted): the journal's applier starts a batch when neither has any (journal.go).
-	searching, turns atomic.Int32
 
 	lazy lazyState // namespaces loaded on demand under a budget (lazy.go), when budget > 0
 
@@ -86,9 +80,12 @@ type Store struct {
 	// unfolded counts the surfacings this process stored since it last folded them into
 	// the counters (surfaced.go); it starts at 1, for what an earlier process left.
 	unfolded atomic.Int64
-	states   stateCache // GetState's (state.go)
-	pageSize int
-	closed   bool // guarded by wmu
+	folding  atomic.Bool // a background fold runs (surfaced.go)
+	// readWarned is when settleRead last logged a failure (unix nanoseconds).
+	readWarned atomic.Int64
+	states     stateCache // GetState's (state.go)
+	pageSize   int
+	closed     bool // guarded by wmu
 
 	// prepared holds the writer connection's prepared statements by SQL text (see wtx);
 	// guarded by wmu.
@@ -185,18 +182,9 @@ func Open(path string, opts Options) (*Store, error) {
 	s.stopCheckpoints = cancel
 	s.checkpoints.Add(1)
 	go s.checkpointLoop(ctx)
-	j, err := openJournal(path + "-surfacings")
-	if err == nil && j != nil {
-		if err = s.startJournal(context.Background(), j); err != nil {
-			j.f.Close()
-		}
-	}
-	if err != nil {
+	if err := s.importJournal(context.Background(), path+"-surfacings"); err != nil {
 		s.Close()
 		return nil, err
-	}
-	if j == nil {
-		s.log.Warn("sqlite: another process holds the surfacing journal; surfacings are written straight to the database", "path", path+"-surfacings")
 	}
 	return s, nil
 }
@@ -206,35 +194,13 @@ func (s *Store) Path() string { return s.path }
 
 // Close closes the database connections.
 func (s *Store) Close() error {
-	// The journal's applier stops, and what it had not applied is applied now (a failure
-	// leaves it in the journal for the next Open).
-	var jerr error
-	if j := s.jr; j != nil {
-		j.stopApplier()
-		jerr = s.settle(context.Background())
-		j.mu.Lock()
-		if !j.closed {
-			j.closed = true
-			if len(j.pending) == 0 {
-				jerr = errors.Join(jerr, os.Remove(j.f.Name()))
-			}
-			jerr = errors.Join(jerr, j.f.Close())
-		}
-		j.mu.Unlock()
-		j.stmtMu.Lock()
-		for _, st := range j.stmts {
-			st.Close()
-		}
-		j.stmts = nil
-		j.stmtMu.Unlock()
-	}
 	// The checkpointer stops first: it takes wmu itself to reset the WAL.
 	s.stopCheckpoints()
 	s.checkpoints.Wait()
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if s.closed {
-		return jerr
+		return nil
 	}
 	s.closed = true
 	s.ready.Store(false)
@@ -244,7 +210,7 @@ func (s *Store) Close() error {
 	s.closeLazyRaw()
 	// A last full checkpoint leaves the data in the file and the WAL empty.
 	_, _, cerr := s.checkpointWaiting(context.Background(), "TRUNCATE", busyTimeout)
-	return errors.Join(jerr, cerr, s.cdb.Close(), s.rdb.Close(), s.wdb.Close())
+	return errors.Join(cerr, s.cdb.Close(), s.rdb.Close(), s.wdb.Close())
 }
 
 // migrate applies the embedded migrations not yet recorded in the migrations table, in name

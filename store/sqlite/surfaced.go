@@ -20,10 +20,9 @@ import (
 //     a surfacings rowid; rowids only grow, as surfacings are never deleted) per memory into
 //     surfaced, and moves the watermark, in one transaction: exact whichever process wrote
 //     them, and idempotent across a crash.
-//   - Anything that reads memory rows from SQL, or writes counters, folds first: the reads'
-//     settle, every Update transaction (wtx.settle), loading a namespace, deleting a memory,
-//     closing. The applier folds once foldRows surfacings wait, and when it has been idle
-//     for foldIdle.
+//   - Anything that reads memory rows from SQL, or writes counters, folds first: the reads
+//     (settle), every Update transaction, loading a namespace, deleting a memory. Recording
+//     a turn starts a fold in the background once foldRows surfacings wait.
 //
 // Bumping the memories rows instead cost every turn ten random pages of the largest table (a
 // row holds the embedding, so two or three rows share a page): at 100,000 memories about a
@@ -33,14 +32,61 @@ import (
 // surfacedThroughKey is the state key of the fold's watermark.
 const surfacedThroughKey = "sqlite.surfaced_through"
 
-// foldRows is how many stored surfacings the applier lets wait before it folds them, and
-// foldIdle how long it waits for a turn before it folds what waits.
 const (
 	// foldChunk is how many surfacing rowids one statement of a fold covers.
 	foldChunk = 1024
-	foldRows  = 50_000
-	foldIdle  = 2 * time.Second
+	// foldRows is how many stored surfacings may wait before a fold starts in the background.
+	foldRows = 50_000
 )
+
+// settle folds the stored surfacings into the memories' counters, so that a read sees every
+// recorded turn: a no-op when nothing waits.
+func (s *Store) settle(ctx context.Context) error {
+	if s.unfolded.Load() == 0 {
+		return nil
+	}
+	return s.write(ctx, "fold surfacings", func(tx *wtx) (func(), error) {
+		return nil, tx.foldIfNeeded(ctx)
+	})
+}
+
+// settleRead is settle for a read. When the fold cannot be written (a full disk, say) the
+// read answers from what is folded, as every read does on a full disk, instead of failing;
+// logged at most every ten seconds.
+func (s *Store) settleRead(ctx context.Context) error {
+	err := s.settle(ctx)
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	now := time.Now().UnixNano()
+	if last := s.readWarned.Load(); now-last >= int64(10*time.Second) && s.readWarned.CompareAndSwap(last, now) {
+		s.log.Warn("sqlite: a read could not fold the newest surfacings into the counters and answers without them", "err", err)
+	}
+	return nil
+}
+
+// foldLocked is settle for a caller holding wmu.
+func (s *Store) foldLocked(ctx context.Context) error {
+	if s.unfolded.Load() == 0 {
+		return nil
+	}
+	return s.writeLocked(ctx, "fold surfacings", func(tx *wtx) (func(), error) {
+		return nil, tx.fold(ctx)
+	})
+}
+
+// foldInBackground starts a fold once foldRows surfacings wait and none is running.
+func (s *Store) foldInBackground() {
+	if s.unfolded.Load() < foldRows || !s.folding.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer s.folding.Store(false)
+		if err := s.settle(context.Background()); err != nil {
+			s.log.Warn("sqlite: fold surfacings", "err", err)
+		}
+	}()
+}
 
 // memorySelect is memoryRows.sel with the counters read from surfaced: the SELECT of every
 // read of memory rows but the bulk load.

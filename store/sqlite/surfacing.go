@@ -29,11 +29,10 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 	if len(ss) == 0 && state == nil {
 		return nil
 	}
-	if s.jr != nil {
-		return s.journalTurn(ctx, ss, state)
-	}
-	return s.surfacings.record(s, &surfacingReq{ctx: ctx, ss: ss, state: state,
+	err := s.surfacings.record(s, &surfacingReq{ctx: ctx, ss: ss, state: state,
 		done: make(chan struct{}), lead: make(chan struct{}, 1)})
+	s.foldInBackground()
+	return err
 }
 
 // recordTx writes one turn's surfacings and conversation state inside tx and returns what
@@ -316,9 +315,6 @@ func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.Con
 		return nil, err
 	}
 	if c := s.cachedConversation(ns, id); c != nil {
-		return c, nil
-	}
-	if c := s.jr.pendingState(ns, id); c != nil { // journaled, not yet in SQLite
 		return c, nil
 	}
 	c, err := scanConversation(s.rdb.QueryRowContext(ctx, selectConversation, ns, id))

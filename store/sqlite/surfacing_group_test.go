@@ -13,10 +13,9 @@ import (
 
 // TestRecordSurfacingsGroupCommit queues several turns behind a held writer lock so that
 // they are written as one group, one of them with a surfacing id that already exists: that
-// turn alone fails with ECONFLICT, the others are stored with their counters bumped. Group
-// commit serves a store without the surfacing journal.
+// turn alone fails with ECONFLICT, the others are stored with their counters bumped.
 func TestRecordSurfacingsGroupCommit(t *testing.T) {
-	s := openDirect(t)
+	s := openReady(t)
 	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	if err := s.CreateMemories(ctx, []*models.MemoryWrite{{Memory: &models.Memory{ID: "m1", Namespace: "ns",
 		Kind: models.KindFact, Content: "the heron", CreatedAt: at, Confidence: 0.5}}}); err != nil {

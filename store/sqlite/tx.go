@@ -69,7 +69,7 @@ func (t *storeTx) GetMemory(ns, id string) (*models.Memory, error) {
 	if t.done {
 		return nil, errTxDone
 	}
-	if err := t.tx.settle(t.ctx); err != nil { // journaled turns first (journal.go)
+	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
 		return nil, err
 	}
 	if err := models.ValidateNamespace(ns); err != nil {
@@ -149,7 +149,7 @@ func (t *storeTx) PutMemory(m *models.Memory) error {
 	if t.done {
 		return errTxDone
 	}
-	if err := t.tx.settle(t.ctx); err != nil { // journaled turns first (journal.go)
+	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
 		return err
 	}
 	if err := models.ValidateStoredMeta(m); err != nil {
@@ -184,7 +184,7 @@ func (t *storeTx) EditMemory(m *models.Memory) error {
 	if err := models.ValidateStoredEdit(m); err != nil {
 		return err
 	}
-	if err := t.tx.settle(t.ctx); err != nil { // journaled turns first (journal.go)
+	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
 		return err
 	}
 	res, err := t.tx.ExecContext(t.ctx, editMemory, m.Importance, encTime(m.ValidAt), encTime(m.InvalidAt), boolInt(m.Sensitive),
@@ -277,7 +277,7 @@ func (t *storeTx) GetSurfacing(ns, id string) (*models.Surfacing, error) {
 	if t.done {
 		return nil, errTxDone
 	}
-	if err := t.tx.settle(t.ctx); err != nil { // journaled turns first (journal.go)
+	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
 		return nil, err
 	}
 	return getSurfacing(t.ctx, t.tx, ns, id)
@@ -290,7 +290,7 @@ func (t *storeTx) GetSurfacings(ns string, ids []string) ([]*models.Surfacing, e
 	if t.done {
 		return nil, errTxDone
 	}
-	if err := t.tx.settle(t.ctx); err != nil { // journaled turns first (journal.go)
+	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
 		return nil, err
 	}
 	if err := models.ValidateNamespace(ns); err != nil {
@@ -323,7 +323,7 @@ func (t *storeTx) PutSurfacing(sf *models.Surfacing) error {
 	if t.done {
 		return errTxDone
 	}
-	if err := t.tx.settle(t.ctx); err != nil { // journaled turns first (journal.go)
+	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
 		return err
 	}
 	if err := models.ValidateStoredSurfacing(sf, "surfacing"); err != nil {
@@ -351,7 +351,7 @@ func (t *storeTx) FindSurfacings(f models.SurfacingFilter) ([]*models.Surfacing,
 	if t.done {
 		return nil, errTxDone
 	}
-	if err := t.tx.settle(t.ctx); err != nil { // journaled turns first (journal.go)
+	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
 		return nil, err
 	}
 	return findSurfacings(t.ctx, t.tx, f)
@@ -361,7 +361,7 @@ func (t *storeTx) InsertEvent(e *models.Event) error {
 	if t.done {
 		return errTxDone
 	}
-	if err := t.tx.settle(t.ctx); err != nil { // journaled turns first (journal.go)
+	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
 		return err
 	}
 	if err := models.ValidateStoredEvent(e); err != nil {
@@ -394,7 +394,7 @@ func (t *storeTx) GetEvent(ns, id string) (*models.Event, error) {
 	if t.done {
 		return nil, errTxDone
 	}
-	if err := t.tx.settle(t.ctx); err != nil { // journaled turns first (journal.go)
+	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
 		return nil, err
 	}
 	if err := models.ValidateNamespace(ns); err != nil {

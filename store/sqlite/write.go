@@ -28,18 +28,6 @@ func (s *Store) writeLocked(ctx context.Context, what string, fn func(tx *wtx) (
 		if !committed {
 			tx.Rollback()
 		}
-		if committed && w.appliedSeq > 0 { // after the caches are updated
-			if !w.holds && !w.heldByCaller {
-				s.jr.mu.Lock()
-				s.jr.dropApplied(w.appliedSeq)
-				s.jr.mu.Unlock()
-			} else {
-				s.jr.dropApplied(w.appliedSeq)
-			}
-		}
-		if w.holds { // nothing was journaled while the transaction ran
-			s.jr.mu.Unlock()
-		}
 	}()
 	w.tx = tx
 	apply, err := fn(w)
@@ -73,11 +61,6 @@ type wtx struct {
 	tx      *sql.Tx
 	stmts   map[string]*sql.Stmt // this transaction's handles, closed when it ends
 	pending []string             // statements to prepare on the connection afterwards
-	// holds is set once the transaction has settled the surfacing journal (journal.go),
-	// which it then holds until it ends; appliedSeq is the last journal record it applied.
-	// heldByCaller: the caller holds the journal (holdJournalLocked).
-	holds, heldByCaller bool
-	appliedSeq          uint64
 	// folded: the transaction folded the stored surfacings (surfaced.go); surfaced counts
 	// the surfacings it stored after that, or at all.
 	folded   bool
