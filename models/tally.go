@@ -13,15 +13,15 @@ import (
 //
 // A count is a fact about the turns or surfacings of one UTC day (Day) that became known on
 // one UTC day (Known): a turn, a surfacing and a conversation's first turn on their own day;
-// an outcome on the day it was decided (an implicit ignore, which has no time of its own,
-// and an outcome stamped before its surfacing: on the surfacing's day), and its removal
-// on the day a replacing outcome was. A report as of asOf counts every count whose Known
-// day began before asOf. That is exact for the reports the server makes — as of now
-// (every day so far) and a daily snapshot as of a midnight (the days before it): a late
-// outcome counts under its surfacing's day from the day it arrived, an implicit ignore
-// until the day a report replaced it. And it lets a store keep counts per day, a few
-// thousand rows for a month, instead of reading a million outcomes for each report (a
-// report as of an hour in the past counts that whole day).
+// a surfacing's outcome (the one it has now) on the day it was decided (an implicit
+// ignore, which has no time of its own, and an outcome stamped before its surfacing: on
+// the surfacing's day). A report as of asOf counts every count whose Known day began
+// before asOf. That is exact for the reports the server makes — as of now (every day so
+// far) and a daily snapshot as of a midnight (the days before it, a late outcome counting
+// under its surfacing's day from the day it arrived; a snapshot is stored when taken, so
+// an outcome replaced later does not rewrite it) — and it lets a store keep counts per
+// day, a few thousand rows for a month, instead of reading a million outcomes for each
+// report (a report as of an hour in the past counts that whole day).
 
 // TallyCell addresses one counter: what became known on day Known about the turns and
 // surfacings of day Day of a variant. Days are unix days (UnixDay).
@@ -91,26 +91,21 @@ func countsSurfacing(s *Surfacing) bool {
 
 // Surfacing adds the change to the counts when the stored surfacing old is replaced by s:
 // old nil when s is recorded, both when its outcome is decided or replaced (an implicit
-// ignore by a later report). An outcome counts under its surfacing's day from the day it
-// was decided (outcomeKnown) until the day an outcome replacing it was: a report as of a
-// day between counts the outcome the surfacing had then.
+// ignore by a later report). A surfacing counts with the outcome it has now, under its own
+// day, known from the day that outcome was decided (outcomeKnown): the counts follow the
+// stored surfacing, so a store that keeps no counters gets the same from its rows.
 func (t *Tallies) Surfacing(old, s *Surfacing) {
-	replaced := int64(math.MinInt64)
-	if countsSurfacing(s) {
-		replaced = outcomeKnown(s)
-	}
-	if countsSurfacing(old) {
-		day := UnixDay(old.At)
-		t.add(TallyCell{old.Namespace, old.Experiment, old.Variant, day, day}, TallyCounts{Surfaced: -1})
-		if c, ok := outcomeCount(old.Outcome, -1); ok {
-			t.add(TallyCell{old.Namespace, old.Experiment, old.Variant, day, max(outcomeKnown(old), replaced)}, c)
+	for _, x := range []struct {
+		s    *Surfacing
+		sign int
+	}{{old, -1}, {s, 1}} {
+		if !countsSurfacing(x.s) {
+			continue
 		}
-	}
-	if countsSurfacing(s) {
-		day := UnixDay(s.At)
-		t.add(TallyCell{s.Namespace, s.Experiment, s.Variant, day, day}, TallyCounts{Surfaced: 1})
-		if c, ok := outcomeCount(s.Outcome, 1); ok {
-			t.add(TallyCell{s.Namespace, s.Experiment, s.Variant, day, replaced}, c)
+		day := UnixDay(x.s.At)
+		t.add(TallyCell{x.s.Namespace, x.s.Experiment, x.s.Variant, day, day}, TallyCounts{Surfaced: x.sign})
+		if c, ok := outcomeCount(x.s.Outcome, x.sign); ok {
+			t.add(TallyCell{x.s.Namespace, x.s.Experiment, x.s.Variant, day, outcomeKnown(x.s)}, c)
 		}
 	}
 }

@@ -170,9 +170,9 @@ func testExperiments(t *testing.T, open func(t *testing.T) models.Store) {
 }
 
 // testTallyDays: a report's earlier days as they were known then — a late outcome counts
-// under its surfacing's day from the day it arrived, an implicit ignore until a later
-// report replaced it, a conversation on the day of its first turn even when that turn is
-// recorded last — and latencies to a tenth of a millisecond.
+// under its surfacing's day from the day it arrived, a replaced outcome as the one that
+// replaced it, a conversation on the day of its first turn even when that turn is recorded
+// last — and latencies to a tenth of a millisecond.
 func testTallyDays(t *testing.T, s models.Store) {
 	const ns = "suite-days"
 	e := experiment(ns, "days", 0)
@@ -234,14 +234,15 @@ func testTallyDays(t *testing.T, s models.Store) {
 		{Variant: "fresh", Conversations: 1, Turns: 1, Surfaced: 1, LatenciesMS: []float64{12.5},
 			Days: []models.DayTally{{Day: d0, Turns: 1, Surfaced: 1}}},
 	})
-	// The snapshot of day 1: day 0's late outcomes, and s4 still an implicit ignore.
+	// The snapshot of day 1: day 0's late outcomes. s4 counts with the outcome it has, a
+	// report decided on day 2, so not yet.
 	fresh := &models.VariantTally{Variant: "fresh", Conversations: 1, Turns: 1, Surfaced: 1, Dismissed: 1, LatenciesMS: []float64{12.5},
 		Days: []models.DayTally{{Day: d0, Turns: 1, Surfaced: 1, Dismissed: 1}}}
 	assertEqual(t, "as of the end of day 1", tally(tm(2, 0, 0)), []*models.VariantTally{
-		{Variant: "control", Conversations: 2, Turns: 4, EmptyTurns: 2, Surfaced: 3, Used: 1, Helpful: 1, Ignored: 1,
+		{Variant: "control", Conversations: 2, Turns: 4, EmptyTurns: 2, Surfaced: 3, Used: 1, Helpful: 1,
 			LatenciesMS: []float64{0, 1, 12.4, 30.1}, Days: []models.DayTally{
 				{Day: d0, Turns: 2, EmptyTurns: 1, Surfaced: 2, Used: 1, Helpful: 1},
-				{Day: d1, Turns: 2, EmptyTurns: 1, Surfaced: 1, Ignored: 1},
+				{Day: d1, Turns: 2, EmptyTurns: 1, Surfaced: 1},
 			}},
 		fresh,
 	})
