@@ -6,10 +6,11 @@ import (
 )
 
 // The experiment tally's rule, kept once. A store records a turn, a surfacing or an outcome
-// by adding to its counters what Tallies.Decision, Tallies.Surfacing and
-// Tallies.Conversation return, and answers TallyExperiment by reading the counters back into
-// a Tallies and calling Tallies.Report; a store that keeps no counters folds its rows
-// through the same functions. Either way no store decides what counts: it adds and reads.
+// by adding to its counters the change Tallies.Decision, Tallies.Surfacing and
+// Tallies.Conversation compute, and answers TallyExperiment by reading the counters back
+// into a Tallies and calling Tallies.Report (SQLite: a report must not read a million
+// outcomes); a store that keeps no counters folds its rows through the same functions
+// (Neo4j). Either way no store decides what counts: it adds and reads.
 //
 // A count is a fact about the turns or surfacings of one UTC day (Day) that became known on
 // one UTC day (Known): a turn, a surfacing and a conversation's first turn on their own day;
