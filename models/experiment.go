@@ -264,11 +264,11 @@ type VariantTally struct {
 	Turns         int // ambient turns (threshold decisions), empty ones included
 	EmptyTurns    int // of Turns, those that surfaced nothing
 	Surfaced      int
-	Used          int // first outcome of each surfacing, known by the as-of time
+	Used          int // each surfacing's outcome, known by the as-of day
 	Helpful       int
 	Ignored       int // explicit and implicit
 	Dismissed     int
-	LatenciesMS   []float64 // one per turn
+	LatenciesMS   []float64 // one per turn, to a tenth of a millisecond
 	Days          []DayTally
 }
 
@@ -300,11 +300,11 @@ type ExperimentStore interface {
 	// stopped one changes nothing and returns it as it is. ENOTFOUND when missing.
 	StopExperiment(ctx context.Context, ns, id string, at time.Time) (*Experiment, error)
 	// TallyExperiment counts, per variant of the experiment, the ambient turns and
-	// surfacings recorded with its id before asOf and the first outcome of each surfacing:
-	// decided by asOf for the surfacings of asOf's UTC day; for earlier days a store may
-	// count the outcomes known now (the SQLite store keeps running counts per day, so that a
-	// report does not scan an experiment's whole log). Variants are in the experiment's
-	// order (the control first), every variant present even with nothing counted; days
-	// ascending, only days with something counted. ENOTFOUND when the experiment is missing.
+	// surfacings recorded with its id and the outcome each surfacing has, as the rule of
+	// tally.go says (Tallies.Report): every count known on a UTC day begun before asOf, an
+	// outcome under its surfacing's day from the day it was decided. Latencies are in tenths
+	// of a millisecond (LatencyTenths). Variants are in the experiment's order (the control
+	// first), every variant present even with nothing counted; days ascending, only days
+	// with something counted. ENOTFOUND when the experiment is missing.
 	TallyExperiment(ctx context.Context, ns, id string, asOf time.Time) ([]*VariantTally, error)
 }

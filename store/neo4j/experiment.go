@@ -43,21 +43,13 @@ const (
 	stopExperiment   = `MATCH (e:Experiment {ns: $ns, id: $id}) WHERE e.status = 'running'
 		SET e.status = 'stopped', e.stopped_at = $at`
 
-	tallyTurns = `MATCH (d:Decision {ns: $ns, experiment: $id}) WHERE d.at < $before
-		RETURN d.variant AS v, count(*) AS turns, count(DISTINCT d.conv) AS convs`
-	tallyTurnDays = `MATCH (d:Decision {ns: $ns, experiment: $id}) WHERE d.at < $before
-		RETURN d.variant AS v, d.at / $day AS day, count(*) AS n,
-			sum(CASE WHEN coalesce(d.surfaced, 0) = 0 THEN 1 ELSE 0 END) AS empty`
-	tallyLatencies = `MATCH (d:Decision {ns: $ns, experiment: $id}) WHERE d.at < $before
-		RETURN d.variant AS v, coalesce(d.latency, 0.0) AS ms`
+	// A tally reads the experiment's turns and surfacings as they are and folds them
+	// through the rule of models/tally.go, as SQLite folds each write into its counters:
+	// no count is decided in Cypher.
+	tallyDecisions = `MATCH (d:Decision {ns: $ns, experiment: $id})
+		RETURN d.conv AS conv, d.variant AS v, d.at AS at, d.latency AS ms, d.surfaced AS surfaced`
 	tallySurfacings = `MATCH (s:Surfacing {ns: $ns, experiment: $id})
-		WHERE s.at < $before AND s.mode IN ['ambient', 'resurface']
-		WITH s.variant AS v, s.at / $day AS day, s.outcome AS o, s.outcome_at <= $before AS known
-		RETURN v, day, count(*) AS n,
-			sum(CASE WHEN o = 'used' AND known THEN 1 ELSE 0 END) AS used,
-			sum(CASE WHEN o = 'helpful' AND known THEN 1 ELSE 0 END) AS helpful,
-			sum(CASE WHEN o = 'ignored' AND known THEN 1 ELSE 0 END) AS ignored,
-			sum(CASE WHEN o = 'dismissed' AND known THEN 1 ELSE 0 END) AS dismissed`
+		RETURN s.variant AS v, s.mode AS mode, s.at AS at, s.outcome AS outcome, s.outcome_at AS outcome_at`
 )
 
 // CreateExperiment stores a new experiment under the namespace's update lock.
@@ -158,10 +150,8 @@ func (s *Store) StopExperiment(ctx context.Context, ns, id string, at time.Time)
 	return out, err
 }
 
-const dayNanos = int64(24 * time.Hour)
-
-// TallyExperiment counts an experiment's turns and surfacings per variant and UTC day in
-// Cypher aggregations; only the turns' latencies come back one by one.
+// TallyExperiment folds the experiment's turns and surfacings through the tally rule
+// (models.Tallies) and reports it as of asOf.
 func (s *Store) TallyExperiment(ctx context.Context, ns, id string, asOf time.Time) ([]*models.VariantTally, error) {
 	e, err := s.GetExperiment(ctx, ns, id)
 	if err != nil {
@@ -170,56 +160,25 @@ func (s *Store) TallyExperiment(ctx context.Context, ns, id string, asOf time.Ti
 	if err := models.CheckStoredTime("as_of", asOf); err != nil {
 		return nil, err
 	}
-	out := make([]*models.VariantTally, len(e.Variants))
-	byName := map[string]*models.VariantTally{}
-	days := map[string]map[int64]*models.DayTally{}
-	for i, v := range e.Variants {
-		out[i] = &models.VariantTally{Variant: v.Name}
-		byName[v.Name] = out[i]
-		days[v.Name] = map[int64]*models.DayTally{}
-	}
-	day := func(v string, d int64) *models.DayTally {
-		if days[v][d] == nil {
-			days[v][d] = &models.DayTally{Day: time.Unix(0, d*dayNanos).UTC()}
-		}
-		return days[v][d]
-	}
-	params := map[string]any{"ns": ns, "id": id, "before": filterTime(asOf), "day": dayNanos}
+	var t models.Tallies
+	params := map[string]any{"ns": ns, "id": id}
 	err = s.read(ctx, "tally experiment", func(tx neo4j.ManagedTransaction) error {
-		for _, t := range out { // a retried transaction starts over
-			*t = models.VariantTally{Variant: t.Variant}
-		}
-		for v := range days {
-			days[v] = map[int64]*models.DayTally{}
-		}
-		recs, err := collect(ctx, tx, tallyTurns, params)
+		t = models.Tallies{} // a retried transaction starts over
+		recs, err := collect(ctx, tx, tallyDecisions, params)
 		if err != nil {
 			return err
 		}
+		firsts := map[string]models.FirstTurn{} // by conversation
 		for _, r := range recs {
 			p := asProps(r.AsMap())
-			if t := byName[p.str("v")]; t != nil {
-				t.Turns, t.Conversations = p.int("turns"), p.int("convs")
+			d := &models.Decision{Namespace: ns, Experiment: id, ConversationID: p.str("conv"), Variant: p.str("v"),
+				At: p.time("at"), LatencyMS: p.f64("ms"), Surfaced: p.int("surfaced")}
+			if p.err != nil {
+				return p.err
 			}
-		}
-		if recs, err = collect(ctx, tx, tallyTurnDays, params); err != nil {
-			return err
-		}
-		for _, r := range recs {
-			p := asProps(r.AsMap())
-			if v := p.str("v"); byName[v] != nil {
-				d := day(v, p.i64("day"))
-				d.Turns, d.EmptyTurns = p.int("n"), p.int("empty")
-				byName[v].EmptyTurns += d.EmptyTurns
-			}
-		}
-		if recs, err = collect(ctx, tx, tallyLatencies, params); err != nil {
-			return err
-		}
-		for _, r := range recs {
-			p := asProps(r.AsMap())
-			if t := byName[p.str("v")]; t != nil {
-				t.LatenciesMS = append(t.LatenciesMS, p.f64("ms"))
+			t.Decision(nil, d)
+			if first, changed := t.Conversation(d, firsts[d.ConversationID]); changed {
+				firsts[d.ConversationID] = first
 			}
 		}
 		if recs, err = collect(ctx, tx, tallySurfacings, params); err != nil {
@@ -227,29 +186,17 @@ func (s *Store) TallyExperiment(ctx context.Context, ns, id string, asOf time.Ti
 		}
 		for _, r := range recs {
 			p := asProps(r.AsMap())
-			v := p.str("v")
-			t := byName[v]
-			if t == nil {
-				continue
+			sf := &models.Surfacing{Namespace: ns, Experiment: id, Variant: p.str("v"), Mode: models.Mode(p.str("mode")),
+				At: p.time("at"), Outcome: models.EventType(p.str("outcome")), OutcomeAt: p.time("outcome_at")}
+			if p.err != nil {
+				return p.err
 			}
-			dt := day(v, p.i64("day"))
-			dt.Surfaced, dt.Used, dt.Helpful, dt.Ignored, dt.Dismissed = p.int("n"), p.int("used"), p.int("helpful"), p.int("ignored"), p.int("dismissed")
-			t.Surfaced += dt.Surfaced
-			t.Used += dt.Used
-			t.Helpful += dt.Helpful
-			t.Ignored += dt.Ignored
-			t.Dismissed += dt.Dismissed
+			t.Surfacing(nil, sf)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range out {
-		for _, d := range days[t.Variant] {
-			t.Days = append(t.Days, *d)
-		}
-		models.SortDays(t.Days)
-	}
-	return out, nil
+	return t.Report(e.VariantNames(), asOf), nil
 }

@@ -59,6 +59,9 @@ func (t *storeTx) PutDecision(d *models.Decision) error {
 	if err := models.ValidateStoredDecision(d); err != nil {
 		return err
 	}
+	if err := tallyDecision(t.ctx, t.tx, d); err != nil { // the experiment counters (experiment_tally.go)
+		return err
+	}
 	_, err := t.tx.ExecContext(t.ctx, upsertDecision.sql, upsertDecision.bind(d)...)
 	return wrap(err, "put decision")
 }

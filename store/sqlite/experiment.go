@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"math"
 	"time"
 
 	"github.com/salience-ai/salience/models"
@@ -105,14 +104,9 @@ func (s *Store) StopExperiment(ctx context.Context, ns, id string, at time.Time)
 	return out, nil
 }
 
-// dayNanos is one day in the unit of the time columns: integer division buckets a time
-// into its UTC day.
-const dayNanos = int64(24 * time.Hour)
-
-// TallyExperiment counts an experiment's turns and surfacings per variant and UTC day. The
-// days before asOf's day come from the running counts the triggers of migration 0007 keep
-// (their outcomes as known now); asOf's own day is counted from the rows, exactly as of
-// asOf. So a report costs a scan of one day, not of the experiment's life.
+// TallyExperiment reads the experiment's counters, which the write paths keep
+// (experiment_tally.go), and reports them as the rule says (models.Tallies.Report): a
+// report reads a few thousand counters, never the experiment's rows.
 func (s *Store) TallyExperiment(ctx context.Context, ns, id string, asOf time.Time) ([]*models.VariantTally, error) {
 	e, err := s.GetExperiment(ctx, ns, id)
 	if err != nil {
@@ -124,162 +118,9 @@ func (s *Store) TallyExperiment(ctx context.Context, ns, id string, asOf time.Ti
 	if err := s.settleRead(ctx); err != nil { // the counts of journaled turns
 		return nil, err
 	}
-	before := filterTime(asOf)
-	today := floorDiv(before, dayNanos) // asOf's unix day
-	out := make([]*models.VariantTally, len(e.Variants))
-	byName := make(map[string]*models.VariantTally, len(e.Variants))
-	days := make(map[string]map[int64]*models.DayTally, len(e.Variants))
-	for i, v := range e.Variants {
-		out[i] = &models.VariantTally{Variant: v.Name}
-		byName[v.Name] = out[i]
-		days[v.Name] = map[int64]*models.DayTally{}
-	}
-	day := func(variant string, d int64) *models.DayTally {
-		m := days[variant]
-		if m[d] == nil {
-			m[d] = &models.DayTally{Day: time.Unix(0, d*dayNanos).UTC()}
-		}
-		return m[d]
-	}
-	// Rows of a variant the experiment does not have cannot be (variants never change); they
-	// are skipped rather than trusted.
-	q := func(what, query string, args []any, each func(rows *sql.Rows) error) error {
-		rows, err := s.rdb.QueryContext(ctx, query, args...)
-		if err != nil {
-			return wrap(err, what)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			if err := each(rows); err != nil {
-				return wrap(err, what)
-			}
-		}
-		return wrap(rows.Err(), what)
-	}
-	// The days before today, from the counts.
-	err = q("tally experiment days", `SELECT variant, day, turns, empty_turns, surfaced, used, helpful, ignored, dismissed
-		FROM experiment_days WHERE ns = ? AND experiment_id = ? AND day < ?`, []any{ns, id, today}, func(rows *sql.Rows) error {
-		var v string
-		var d int64
-		var dt models.DayTally
-		if err := rows.Scan(&v, &d, &dt.Turns, &dt.EmptyTurns, &dt.Surfaced, &dt.Used, &dt.Helpful, &dt.Ignored, &dt.Dismissed); err != nil {
-			return err
-		}
-		if byName[v] != nil {
-			dt.Day = day(v, d).Day
-			*day(v, d) = dt
-		}
-		return nil
-	})
+	t, err := s.readTallies(ctx, ns, id)
 	if err != nil {
 		return nil, err
 	}
-	err = q("tally experiment latencies", `SELECT variant, tenths, SUM(n) FROM experiment_latencies
-		WHERE ns = ? AND experiment_id = ? AND day < ? GROUP BY variant, tenths`, []any{ns, id, today}, func(rows *sql.Rows) error {
-		var v string
-		var tenths int64
-		var n int
-		if err := rows.Scan(&v, &tenths, &n); err != nil {
-			return err
-		}
-		if t := byName[v]; t != nil {
-			for range n {
-				t.LatenciesMS = append(t.LatenciesMS, float64(tenths)/10)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	err = q("tally experiment conversations", `SELECT variant, COUNT(*) FROM experiment_conversations
-		WHERE ns = ? AND experiment_id = ? AND first_at < ? GROUP BY variant`, []any{ns, id, before}, func(rows *sql.Rows) error {
-		var v string
-		var n int
-		if err := rows.Scan(&v, &n); err != nil {
-			return err
-		}
-		if t := byName[v]; t != nil {
-			t.Conversations = n
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-
-	// Today, from the rows, as of asOf. Every query repeats experiment_id != '': with the id
-	// a bound parameter, SQLite cannot otherwise tell that the partial indexes apply.
-	args := []any{ns, id, today * dayNanos, before}
-	err = q("tally experiment turns", `SELECT variant, latency_ms, surfaced = 0 FROM decisions INDEXED BY decisions_experiment
-		WHERE ns = ? AND experiment_id = ? AND experiment_id != '' AND at >= ? AND at < ?`, args, func(rows *sql.Rows) error {
-		var v string
-		var ms float64
-		var empty bool
-		if err := rows.Scan(&v, &ms, &empty); err != nil {
-			return err
-		}
-		if t := byName[v]; t != nil {
-			d := day(v, today)
-			d.Turns++
-			if empty {
-				d.EmptyTurns++
-			}
-			// As the counts keep them: to a tenth of a millisecond.
-			t.LatenciesMS = append(t.LatenciesMS, math.Round(ms*10)/10)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	// An outcome counts once decided by asOf: a report's event time, or (implicit ignores,
-	// outcome_at unset: noTime, below every time) the surfacing's own time, which is before
-	// asOf already.
-	err = q("tally experiment surfacings", `SELECT variant, COUNT(*),
-		SUM(outcome = 'used' AND outcome_at <= ?), SUM(outcome = 'helpful' AND outcome_at <= ?),
-		SUM(outcome = 'ignored' AND outcome_at <= ?), SUM(outcome = 'dismissed' AND outcome_at <= ?)
-		FROM surfacings INDEXED BY surfacings_experiment
-		WHERE ns = ? AND experiment_id = ? AND experiment_id != '' AND at >= ? AND at < ? AND mode IN ('ambient', 'resurface')
-		GROUP BY variant`, append([]any{before, before, before, before}, args...), func(rows *sql.Rows) error {
-		var v string
-		var n, used, helpful, ignored, dismissed int
-		if err := rows.Scan(&v, &n, &used, &helpful, &ignored, &dismissed); err != nil {
-			return err
-		}
-		if byName[v] != nil {
-			dt := day(v, today)
-			dt.Surfaced, dt.Used, dt.Helpful, dt.Ignored, dt.Dismissed = n, used, helpful, ignored, dismissed
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range out {
-		for _, d := range days[t.Variant] {
-			if *d == (models.DayTally{Day: d.Day}) {
-				continue // a day with nothing counted by asOf
-			}
-			t.Days = append(t.Days, *d)
-			t.Turns += d.Turns
-			t.EmptyTurns += d.EmptyTurns
-			t.Surfaced += d.Surfaced
-			t.Used += d.Used
-			t.Helpful += d.Helpful
-			t.Ignored += d.Ignored
-			t.Dismissed += d.Dismissed
-		}
-		models.SortDays(t.Days)
-	}
-	return out, nil
-}
-
-// floorDiv is a / b rounded down (Go's / truncates towards zero: days before 1970).
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
+	return t.Report(e.VariantNames(), asOf), nil
 }

@@ -12,10 +12,10 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-// TestExperimentCountsMatchTheRows: the running counts the triggers keep (the days before
-// the report's) agree with a count of the rows made here, over random turns, surfacings and
-// outcomes — including outcomes replaced later and rewritten decisions — and the report's
-// own day counted from the rows agrees too.
+// TestExperimentCountsMatchTheRows: the counters the write paths keep (experiment_tally.go)
+// agree with a count of the rows made here, over random turns, surfacings and outcomes —
+// including outcomes replaced later and rewritten decisions — as of after the last day
+// and as of its last instant.
 func TestExperimentCountsMatchTheRows(t *testing.T) {
 	s := openAt(t, filepath.Join(t.TempDir(), "salience.db"))
 	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
@@ -128,7 +128,6 @@ func TestExperimentCountsMatchTheRows(t *testing.T) {
 			}
 		}
 	}
-	// Every day from the counts; then the last day from the rows.
 	check("after the last day", start.Add(6*24*time.Hour))
 	check("at the end of the last day", start.Add(5*24*time.Hour-time.Nanosecond))
 }

@@ -75,7 +75,7 @@ func insertSurfacings(ctx context.Context, tx *wtx, ss []*models.Surfacing) erro
 	}
 	// The memories' counters are folded from these rows later (surfaced.go).
 	tx.surfaced += len(ss)
-	return nil
+	return tallySurfacings(ctx, tx, ss) // the experiment counters (experiment_tally.go)
 }
 
 // Batch writes yield the processor between statements of about batchRows rows: the

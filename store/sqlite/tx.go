@@ -329,13 +329,17 @@ func (t *storeTx) PutSurfacing(sf *models.Surfacing) error {
 	if err := models.ValidateStoredSurfacing(sf, "surfacing"); err != nil {
 		return err
 	}
+	old, err := tallyOutcomeBefore(t.ctx, t.tx, sf) // the experiment counters (experiment_tally.go)
+	if err != nil {
+		return err
+	}
 	// The outcome first (see updateSurfacingOutcome), every column when no row matched.
 	res, err := t.tx.ExecContext(t.ctx, updateSurfacingOutcome.sql, updateSurfacingOutcome.bind(sf)...)
 	if err != nil {
 		return wrap(err, "put surfacing")
 	}
 	if n, err := res.RowsAffected(); err == nil && n == 1 {
-		return nil
+		return tallyOutcome(t.ctx, t.tx, old, sf)
 	}
 	res, err = t.tx.ExecContext(t.ctx, updateSurfacing.sql, updateSurfacing.bind(sf)...)
 	if err != nil {
@@ -344,7 +348,7 @@ func (t *storeTx) PutSurfacing(sf *models.Surfacing) error {
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return notFound("surfacing %s not found", sf.ID)
 	}
-	return nil
+	return tallyOutcome(t.ctx, t.tx, old, sf)
 }
 
 func (t *storeTx) FindSurfacings(f models.SurfacingFilter) ([]*models.Surfacing, error) {

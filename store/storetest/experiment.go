@@ -25,7 +25,8 @@ func experiment(namespace, id string, minute int) *models.Experiment {
 
 // testExperiments covers experiments: create, get, list newest first, one running per
 // namespace, stop (idempotent), namespace isolation; and the tally of the turns and
-// surfacings recorded in an experiment, as of a time.
+// surfacings recorded in an experiment, as of a time (the rule of models/tally.go: what was
+// known on the days begun by then), with exact numbers, so every store reports the same.
 func testExperiments(t *testing.T, open func(t *testing.T) models.Store) {
 	s := open(t)
 	t.Run("CreateGetFindStop", func(t *testing.T) {
@@ -81,7 +82,7 @@ func testExperiments(t *testing.T, open func(t *testing.T) models.Store) {
 			{TurnID: "t9", ConversationID: "c1", Variant: "control", Experiment: "tally", LatencyMS: 50, At: at(day2 + 3)},
 			{TurnID: "t4", ConversationID: "c3", Variant: "fresh", Experiment: "tally", LatencyMS: 5, At: at(3), Surfaced: 1},
 			{TurnID: "t5", ConversationID: "c4", At: at(3)},
-			{TurnID: "t6", ConversationID: "c5", Variant: "fresh", Experiment: "tally", LatencyMS: 7, At: at(day2 + 500)}, // after asOf
+			{TurnID: "t6", ConversationID: "c5", Variant: "fresh", Experiment: "tally", LatencyMS: 7, At: at(day2 + 800)}, // the day after asOf's
 		}
 		for _, d := range decisions {
 			d.Namespace, d.ConvType, d.Policy, d.Prob = "suite-tally", models.ConvOther, "bandit", 1
@@ -99,7 +100,7 @@ func testExperiments(t *testing.T, open func(t *testing.T) models.Store) {
 			{"a2", "t1", "control", models.ModeResurface, 1, models.EventIgnored, 0}, // implicit
 			{"a3", "t2", "control", models.ModeAmbient, 2, models.EventDismissed, 5},
 			{"a4", "t3", "control", models.ModeAmbient, day2 + 1, models.EventHelpful, day2 + 2},
-			{"a5", "t3", "control", models.ModeAmbient, day2 + 1, models.EventUsed, day2 + 600}, // decided after asOf
+			{"a5", "t3", "control", models.ModeAmbient, day2 + 1, models.EventUsed, day2 + 800}, // decided the day after asOf's
 			{"a6", "t3", "control", models.ModeSearch, day2 + 1, models.EventUsed, day2 + 2},    // search: not counted
 			{"b1", "t4", "fresh", models.ModeAmbient, 3, "", 0},
 		} {
@@ -159,10 +160,99 @@ func testExperiments(t *testing.T, open func(t *testing.T) models.Store) {
 
 		_, err = s.TallyExperiment(ctx, "suite-tally", "missing", asOf)
 		wantCode(t, err, models.ENOTFOUND)
-		empty, err := s.TallyExperiment(ctx, "suite-tally", "tally", at(-10))
+		empty, err := s.TallyExperiment(ctx, "suite-tally", "tally", t0.Truncate(24*time.Hour)) // the first day not begun
 		mustNil(t, err)
 		if fmt.Sprint(empty[0].Turns, empty[0].Surfaced, empty[1].Turns) != "0 0 0" {
 			t.Errorf("tally before the start: %+v %+v, want nothing counted", *empty[0], *empty[1])
 		}
+	})
+	t.Run("TallyDays", func(t *testing.T) { testTallyDays(t, s) })
+}
+
+// testTallyDays: a report's earlier days as they were known then — a late outcome counts
+// under its surfacing's day from the day it arrived, a replaced outcome as the one that
+// replaced it, a conversation on the day of its first turn even when that turn is recorded
+// last — and latencies to a tenth of a millisecond.
+func testTallyDays(t *testing.T, s models.Store) {
+	const ns = "suite-days"
+	e := experiment(ns, "days", 0)
+	mustNil(t, s.CreateExperiment(ctx, e))
+	midnight := t0.Truncate(24 * time.Hour)
+	tm := func(day, hour, minute int) time.Time {
+		return midnight.Add(time.Duration(day)*24*time.Hour + time.Duration(hour)*time.Hour + time.Duration(minute)*time.Minute)
+	}
+	for _, d := range []*models.Decision{
+		{TurnID: "u1", ConversationID: "c1", Variant: "control", LatencyMS: 12.44, Surfaced: 2, At: tm(0, 9, 0)},
+		{TurnID: "u2", ConversationID: "c2", Variant: "fresh", LatencyMS: 12.46, Surfaced: 1, At: tm(0, 23, 59)},
+		{TurnID: "u3", ConversationID: "c1", Variant: "control", LatencyMS: 0.04, At: tm(1, 10, 0)},
+		{TurnID: "u4", ConversationID: "c3", Variant: "control", LatencyMS: 30.06, Surfaced: 1, At: tm(1, 11, 0)},
+		{TurnID: "u5", ConversationID: "c3", Variant: "control", LatencyMS: 1, At: tm(0, 8, 0)}, // c3's first turn, recorded last
+	} {
+		d.Namespace, d.Experiment, d.ConvType, d.Policy, d.Prob = ns, "days", models.ConvOther, "bandit", 1
+		mustNil(t, s.Update(ctx, func(tx models.Tx) error { return tx.PutDecision(d) }))
+	}
+	record := func(id, turn, variant string, mode models.Mode, when time.Time, outcome models.EventType, decided time.Time) {
+		t.Helper()
+		sf := surfacing(ns, id, "c", "m1", 0)
+		sf.TurnID, sf.Variant, sf.Experiment, sf.Mode, sf.At, sf.Outcome, sf.OutcomeAt = turn, variant, "days", mode, when, outcome, decided
+		mustNil(t, s.RecordSurfacings(ctx, []*models.Surfacing{sf}, nil))
+	}
+	decide := func(id string, outcome models.EventType, decided time.Time) {
+		t.Helper()
+		mustNil(t, s.Update(ctx, func(tx models.Tx) error {
+			got, err := tx.GetSurfacing(ns, id)
+			if err != nil {
+				return err
+			}
+			got.Outcome, got.OutcomeAt = outcome, decided
+			return tx.PutSurfacing(got)
+		}))
+	}
+	record("s1", "u1", "control", models.ModeAmbient, tm(0, 9, 0), "", time.Time{})
+	decide("s1", models.EventUsed, tm(0, 10, 0))
+	record("s2", "u1", "control", models.ModeAmbient, tm(0, 9, 0), "", time.Time{})
+	decide("s2", models.EventHelpful, tm(1, 8, 0)) // late: the next day
+	record("s3", "u2", "fresh", models.ModeAmbient, tm(0, 23, 59), "", time.Time{})
+	decide("s3", models.EventDismissed, tm(1, 0, 1))                                                    // late, just after midnight
+	record("s4", "u4", "control", models.ModeResurface, tm(1, 11, 0), models.EventIgnored, time.Time{}) // an implicit ignore
+	decide("s4", models.EventUsed, tm(2, 9, 0))                                                         // replaced by a report two days on
+
+	d0, d1 := tm(0, 0, 0), tm(1, 0, 0)
+	tally := func(asOf time.Time) []*models.VariantTally {
+		t.Helper()
+		got, err := s.TallyExperiment(ctx, ns, "days", asOf)
+		mustNil(t, err)
+		for _, v := range got {
+			slices.Sort(v.LatenciesMS)
+		}
+		return got
+	}
+	// The snapshot of day 0: what was known by its end.
+	assertEqual(t, "as of the end of day 0", tally(tm(1, 0, 0)), []*models.VariantTally{
+		{Variant: "control", Conversations: 2, Turns: 2, EmptyTurns: 1, Surfaced: 2, Used: 1, LatenciesMS: []float64{1, 12.4},
+			Days: []models.DayTally{{Day: d0, Turns: 2, EmptyTurns: 1, Surfaced: 2, Used: 1}}},
+		{Variant: "fresh", Conversations: 1, Turns: 1, Surfaced: 1, LatenciesMS: []float64{12.5},
+			Days: []models.DayTally{{Day: d0, Turns: 1, Surfaced: 1}}},
+	})
+	// The snapshot of day 1: day 0's late outcomes. s4 counts with the outcome it has, a
+	// report decided on day 2, so not yet.
+	fresh := &models.VariantTally{Variant: "fresh", Conversations: 1, Turns: 1, Surfaced: 1, Dismissed: 1, LatenciesMS: []float64{12.5},
+		Days: []models.DayTally{{Day: d0, Turns: 1, Surfaced: 1, Dismissed: 1}}}
+	assertEqual(t, "as of the end of day 1", tally(tm(2, 0, 0)), []*models.VariantTally{
+		{Variant: "control", Conversations: 2, Turns: 4, EmptyTurns: 2, Surfaced: 3, Used: 1, Helpful: 1,
+			LatenciesMS: []float64{0, 1, 12.4, 30.1}, Days: []models.DayTally{
+				{Day: d0, Turns: 2, EmptyTurns: 1, Surfaced: 2, Used: 1, Helpful: 1},
+				{Day: d1, Turns: 2, EmptyTurns: 1, Surfaced: 1},
+			}},
+		fresh,
+	})
+	// Now, on day 2: s4's report has replaced its ignore.
+	assertEqual(t, "on day 2", tally(tm(2, 12, 0)), []*models.VariantTally{
+		{Variant: "control", Conversations: 2, Turns: 4, EmptyTurns: 2, Surfaced: 3, Used: 2, Helpful: 1,
+			LatenciesMS: []float64{0, 1, 12.4, 30.1}, Days: []models.DayTally{
+				{Day: d0, Turns: 2, EmptyTurns: 1, Surfaced: 2, Used: 1, Helpful: 1},
+				{Day: d1, Turns: 2, EmptyTurns: 1, Surfaced: 1, Used: 1},
+			}},
+		fresh,
 	})
 }
