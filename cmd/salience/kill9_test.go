@@ -219,7 +219,7 @@ func kill9Stream(t *testing.T, p *process, acks *kill9Acks, round int, afterReca
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		m, s, e := acks.counts()
-		if m-m0 >= 100 && s-s0 >= 100 && e-e0 >= 40 {
+		if m-m0 >= 300 && s-s0 >= 300 && e-e0 >= 150 {
 			break
 		}
 		if time.Now().After(deadline) {
