@@ -147,9 +147,9 @@ func TestWriteUpgradeFixture(t *testing.T) {
 	}
 	// In the WAL only: memories, a turn and events.
 	sqlite.HoldForFixture(ts.Store)
-	ingest(30, 32)
+	ingest(30, 31)
 	recall(false)
-	engage(m.Surfacings[len(m.Surfacings)-2:])
+	engage(m.Surfacings[len(m.Surfacings)-1:])
 	// In the journal only: turns.
 	applied := len(m.Surfacings)
 	for range 4 {
