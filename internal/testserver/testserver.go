@@ -61,6 +61,9 @@ type Options struct {
 	Now func() time.Time
 	// Seed seeds the bandit's Thompson draws; 0 = from the clock.
 	Seed uint64
+	// DataDir is the data directory, as `serve --data`: the store is its salience.db. ""
+	// = a new temporary directory.
+	DataDir string
 }
 
 // Server is a running stack.
@@ -71,14 +74,19 @@ type Server struct {
 	Experiments *experiment.Service
 }
 
-// Start runs the stack on a new temporary database and stops it when the test ends.
+// Start runs the stack on opts.DataDir (a new temporary one by default) and stops it when the
+// test ends.
 func Start(t testing.TB, opts Options) *Server {
 	t.Helper()
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	st, err := sqlite.Open(filepath.Join(t.TempDir(), "salience.db"), sqlite.Options{Logger: logger})
+	dir := opts.DataDir
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	st, err := sqlite.Open(filepath.Join(dir, "salience.db"), sqlite.Options{Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
