@@ -18,9 +18,9 @@ import (
 // upgradeFixture is a data directory an earlier version of the server left when it was
 // killed: memories, turns and events in the database file and in its WAL, and the last turns
 // only in the surfacing journal it kept then (salience.db-surfacings). acknowledged.json
-// lists what that server had acknowledged. The directory was written by the generator in
-// store/sqlite/upgrade_fixture_test.go while that journal existed; it is data now, kept
-// as it was, so that every later store must read it.
+// lists what that server had acknowledged. It was written by a generator beside the journal
+// (commit 16053e8, store/sqlite/upgrade_fixture_test.go), deleted with the journal; it is
+// data now, kept as it was, so that every later store must read it.
 const upgradeFixture = "testdata/upgrade-journal"
 
 type upgradeManifest struct {
