@@ -1,13 +1,10 @@
 package sqlite
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -101,51 +98,6 @@ func TestRowChunks(t *testing.T) {
 	}
 	if len(sizes) != 20 {
 		t.Errorf("%d statement sizes over batches of 0–1,999 rows, want 20", len(sizes))
-	}
-}
-
-// TestRecordKeepsFewStatements: journal batches of 67 sizes from 1 to 300 rows leave the
-// writer a handful of prepared inserts, not one per size (each kept one held SQLite memory
-// outside the Go heap: 90 MB for 256 sizes).
-func TestRecordKeepsFewStatements(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "s.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ctx := context.Background()
-	if err := s.Rebuild(ctx); err != nil {
-		t.Fatal(err)
-	}
-	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-	k := 0
-	sizes := []int{100, 200, 300}
-	for n := 1; n <= 64; n++ {
-		sizes = append(sizes, n)
-	}
-	for _, n := range sizes {
-		var ss []*models.Surfacing
-		for range n {
-			k++
-			ss = append(ss, &models.Surfacing{Namespace: "ns", ID: fmt.Sprintf("s%06d", k), ConversationID: "c",
-				TurnID: fmt.Sprintf("t%d", n), MemoryID: "m1", Mode: models.ModeSearch, Rank: 1, Score: 0.5, At: at})
-		}
-		if err := s.write(ctx, "record", func(tx *wtx) (func(), error) { return s.recordTx(ctx, tx, ss, nil) }); err != nil {
-			t.Fatal(err)
-		}
-	}
-	inserts := 0
-	for q := range s.prepared {
-		if strings.HasPrefix(q, "INSERT INTO surfacings") {
-			inserts++
-		}
-	}
-	if inserts > 20 {
-		t.Errorf("%d multi-row surfacing inserts kept prepared, want at most 20", inserts)
-	}
-	var stored int
-	if err := s.rdb.QueryRowContext(ctx, `SELECT count(*) FROM surfacings`).Scan(&stored); err != nil || stored != k {
-		t.Errorf("%d surfacings stored (%v), want %d", stored, err, k)
 	}
 }
 

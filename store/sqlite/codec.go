@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -201,7 +200,7 @@ func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
 // queryAll runs a query and scans every row with scan; errors are wrapped with what.
 func queryAll[T any](ctx context.Context, q interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+	QueryContext(context.Context, string, ...any) (rowReader, error)
 }, what, query string, args []any, scan func(scanner) (T, error)) ([]T, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	sqlite3 "modernc.org/sqlite/lib"
+	zs "zombiezen.com/go/sqlite"
 
 	"github.com/salience-ai/salience/models"
 )
@@ -43,7 +43,7 @@ func TestDiskFullIsUnavailable(t *testing.T) {
 	if !strings.Contains(msg, "disk is full") || strings.Contains(msg, path) || strings.Contains(msg, "SQLITE") {
 		t.Fatalf("message %q: want the cause, without paths or driver text", msg)
 	}
-	if code, ok := resultCode(err); !ok || code&0xff != sqlite3.SQLITE_FULL {
+	if code, ok := resultCode(err); !ok || code.ToPrimary() != zs.ResultFull {
 		t.Fatalf("the driver's error is not kept for the log: %v", err)
 	}
 
@@ -81,18 +81,18 @@ func TestWrapTranslatesResultCodes(t *testing.T) {
 		code int
 		want string
 	}{
-		{sqlite3.SQLITE_FULL, models.EUNAVAILABLE},
-		{sqlite3.SQLITE_IOERR, models.EUNAVAILABLE},
-		{sqlite3.SQLITE_IOERR_WRITE, models.EUNAVAILABLE},
-		{sqlite3.SQLITE_IOERR_FSYNC, models.EUNAVAILABLE},
-		{sqlite3.SQLITE_IOERR_SHORT_READ, models.EUNAVAILABLE},
-		{sqlite3.SQLITE_BUSY, models.EUNAVAILABLE},
-		{sqlite3.SQLITE_BUSY_SNAPSHOT, models.EUNAVAILABLE},
-		{sqlite3.SQLITE_LOCKED, models.EUNAVAILABLE},
-		{sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, models.ECONFLICT},
-		{sqlite3.SQLITE_CONSTRAINT_UNIQUE, models.ECONFLICT},
-		{sqlite3.SQLITE_CONSTRAINT_NOTNULL, models.EINTERNAL},
-		{sqlite3.SQLITE_CORRUPT, models.EINTERNAL},
+		{int(zs.ResultFull), models.EUNAVAILABLE},
+		{int(zs.ResultIOErr), models.EUNAVAILABLE},
+		{int(zs.ResultIOErrWrite), models.EUNAVAILABLE},
+		{int(zs.ResultIOErrFsync), models.EUNAVAILABLE},
+		{int(zs.ResultIOErrShortRead), models.EUNAVAILABLE},
+		{int(zs.ResultBusy), models.EUNAVAILABLE},
+		{int(zs.ResultBusySnapshot), models.EUNAVAILABLE},
+		{int(zs.ResultLocked), models.EUNAVAILABLE},
+		{int(zs.ResultConstraintPrimaryKey), models.ECONFLICT},
+		{int(zs.ResultConstraintUnique), models.ECONFLICT},
+		{int(zs.ResultConstraintNotNull), models.EINTERNAL},
+		{int(zs.ResultCorrupt), models.EINTERNAL},
 	} {
 		err := wrap(fmt.Errorf("exec: %w", codeErr(tc.code)), "create memories")
 		if got := models.ErrorCode(err); got != tc.want {
@@ -102,7 +102,7 @@ func TestWrapTranslatesResultCodes(t *testing.T) {
 			t.Errorf("code %d: the driver's error left the chain: %v", tc.code, err)
 		}
 	}
-	if got := models.ErrorMessage(wrap(codeErr(sqlite3.SQLITE_IOERR_WRITE), "x")); !strings.Contains(got, "disk") {
+	if got := models.ErrorMessage(wrap(codeErr(zs.ResultIOErrWrite), "x")); !strings.Contains(got, "disk") {
 		t.Errorf("I/O error message %q does not say it is the disk", got)
 	}
 }

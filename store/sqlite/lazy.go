@@ -28,18 +28,18 @@ type lazyState struct {
 	loads, evictions atomic.Int64
 	loadNanos        atomic.Int64 // total time spent loading
 	maxLoadNanos     atomic.Int64
-	// raw is the connection loads read through (rawConn), opened by the first and kept:
+	// raw is the connection loads read through (loadConn), opened by the first and kept:
 	// loads run one at a time, under the write mutex, which guards it.
-	raw *rawConn
+	raw *loadConn
 }
 
 // lazyQuery returns the querier of a namespace load and what to call with its outcome: the
-// kept rawConn where the database is a file, dropped after an error so the next load opens
+// kept loadConn where the database is a file, dropped after an error so the next load opens
 // another; otherwise s.rdb's. The caller holds the write mutex.
 func (s *Store) lazyQuery() (loadQuery, func(error)) {
 	if s.lazy.raw == nil {
 		if s.lazy.raw = s.openLoadConn(); s.lazy.raw == nil {
-			return dbQuery(s.rdb), func(error) {}
+			return dbQuery(s.rdb.DB), func(error) {}
 		}
 	}
 	return s.lazy.raw.query, func(err error) {

@@ -23,7 +23,7 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
-	sqlite3 "modernc.org/sqlite/lib"
+	zs "zombiezen.com/go/sqlite"
 
 	"github.com/salience-ai/salience/models"
 )
@@ -52,8 +52,8 @@ const busyTimeout = 10 * time.Second
 // Store is the SQLite store. It implements models.Store.
 type Store struct {
 	path string
-	wdb  *sql.DB // exactly one connection: the writer
-	rdb  *sql.DB // the read pool
+	wdb  *conn  // exactly one connection: the writer (write.go)
+	rdb  readDB // the read pool
 	now  func() time.Time
 	log  *slog.Logger
 
@@ -86,10 +86,6 @@ type Store struct {
 	states     stateCache // GetState's (state.go)
 	pageSize   int
 	closed     bool // guarded by wmu
-
-	// prepared holds the writer connection's prepared statements by SQL text (see wtx);
-	// guarded by wmu.
-	prepared map[string]*sql.Stmt
 
 	// convs caches conversation states, written through by RecordSurfacings: recall reads
 	// its conversation's state on every turn (convcache.go).
@@ -124,46 +120,31 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	pragmas := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)",
 		busyTimeout.Milliseconds())
-	// BEGIN IMMEDIATE takes the write lock up front, so a transaction never fails half-way
-	// on a lock upgrade if another process writes the file.
-	// journal_size_limit: see checkpoint.go. The writer keeps 16 MiB of pages (SQLite's
-	// default is 2 MiB): engagement and surfacing writes land on pages spread over the
-	// surfacings, edges and memories tables, and with the default most of them were read
-	// back with a syscall each (bench engagement: ~5,400 → ~6,100 events/s). The soak's RSS
-	// check still passes (end / first third 1.02); 32 MiB did not (1.11).
-	wdb, err := sql.Open("sqlite", path+"?"+pragmas+fmt.Sprintf("&_pragma=wal_autocheckpoint(0)&_pragma=journal_size_limit(%d)&_pragma=cache_size(-16384)&_txlock=immediate", maxWAL))
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: open: %w", err)
-	}
-	wdb.SetMaxOpenConns(1)
-	wdb.SetMaxIdleConns(1)
-	wdb.SetConnMaxLifetime(0)
-	wdb.SetConnMaxIdleTime(0)
-	s := &Store{path: path, wdb: wdb, now: opts.Now, log: opts.Logger, spaces: map[string]*space{},
-		prepared: map[string]*sql.Stmt{}, lazy: lazyState{budget: max(opts.IndexBudget, 0)}}
+	s := &Store{path: path, now: opts.Now, log: opts.Logger, spaces: map[string]*space{},
+		lazy: lazyState{budget: max(opts.IndexBudget, 0)}}
 	s.unfolded.Store(1)
-	// The writer creates the file and switches it to WAL before any reader opens it.
-	if err := s.migrate(context.Background()); err != nil {
-		wdb.Close()
+	// The migrations run first, on a connection of their own: the file is created and
+	// switched to WAL before any other connection opens it.
+	if err := s.migrate(context.Background(), path+"?"+pragmas+"&_txlock=immediate"); err != nil {
 		return nil, err
 	}
+	wc, err := openWriter(path)
+	if err != nil {
+		return nil, err
+	}
+	s.wdb = &conn{c: wc, kept: map[string]bool{}}
 	rdb, err := sql.Open("sqlite", path+"?"+pragmas+"&_pragma=query_only(1)")
 	if err != nil {
-		wdb.Close()
+		wc.Close()
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
 	rdb.SetMaxOpenConns(opts.ReadConns)
 	rdb.SetMaxIdleConns(opts.ReadConns)
 	rdb.SetConnMaxLifetime(0)
 	rdb.SetConnMaxIdleTime(0)
-	if err := rdb.Ping(); err != nil {
-		wdb.Close()
-		rdb.Close()
-		return nil, fmt.Errorf("sqlite: open: %w", err)
-	}
-	s.rdb = rdb
-	if err := wdb.QueryRow(`PRAGMA page_size`).Scan(&s.pageSize); err != nil {
-		wdb.Close()
+	s.rdb = readDB{rdb}
+	if err := rdb.QueryRow(`PRAGMA page_size`).Scan(&s.pageSize); err != nil {
+		wc.Close()
 		rdb.Close()
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
@@ -172,7 +153,7 @@ func Open(path string, opts Options) (*Store, error) {
 	// inside whichever commit crosses 1,000 pages, which set recall's p95 at 100k memories.
 	cdb, err := sql.Open("sqlite", path+"?"+pragmas)
 	if err != nil {
-		wdb.Close()
+		wc.Close()
 		rdb.Close()
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
@@ -204,19 +185,58 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	s.ready.Store(false)
-	for _, st := range s.prepared {
-		st.Close()
-	}
 	s.closeLazyRaw()
 	// A last full checkpoint leaves the data in the file and the WAL empty.
 	_, _, cerr := s.checkpointWaiting(context.Background(), "TRUNCATE", busyTimeout)
-	return errors.Join(cerr, s.cdb.Close(), s.rdb.Close(), s.wdb.Close())
+	return errors.Join(cerr, s.cdb.Close(), s.rdb.Close(), s.wdb.c.Close())
+}
+
+// openWriter opens the write connection. The writer keeps 16 MiB of pages (SQLite's default
+// is 2 MiB): engagement and surfacing writes land on pages spread over the surfacings, edges
+// and memories tables, and with the default most of them were read back with a syscall each
+// (bench engagement: ~5,400 → ~6,100 events/s); the soak's RSS check still passes (end /
+// first third 1.02), with 32 MiB it did not (1.11). wal_autocheckpoint is off and
+// journal_size_limit set: see checkpoint.go. Transactions begin IMMEDIATE (write.go), so
+// none fails half-way on a lock upgrade when another process writes the file.
+func openWriter(path string) (*zs.Conn, error) {
+	c, err := zs.OpenConn(path, zs.OpenReadWrite, zs.OpenCreate, zs.OpenWAL)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open: %w", err)
+	}
+	c.SetBusyTimeout(busyTimeout)
+	w := &conn{c: c, kept: map[string]bool{}}
+	for _, p := range []string{`synchronous = NORMAL`, `foreign_keys = 1`, `temp_store = MEMORY`,
+		`wal_autocheckpoint = 0`, fmt.Sprintf(`journal_size_limit = %d`, maxWAL), `cache_size = -16384`} {
+		if _, err := w.ExecContext(context.Background(), `PRAGMA `+p); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("sqlite: open: PRAGMA %s: %w", p, err)
+		}
+	}
+	return c, nil
+}
+
+// readDB is the read pool, its rows read through the same interfaces as a write
+// transaction's.
+type readDB struct{ *sql.DB }
+
+func (d readDB) QueryContext(ctx context.Context, query string, args ...any) (rowReader, error) {
+	return d.DB.QueryContext(ctx, query, args...)
+}
+
+func (d readDB) QueryRowContext(ctx context.Context, query string, args ...any) scanner {
+	return d.DB.QueryRowContext(ctx, query, args...)
 }
 
 // migrate applies the embedded migrations not yet recorded in the migrations table, in name
 // order, each in its own transaction.
-func (s *Store) migrate(ctx context.Context) error {
-	if _, err := s.wdb.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS migrations (name TEXT NOT NULL PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
+func (s *Store) migrate(ctx context.Context, dsn string) error {
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return fmt.Errorf("sqlite: open: %w", err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS migrations (name TEXT NOT NULL PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
 		return fmt.Errorf("sqlite: create migrations table: %w", err)
 	}
 	names, err := fs.Glob(migrationFS, "migrations/*.sql")
@@ -225,15 +245,15 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if err := s.migrateFile(ctx, name); err != nil {
+		if err := s.migrateFile(ctx, db, name); err != nil {
 			return fmt.Errorf("sqlite: migration %s: %w", name, err)
 		}
 	}
 	return nil
 }
 
-func (s *Store) migrateFile(ctx context.Context, name string) error {
-	tx, err := s.wdb.BeginTx(ctx, nil)
+func (s *Store) migrateFile(ctx context.Context, db *sql.DB, name string) error {
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -292,16 +312,16 @@ func wrap(err error, what string) error {
 		return err
 	}
 	if code, ok := resultCode(err); ok {
-		switch code & 0xff { // the primary code of an extended one
-		case sqlite3.SQLITE_CONSTRAINT:
-			if code == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY || code == sqlite3.SQLITE_CONSTRAINT_UNIQUE {
+		switch code.ToPrimary() {
+		case zs.ResultConstraint:
+			if code == zs.ResultConstraintPrimaryKey || code == zs.ResultConstraintUnique {
 				return &models.Error{Code: models.ECONFLICT, Message: what + ": the object exists"}
 			}
-		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		case zs.ResultBusy, zs.ResultLocked:
 			return fmt.Errorf("sqlite: %s: %w: %w", what, models.Errorf(models.EUNAVAILABLE, "the database is busy"), err)
-		case sqlite3.SQLITE_FULL:
+		case zs.ResultFull:
 			return fmt.Errorf("sqlite: %s: %w: %w", what, errDiskFull, err)
-		case sqlite3.SQLITE_IOERR:
+		case zs.ResultIOErr:
 			return fmt.Errorf("sqlite: %s: %w: %w", what, errDiskIO, err)
 		}
 	}
@@ -316,10 +336,13 @@ var (
 )
 
 // resultCode returns the (extended) SQLite result code carried by err.
-func resultCode(err error) (int, bool) {
-	var c interface{ Code() int } // *sqlite.Error; an interface so tests can fake any code
+func resultCode(err error) (zs.ResultCode, bool) {
+	var c interface{ Code() int } // the driver's *sqlite.Error; an interface so tests can fake any code
 	if errors.As(err, &c) {
-		return c.Code(), true
+		return zs.ResultCode(c.Code()), true
+	}
+	if code := zs.ErrCode(err); code != zs.ResultError { // the writer's (zombiezen.com/go/sqlite)
+		return code, true
 	}
 	return 0, false
 }
@@ -327,7 +350,7 @@ func resultCode(err error) (int, bool) {
 // isConstraintUnique reports whether err is a primary-key or unique violation.
 func isConstraintUnique(err error) bool {
 	code, ok := resultCode(err)
-	return ok && (code == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY || code == sqlite3.SQLITE_CONSTRAINT_UNIQUE)
+	return ok && (code == zs.ResultConstraintPrimaryKey || code == zs.ResultConstraintUnique)
 }
 
 func notFound(format string, args ...any) error {

@@ -174,7 +174,7 @@ func (s *Store) bumpSurfaced(ss []*models.Surfacing) {
 }
 
 func getSurfacing(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
+	QueryRowContext(context.Context, string, ...any) scanner
 }, ns, id string) (*models.Surfacing, error) {
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -18,7 +17,7 @@ type scanner interface{ Scan(dest ...any) error }
 
 // querier is what the read pool and a write transaction have in common.
 type querier interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+	QueryContext(context.Context, string, ...any) (rowReader, error)
 }
 
 // column maps one SQL column to a field of a row type R.

@@ -40,8 +40,8 @@ func (p *rawProbe) dests(raw *sql.RawBytes) []any {
 const rawProbeQuery = `SELECT s, i, f, b, i, i, f, i, i, i, i, i, f, i, l, j, l, j FROM probe WHERE s >= ? ORDER BY s`
 
 // rawTestDB creates a database at a new path with the statements of schema run, and opens
-// a rawConn on it; both close with the test.
-func rawTestDB(t *testing.T, schema string, args ...any) (*sql.DB, *rawConn) {
+// a loadConn on it; both close with the test.
+func rawTestDB(t *testing.T, schema string, args ...any) (*sql.DB, *loadConn) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "raw.db")
 	db, err := sql.Open("sqlite", path)
@@ -52,9 +52,9 @@ func rawTestDB(t *testing.T, schema string, args ...any) (*sql.DB, *rawConn) {
 	if _, err := db.Exec(schema, args...); err != nil {
 		t.Fatal(err)
 	}
-	c, ok, err := openRaw(path)
+	c, ok, err := openLoad(path)
 	if err != nil || !ok {
-		t.Fatalf("openRaw = %v, %v", ok, err)
+		t.Fatalf("openLoad = %v, %v", ok, err)
 	}
 	t.Cleanup(func() { c.Close() })
 	return db, c
@@ -83,9 +83,9 @@ func readProbes(t *testing.T, rows rowReader, err error) []rawProbe {
 	return out
 }
 
-// TestRawRowsScanLikeDatabaseSQL reads the same rows through database/sql and through a
-// rawConn into every kind of destination, and wants the same values.
-func TestRawRowsScanLikeDatabaseSQL(t *testing.T) {
+// TestLoadRowsScanLikeDatabaseSQL reads the same rows through database/sql and through a
+// loadConn into every kind of destination, and wants the same values.
+func TestLoadRowsScanLikeDatabaseSQL(t *testing.T) {
 	at := time.Date(2026, 3, 4, 5, 6, 7, 8, time.UTC)
 	db, c := rawTestDB(t, `PRAGMA journal_mode=WAL;
 		CREATE TABLE probe (s TEXT, i INTEGER, f REAL, b BLOB, l TEXT, j TEXT);
@@ -118,8 +118,8 @@ func TestRawRowsScanLikeDatabaseSQL(t *testing.T) {
 	}
 }
 
-// TestRawRowsErrors: what database/sql refuses, the raw reader refuses too.
-func TestRawRowsErrors(t *testing.T) {
+// TestLoadRowsErrors: what database/sql refuses, the raw reader refuses too.
+func TestLoadRowsErrors(t *testing.T) {
 	_, c := rawTestDB(t, `CREATE TABLE t (s TEXT, i INTEGER); INSERT INTO t VALUES (NULL, 1), ('x', 2)`)
 	scanFirst := func(q string, dest ...any) error {
 		rows, err := c.query(ctx, q)
@@ -150,9 +150,6 @@ func TestRawRowsErrors(t *testing.T) {
 			t.Errorf("%s: err = %v, want one containing %q", tc.name, err, tc.want)
 		}
 	}
-	if _, err := c.query(ctx, `SELECT ?`, 1.5); err == nil || !strings.Contains(err.Error(), "cannot bind float64") {
-		t.Errorf("binding a float64: err = %v", err)
-	}
 	rows, err := c.query(ctx, `SELECT i FROM t`)
 	if err != nil {
 		t.Fatal(err)
@@ -166,9 +163,9 @@ func TestRawRowsErrors(t *testing.T) {
 	}
 }
 
-// TestRawRowsStopWithTheContext: a long scan ends with the context's error once it is done,
+// TestLoadRowsStopWithTheContext: a long scan ends with the context's error once it is done,
 // within 1,024 rows.
-func TestRawRowsStopWithTheContext(t *testing.T) {
+func TestLoadRowsStopWithTheContext(t *testing.T) {
 	_, c := rawTestDB(t, `CREATE TABLE t (i INTEGER)`)
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -191,12 +188,12 @@ func TestRawRowsStopWithTheContext(t *testing.T) {
 	}
 }
 
-// TestOpenRawOnlyOpensFiles: a path that is not a regular file is left to database/sql.
-func TestOpenRawOnlyOpensFiles(t *testing.T) {
+// TestOpenLoadOnlyOpensFiles: a path that is not a regular file is left to database/sql.
+func TestOpenLoadOnlyOpensFiles(t *testing.T) {
 	dir := t.TempDir()
 	for _, p := range []string{dir, filepath.Join(dir, "missing.db"), ":memory:"} {
-		if c, ok, err := openRaw(p); ok || err != nil || c != nil {
-			t.Errorf("openRaw(%q) = %v, %v, %v; want none", p, c, ok, err)
+		if c, ok, err := openLoad(p); ok || err != nil || c != nil {
+			t.Errorf("openLoad(%q) = %v, %v, %v; want none", p, c, ok, err)
 		}
 	}
 }
