@@ -29,13 +29,14 @@ import (
 const (
 	// checkpointTick is how often the checkpointer runs.
 	checkpointTick = 100 * time.Millisecond
-	// walReset is the WAL use at which the checkpointer rewinds it: a quarter of the 64 MB
-	// the store promises, the rest for what arrives while it does, on a busy machine up to
+	// walReset is the WAL use at which the checkpointer rewinds it: an eighth of the 64 MB
+	// the store promises, the rest for what arrives while it does (every turn is its own
+	// commit, or shares one with the turns beside it), on a busy machine up to
 	// a few hundred milliseconds (four writers without pause add about 25 MB a second in
 	// TestWALStaysBounded; four HTTP clients added 80 MB a second to the unbounded WAL).
 	// Each rewind holds the write lock for the same short time whatever this size, so a
 	// smaller one costs only more frequent rewinds.
-	walReset = 16 << 20
+	walReset = 8 << 20
 	// maxWAL is the most the WAL file may hold (journal_size_limit).
 	maxWAL = 64 << 20
 	// walKeep: a store idle for shrinkAfter empties a WAL file larger than this (TRUNCATE).

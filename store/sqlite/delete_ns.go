@@ -45,7 +45,7 @@ func (s *Store) namespaceTables(ctx context.Context) ([]nsTable, error) {
 
 // DeleteNamespace deletes everything of ns: every row of every table with an ns column
 // (namespaceTables), pruneBatch rows a transaction, and the state keys ns owns; then, in a
-// last transaction that first applies the surfacing journal, whatever rows of ns calls
+// last transaction, whatever rows of ns calls
 // racing with it wrote meanwhile, and the namespace's row, while its in-memory indexes and
 // cached conversations are dropped. Searches of ns meanwhile answer from the indexes as they
 // were until that last transaction.
@@ -88,7 +88,7 @@ func (s *Store) DeleteNamespace(ctx context.Context, ns string) (models.Namespac
 		}
 	}
 	err = s.write(ctx, "delete namespace", func(w *wtx) (func(), error) {
-		// Turns journaled before now reach SQLite, to be deleted with the rest.
+		// The counters take in every stored surfacing first (surfaced.go).
 		if err := w.foldIfNeeded(ctx); err != nil {
 			return nil, err
 		}

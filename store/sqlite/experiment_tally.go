@@ -11,7 +11,7 @@ import (
 // The experiment counters (migration 0016): this file only adds what models.Tallies
 // returns for each write and reads the counters back; what counts, on which day, is decided
 // in models/tally.go. The write paths call it inside their transaction:
-//   - insertSurfacings → tallySurfacings (a turn's surfacings, journaled or not);
+//   - insertSurfacings → tallySurfacings (a turn's surfacings);
 //   - Tx.PutSurfacing → tallyOutcomeBefore, then tallyOutcome (an outcome decided or replaced);
 //   - Tx.PutDecision → tallyDecision (a turn, and its conversation's first turn).
 

@@ -80,7 +80,7 @@ func (s *Store) ViewMemories(ctx context.Context, ns string, ids []string, vecto
 
 // sqlMemories reads memories from SQLite, in the order of ids.
 func (s *Store) sqlMemories(ctx context.Context, ns string, ids []string) ([]*models.Memory, error) {
-	if err := s.settleRead(ctx); err != nil { // the counters of journaled turns
+	if err := s.settleRead(ctx); err != nil { // the counters of every stored turn (surfaced.go)
 		return nil, err
 	}
 	byID := make(map[string]*models.Memory, len(ids))
@@ -148,7 +148,7 @@ func (s *Store) FindMemories(ctx context.Context, f models.MemoryFilter) ([]*mod
 	}
 	cond := strings.Join(where, " AND ")
 	var total int
-	if err := s.settleRead(ctx); err != nil { // the counters of journaled turns
+	if err := s.settleRead(ctx); err != nil { // the counters of every stored turn (surfaced.go)
 		return nil, 0, err
 	}
 	if err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM memories WHERE `+cond, args...).Scan(&total); err != nil {
@@ -171,7 +171,7 @@ func (s *Store) LastInConversation(ctx context.Context, ns, conversationID strin
 	if conversationID == "" {
 		return nil, models.Invalid("conversation_id", "conversation id is required")
 	}
-	if err := s.settleRead(ctx); err != nil { // the counters of journaled turns
+	if err := s.settleRead(ctx); err != nil { // the counters of every stored turn (surfaced.go)
 		return nil, err
 	}
 	ms, err := queryMemories(ctx, s.rdb, memorySelect+`

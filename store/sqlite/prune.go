@@ -26,7 +26,7 @@ func (s *Store) PruneHistory(ctx context.Context, pc models.PruneCut) (models.Pr
 	if pc.None() {
 		return p, models.Invalid("before", "the cut deletes nothing: no cutoff is set")
 	}
-	// Every turn recorded so far goes to SQLite first: a journaled one would escape this call.
+	// The counters first take in every stored surfacing (surfaced.go).
 	if err := s.settle(ctx); err != nil {
 		return p, err
 	}

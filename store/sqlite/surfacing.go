@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -78,9 +77,8 @@ func insertSurfacings(ctx context.Context, tx *wtx, ss []*models.Surfacing) erro
 	return tallySurfacings(ctx, tx, ss) // the experiment counters (experiment_tally.go)
 }
 
-// Batch writes yield the processor between statements of about batchRows rows: the
-// journal's applier moving many turns into SQLite at once, a fold of thousands of
-// surfacings. A goroutine that runs on without blocking keeps the goroutines queued behind
+// Batch writes yield the processor between statements of about batchRows rows: a group
+// commit of many turns, a fold of thousands of surfacings. A goroutine that runs on without blocking keeps the goroutines queued behind
 // it on its processor waiting until the runtime preempts it, after 10 ms, and a recall
 // woken on that processor (by its text search finishing, say) waited that long. Measured
 // on `bench recall --concurrency 2 --runs 3` at 100,000 memories, where the applier writes
@@ -270,40 +268,10 @@ const selectBriefSurfacing = `SELECT ns, id, conversation_id, turn_id, memory_id
 func scanBriefSurfacing(r scanner) (*models.Surfacing, error) {
 	sf := &models.Surfacing{}
 	var at int64
-	var comps string
 	err := r.Scan(&sf.Namespace, &sf.ID, &sf.ConversationID, &sf.TurnID, &sf.MemoryID, (*string)(&sf.Mode),
-		&sf.ConvType, &at, (*string)(&sf.Outcome), &sf.LatencyMS, &sf.PUse, &comps)
-	if err != nil {
-		return nil, err
-	}
+		&sf.ConvType, &at, (*string)(&sf.Outcome), &sf.LatencyMS, &sf.PUse, componentsDest{&sf.Components})
 	sf.At = decTime(at)
-	sf.Components.Confidence, err = jsonConfidence(comps)
 	return sf, err
-}
-
-// jsonConfidence reads the confidence out of an encoded models.Components (a flat object of
-// numbers written by encoding/json) without decoding the rest; 0 for "" as decJSON would
-// leave it. strconv parses encoding/json's shortest form back to the same float64.
-func jsonConfidence(s string) (float64, error) {
-	const key = `"confidence":`
-	i := strings.Index(s, key)
-	if i < 0 {
-		if s == "" {
-			return 0, nil
-		}
-		var c models.Components
-		err := decJSON(s, &c, "components")
-		return c.Confidence, err
-	}
-	v := s[i+len(key):]
-	if j := strings.IndexAny(v, ",}"); j >= 0 {
-		v = v[:j]
-	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil {
-		return 0, fmt.Errorf("decode column components: confidence %q: %w", v, err)
-	}
-	return f, nil
 }
 
 // GetConversation returns a conversation's state; ENOTFOUND when none was recorded.

@@ -200,7 +200,7 @@ const exactRows = 16
 //
 // One statement of the exact size each time is fewer statements, but every size is a
 // statement prepared once and kept: SQLite's program for a multi-row insert into
-// surfacings takes about 2.4 KB a row, and a server whose journal batches came in every
+// surfacings takes about 2.4 KB a row, and a server whose group commits came in every
 // size from 1 to 256 held 256 of them, about 90 MB outside the Go heap, then prepared
 // each further size afresh for every batch.
 func rowChunks(n, max int) []int {

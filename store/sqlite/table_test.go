@@ -539,6 +539,9 @@ func stored(t *testing.T, f reflect.Value) any {
 	if e, ok := f.Interface().([]float32); ok {
 		return encVector(e)
 	}
+	if c, ok := f.Interface().(models.Components); ok {
+		return encComponents(c)
+	}
 	b, err := json.Marshal(f.Interface())
 	if err != nil {
 		t.Fatal(err)

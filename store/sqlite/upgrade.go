@@ -198,20 +198,6 @@ func decodeJournalLine(line []byte) *journalRecord {
 	return &journalRecord{Seq: seq, Surfacings: b.Surfacings, State: b.State}
 }
 
-// components lists a Components' float fields in their wire order; new ones go at the end,
-// so a line written before them still decodes (its mask has no bit for them). The mask bit
-// after them, featuresBit, marks Components.Features, written as a uvarint after the floats.
-// TestJournalCodecCoversEveryField fills every field of a turn by reflection, so a field
-// added to Components but not here fails it.
-func components(c *models.Components) [20]*float64 {
-	return [20]*float64{&c.Relevance, &c.BM25, &c.Vector, &c.Phrase, &c.Activation, &c.Confidence,
-		&c.Freshness, &c.Proximity, &c.Importance, &c.Novelty, &c.Volunteer, &c.Score, &c.Used,
-		&c.Speaker, &c.Turn, &c.Top, &c.Margin, &c.Coverage, &c.Match, &c.Question}
-}
-
-// featuresBit is the mask bit of Components.Features.
-const featuresBit = 20
-
 var errJournalBody = errors.New("damaged journal body")
 
 type journalReader struct {
@@ -368,25 +354,7 @@ func decodeJournalBinary(b []byte) (*journalBody, error) {
 		sf.Mode = models.Mode(r.str(string(prev.Mode)))
 		sf.Rank = r.int()
 		sf.Score = r.f64()
-		fields := components(&sf.Components)
-		mask := r.uvarint()
-		if mask>>(featuresBit+1) != 0 {
-			r.fail()
-		}
-		for k, f := range fields {
-			if mask&(1<<k) != 0 {
-				if *f = r.f64(); *f == 0 && !math.Signbit(*f) {
-					r.fail() // a zero is left out of the mask: one encoding per value
-				}
-			}
-		}
-		if mask&(1<<featuresBit) != 0 {
-			v := r.uvarint()
-			if v == 0 || v > math.MaxInt32 {
-				r.fail() // a zero is left out of the mask
-			}
-			sf.Components.Features = int(v)
-		}
+		r.components(&sf.Components)
 		sf.ConvType = r.str(prev.ConvType)
 		sf.Threshold = r.f64()
 		sf.ArmProb = r.f64()
