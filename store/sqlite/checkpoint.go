@@ -27,8 +27,9 @@ import (
 // no write has committed for shrinkAfter, and journal_size_limit is set to maxWAL, a safety
 // net for a WAL that readers kept from rewinding.
 const (
-	// checkpointTick is how often the checkpointer runs.
-	checkpointTick = 100 * time.Millisecond
+	// checkpointTick is how often the checkpointer runs: every turn commits on its own (or
+	// with the turns beside it), so the WAL grows faster than under batched writes.
+	checkpointTick = 50 * time.Millisecond
 	// walReset is the WAL use at which the checkpointer rewinds it: an eighth of the 64 MB
 	// the store promises, the rest for what arrives while it does (every turn is its own
 	// commit, or shares one with the turns beside it), on a busy machine up to
