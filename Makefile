@@ -30,7 +30,8 @@ RACE_GCFLAGS ?= modernc.org/...=-d=checkptr=0
 
 test:
 	$(GO) test -race -gcflags=$(RACE_GCFLAGS) ./...
-	GOARCH=arm64 $(GO) vet ./index # the kernels' portable fallbacks (dot_other.go) build
+	$(GO) test -tags purego ./index/ # the kernels' portable fallbacks (dot_other.go), on amd64 too
+	GOARCH=arm64 $(GO) vet ./index # and they build where they are the only kernels
 	@[ -n "$$SALIENCE_NEO4J_URI" ] || echo "make test: the Neo4j store tests were skipped (no SALIENCE_NEO4J_URI); run make test-neo4j (needs Java 17 and mvn)"
 
 # The tests that need a real Neo4j (store/storetest on the Neo4j store, two servers on one

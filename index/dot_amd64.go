@@ -1,3 +1,8 @@
+//go:build !purego
+
+// The assembly kernels (dot_amd64.s); the purego tag builds the portable ones instead
+// (dot_other.go), which `make test` runs too.
+
 package index
 
 import (

@@ -1,3 +1,5 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // Shared by both kernels. Registers: SI the query, DI the codes (row 0 of a quad), DX the

@@ -1,3 +1,5 @@
+//go:build !purego
+
 package index
 
 type kernel = func(q []int8, codes []byte, cbytes int, out []int32)
@@ -38,4 +40,28 @@ func dot2Kernels() map[string]kernel {
 // dot1Kernels returns every 1-bit kernel this machine can run.
 func dot1Kernels() map[string]kernel {
 	return kernelSet("dotsU1", dotsU1, dotsU1AVX2, dotsU1VNNI)
+}
+
+// dispatched names what the dispatching function fn runs on this machine, as the kernel
+// tests log it (dot_amd64.go's choices).
+func dispatched(fn string) string {
+	switch fn {
+	case "dotsU4", "dotsU2", "dotsU1":
+		switch {
+		case haveVNNI:
+			return "vnni assembly"
+		case haveAVX2:
+			return "avx2 assembly"
+		}
+	case "dotsU1Planes":
+		if havePop {
+			return "vpopcntq assembly (32-byte rows and multiples of 64), else " + dispatched("dotsU1")
+		}
+		return dispatched("dotsU1")
+	case "fwhtWide", "scaleScores", "appendReaching", "appendAtLeast":
+		if haveAVX2 {
+			return "avx2 assembly, Go for the tail"
+		}
+	}
+	return "portable Go (this CPU has no AVX2)"
 }

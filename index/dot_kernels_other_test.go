@@ -1,4 +1,4 @@
-//go:build !amd64
+//go:build !amd64 || purego
 
 package index
 
@@ -12,4 +12,9 @@ func dot2Kernels() map[string]func(q []int8, codes []byte, cbytes int, out []int
 
 func dot1Kernels() map[string]func(q []int8, codes []byte, cbytes int, out []int32) {
 	return map[string]func(q []int8, codes []byte, cbytes int, out []int32){"dotsU1": dotsU1}
+}
+
+// dispatched names what the dispatching function fn runs here: the portable Go, always.
+func dispatched(fn string) string {
+	return "portable Go (built with the purego tag, or not for amd64)"
 }

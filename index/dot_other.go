@@ -1,8 +1,12 @@
-//go:build !amd64
+//go:build !amd64 || purego
 
 package index
 
-import "unsafe"
+import (
+	"encoding/binary"
+	"math/bits"
+	"unsafe"
+)
 
 // dotsU4 sets out[r] to the dot product of q with the 4-bit code row r (see dotsU4Go).
 func dotsU4(q []int8, codes []byte, cbytes int, out []int32) { dotsU4Go(q, codes, cbytes, out) }
@@ -41,7 +45,33 @@ func appendAtLeast(dst []int32, dots []int32, min int32, base int) []int32 {
 	return appendAtLeastGo(dst, dots, min, base)
 }
 
-// dotsU1Planes is dotsU1 here (see dot_amd64.go).
+// dotsU1Planes is dotsU1 for a query code q in −8…7 whose bit planes (bitPlanes) are planes,
+// by popcounts of each row ANDed with each plane, eight bytes at a time (math/bits counts
+// with the CPU's instruction where it has one): Σ_j 2^j·popcount(x ∧ plane_j) −
+// 8·popcount(x). Other rows (not a multiple of eight bytes, or over 512) go by dotsU1.
 func dotsU1Planes(q []int8, planes []byte, codes []byte, cbytes int, out []int32) {
-	dotsU1(q, codes, cbytes, out)
+	words := cbytes / 8
+	if cbytes%8 != 0 || words > 64 || len(out) == 0 {
+		dotsU1(q, codes, cbytes, out)
+		return
+	}
+	// The planes' words, read once a call: plane j's word w at pw[4w+j].
+	var buf [4 * 64]uint64
+	pw := buf[:4*words]
+	for w := range words {
+		for j := range 4 {
+			pw[4*w+j] = binary.LittleEndian.Uint64(planes[j*cbytes+8*w:])
+		}
+	}
+	for r := range out {
+		row := codes[r*cbytes : (r+1)*cbytes]
+		s := 0
+		for w := range words {
+			x := binary.LittleEndian.Uint64(row[8*w:])
+			p := pw[4*w : 4*w+4 : 4*w+4]
+			s += bits.OnesCount64(x&p[0]) + 2*bits.OnesCount64(x&p[1]) + 4*bits.OnesCount64(x&p[2]) +
+				8*(bits.OnesCount64(x&p[3])-bits.OnesCount64(x))
+		}
+		out[r] = int32(s)
+	}
 }

@@ -23,6 +23,7 @@ func TestRotDims(t *testing.T) {
 // TestRotateIsOrthogonal: the rotation keeps lengths and dot products (it is orthogonal),
 // matches the Hadamard matrix written out for 8 dimensions, and is the same every time.
 func TestRotateIsOrthogonal(t *testing.T) {
+	logKernels(t, "fwhtWide")
 	// H₂₅₆ by its definition, H[i][j] = (−1)^popcount(i&j), over √256, after each
 	// component's move to its place with its sign.
 	r := rand.New(rand.NewPCG(3, 4))
@@ -145,6 +146,7 @@ func TestEncodeSigns(t *testing.T) {
 // every row remainder and block counts that end a widening group early (the AVX2 kernel
 // widens every eight blocks), and the Go reference against plain arithmetic.
 func TestDotsU1MatchesGo(t *testing.T) {
+	logKernels(t, "dotsU1")
 	r := rand.New(rand.NewPCG(18, 19))
 	checkKernels(t, r, dotsU1Go, dot1Kernels(), 8, []int{32, 64, 96, 256, 288, 512},
 		func(q []int8, codes []byte, cbytes int) { // every bit set against −127 throughout the first row
@@ -192,6 +194,7 @@ func BenchmarkDotsU1Planes(b *testing.B) {
 // product is at least min, over every tail length, with the bound itself kept and the
 // extreme values on either side.
 func TestAppendAtLeast(t *testing.T) {
+	logKernels(t, "appendAtLeast")
 	r := rand.New(rand.NewPCG(23, 24))
 	for _, n := range []int{0, 1, 7, 8, 9, 31, 1024, 1029} {
 		dots := make([]int32, n)
@@ -284,6 +287,7 @@ func TestBitPlanes(t *testing.T) {
 // agree exactly for query codes in −8…7, over row counts on either side of its eight-row
 // passes, rows of 32 bytes and of 64 and 256 (one at a time), and all-set and all-clear rows.
 func TestDotsU1PlanesMatchesGo(t *testing.T) {
+	logKernels(t, "dotsU1Planes")
 	r := rand.New(rand.NewPCG(29, 30))
 	for _, cb := range []int{32, 64, 256} {
 		q := make([]int8, 8*cb)

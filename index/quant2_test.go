@@ -56,6 +56,7 @@ func TestSet2Layout(t *testing.T) {
 // every row remainder and block counts that end a widening group early (the AVX2 kernel
 // widens every eight blocks).
 func TestDotsU2MatchesGo(t *testing.T) {
+	logKernels(t, "dotsU2")
 	r := rand.New(rand.NewPCG(14, 15))
 	checkKernels(t, r, dotsU2Go, dot2Kernels(), 4, []int{32, 64, 96, 256, 288, 384},
 		func(q []int8, codes []byte, cbytes int) { // every value 3 against −127 throughout the first row
@@ -91,6 +92,7 @@ func BenchmarkDotsU2(b *testing.B) { benchKernel(b, dotsU2, 64, 4) }
 // TestScaleScores: the SIMD path and the Go one give the same floats, bit for bit, over every
 // tail length, and the Go one is the formula.
 func TestScaleScores(t *testing.T) {
+	logKernels(t, "scaleScores")
 	r := rand.New(rand.NewPCG(16, 17))
 	for n := range 40 {
 		dots, scales := make([]int32, n), make([]float32, n)

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -34,6 +35,7 @@ func TestQuantizeULiterals(t *testing.T) {
 }
 
 func TestDotsU4MatchesGo(t *testing.T) {
+	logKernels(t, "dotsU4")
 	r := rand.New(rand.NewPCG(12, 13))
 	checkKernels(t, r, dotsU4Go, dotKernels(), 2, []int{32, 64, 128, 160, 192, 768},
 		func(q []int8, codes []byte, _ int) { codes[0], q[0], q[32] = 0xff, -127, -127 })
@@ -46,6 +48,8 @@ func checkKernels(t *testing.T, r *rand.Rand, ref func(q []int8, codes []byte, c
 	kernels map[string]func(q []int8, codes []byte, cbytes int, out []int32), qPerByte int, widths []int,
 	extremes func(q []int8, codes []byte, cbytes int)) {
 	t.Helper()
+	names := slices.Sorted(maps.Keys(kernels))
+	t.Logf("kernels checked against the Go reference: %v", names)
 	for _, cbytes := range widths {
 		for _, rows := range []int{0, 1, 2, 3, 4, 5, 7, 8, 33} {
 			q := make([]int8, qPerByte*cbytes)
@@ -69,6 +73,15 @@ func checkKernels(t *testing.T, r *rand.Rand, ref func(q []int8, codes []byte, c
 				}
 			}
 		}
+	}
+}
+
+// logKernels logs what each dispatching function in fns runs here, so that a test's output
+// says which kernels it ran (the assembly ones, or the portable Go: dispatched).
+func logKernels(t *testing.T, fns ...string) {
+	t.Helper()
+	for _, fn := range fns {
+		t.Logf("%s runs %s", fn, dispatched(fn))
 	}
 }
 

@@ -440,6 +440,7 @@ func TestJthBest(t *testing.T) {
 // it, reaches the threshold, in row order after what dst held, over every tail length; ties
 // with the threshold are kept.
 func TestAppendReaching(t *testing.T) {
+	logKernels(t, "appendReaching")
 	r := rand.New(rand.NewPCG(14, 15))
 	for _, n := range []int{0, 1, 7, 8, 9, 31, 1024, 1029} {
 		dots, scales := make([]int32, n), make([]float32, n)

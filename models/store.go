@@ -260,10 +260,11 @@ type Store interface {
 	SetState(ctx context.Context, key, value string) error
 
 	// PruneHistory deletes the turn history older than the cut (each namespace's cutoff,
-	// PruneCut.For; job runs by cut.Before), as Pruned's fields say what is old enough, and
-	// returns how much of it went. EINVALID when the cut deletes nothing anywhere. It works in short transactions, so
-	// recall and engagement go on meanwhile, and may be called again after an error or a
-	// cancelled ctx: what it deleted stays deleted, and nothing else is touched.
+	// PruneCut.For; job runs by cut.Before) that the pruning rule lets go (SurfacingAge and
+	// the other ages' Prunable), and returns how much of it went. EINVALID when the cut
+	// deletes nothing anywhere. It works in short transactions, so recall and engagement go
+	// on meanwhile, and may be called again after an error or a cancelled ctx: what it
+	// deleted stays deleted, and nothing else is touched.
 	PruneHistory(ctx context.Context, cut PruneCut) (Pruned, error)
 	// DeleteNamespace deletes everything the store holds of namespace ns: its memories with
 	// their chunks, vectors, edges and concepts, its surfacings, events, decisions,

@@ -3,8 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
-	"strconv"
+	"time"
 
 	"github.com/salience-ai/salience/models"
 )
@@ -13,10 +14,12 @@ import (
 // recorded turn or an engagement report waits a few milliseconds at most behind it.
 var pruneBatch = 500 // a variable: tests walk many windows with a small one
 
-// PruneHistory deletes the turn history older than each namespace's cutoff (pc.For;
-// models.Pruned says which rows), a batch a transaction. Surfacings, events and decisions are walked per namespace along
-// their time indexes, from the oldest, with a cursor (pruneCursor), so the rows that must
-// stay are read once a call, not once a batch. Two more rules are this store's own:
+// PruneHistory deletes the turn history older than each namespace's cutoff (pc.For), a
+// window a transaction: it reads the window's rows with what the rule weighs, asks the
+// rule (models.SurfacingAge and the others' Prunable), and deletes the rows it chose.
+// Surfacings, events and decisions are walked per namespace along their time indexes, from
+// the oldest, with a cursor, so each row is read once a call. Two more conditions are this
+// store's own mechanics, not the rule:
 //   - surfacings are folded into their memories' counters (surfaced.go) before any is
 //     deleted, so the counters keep them;
 //   - the newest surfacing stays whatever its age: a new row's rowid follows the largest,
@@ -30,134 +33,137 @@ func (s *Store) PruneHistory(ctx context.Context, pc models.PruneCut) (models.Pr
 	if err := s.settle(ctx); err != nil {
 		return p, err
 	}
-	for _, t := range []struct {
-		table string
-		// first and last are the cursor's keys before the first row and after the last: the
-		// tables' time indexes end in id (text: no UTF-8 byte is 0xff), or in rowid.
-		first, last any
-		n           *int
-		batch       func(ctx context.Context, w *wtx, ns string, cut int64, cur *pruneCursor) (int, error)
-	}{
-		{"surfacings", "", "\xff", &p.Surfacings, func(ctx context.Context, w *wtx, ns string, cut int64, cur *pruneCursor) (int, error) {
-			if err := w.foldIfNeeded(ctx); err != nil {
-				return 0, err
-			}
-			return cur.step(ctx, w, `SELECT at, id FROM surfacings WHERE ns = ?1 AND at < ?2 AND (at, id) > (?3, ?4)
-				ORDER BY at, id LIMIT 1 OFFSET ?5`,
-				`DELETE FROM surfacings WHERE ns = ?1 AND (at, id) > (?3, ?4) AND (at, id) <= (?5, ?6)
-				AND outcome != '' AND outcome_at < ?2 AND experiment_id = ''
-				AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.ns = ?1 AND d.turn_id = surfacings.turn_id AND d.rewarded = 0)
-				AND rowid < (SELECT max(rowid) FROM surfacings)`, ns, cut)
-		}},
-		{"events", "", "\xff", &p.Events, func(ctx context.Context, w *wtx, ns string, cut int64, cur *pruneCursor) (int, error) {
-			return cur.step(ctx, w, `SELECT at, id FROM events WHERE ns = ?1 AND at < ?2 AND (at, id) > (?3, ?4)
-				ORDER BY at, id LIMIT 1 OFFSET ?5`,
-				`DELETE FROM events WHERE ns = ?1 AND (at, id) > (?3, ?4) AND (at, id) <= (?5, ?6)
-				AND seq < (SELECT max(seq) FROM events WHERE ns = ?1)`, ns, cut)
-		}},
-		{"decisions", int64(-1 << 63), int64(1<<63 - 1), &p.Decisions, func(ctx context.Context, w *wtx, ns string, cut int64, cur *pruneCursor) (int, error) {
-			return cur.step(ctx, w, `SELECT at, rowid FROM decisions WHERE ns = ?1 AND rewarded = 1 AND at < ?2
-				AND (at, rowid) > (?3, ?4) ORDER BY at, rowid LIMIT 1 OFFSET ?5`,
-				`DELETE FROM decisions WHERE ns = ?1 AND rewarded = 1 AND (at, rowid) > (?3, ?4)
-				AND (at, rowid) <= (?5, ?6) AND experiment_id = ''`, ns, cut)
-		}},
-	} {
-		nss, err := s.pruneNamespaces(ctx, t.table)
+	for _, k := range pruneKinds {
+		nss, err := s.pruneNamespaces(ctx, k.table)
 		if err != nil {
 			return p, err
 		}
 		for _, ns := range nss {
-			before := pc.For(ns)
-			if before.IsZero() {
-				continue
-			}
-			cut := filterTime(before)
-			cur := &pruneCursor{at: noTime, key: t.first, end: t.last}
-			for !cur.done {
-				var n int
-				err := s.write(ctx, "prune "+t.table, func(w *wtx) (func(), error) {
-					var err error
-					n, err = t.batch(ctx, w, ns, cut, cur)
-					return nil, err
-				})
+			if before := pc.For(ns); !before.IsZero() {
+				n, err := s.pruneWalk(ctx, k, ns, before)
+				*k.count(&p) += n
 				if err != nil {
 					return p, err
 				}
-				*t.n += n
 			}
 		}
 	}
-	// Conversations are walked in key order, a namespace at a time, a window a transaction:
-	// an index on their update time would cost every turn an entry, where this costs one pass
-	// a run.
 	nss, err := s.pruneNamespaces(ctx, "conversations")
 	if err != nil {
 		return p, err
 	}
 	for _, ns := range nss {
-		before := pc.For(ns)
-		if before.IsZero() {
-			continue
-		}
-		n, err := s.pruneConversations(ctx, ns, filterTime(before))
-		p.Conversations += n
-		if err != nil {
-			return p, err
+		if before := pc.For(ns); !before.IsZero() {
+			n, err := s.pruneConversations(ctx, ns, before)
+			p.Conversations += n
+			if err != nil {
+				return p, err
+			}
 		}
 	}
 	if pc.Before.IsZero() {
 		return p, nil
 	}
-	err = s.write(ctx, "prune job runs", func(w *wtx) (func(), error) {
-		res, err := w.ExecContext(ctx, `DELETE FROM job_runs WHERE started_at < ?1
-			AND started_at < (SELECT max(j.started_at) FROM job_runs j WHERE j.job = job_runs.job)`, filterTime(pc.Before))
-		if err != nil {
-			return nil, err
-		}
-		n, err := res.RowsAffected()
-		p.JobRuns = int(n)
-		return nil, err
-	})
+	p.JobRuns, err = s.pruneJobRuns(ctx, pc.Before)
 	return p, err
 }
 
-// pruneConversations deletes namespace ns's conversation states last updated before cut,
-// walking them by id, a window a transaction, and returns how many went.
-func (s *Store) pruneConversations(ctx context.Context, ns string, cut int64) (int, error) {
+// pruneKind is how PruneHistory walks one table of the turn history.
+type pruneKind struct {
+	table string
+	count func(*models.Pruned) *int
+	// window reads namespace ?1's next rows before the cut ?2 after the cursor (?3, ?4)
+	// along the table's time index (ns, at, key), at most ?5 of them, in that order.
+	window string
+	// row scans one: its time and key (the cursor's), and whether it may go before cut.
+	row func(rows *sql.Rows, cut time.Time) (at int64, key string, goes bool, err error)
+	// del deletes namespace ?2's rows whose key is in the JSON array ?1.
+	del string
+}
+
+var pruneKinds = []pruneKind{{
+	table: "surfacings",
+	count: func(p *models.Pruned) *int { return &p.Surfacings },
+	window: `SELECT at, id, outcome, outcome_at, experiment_id,
+		EXISTS (SELECT 1 FROM decisions d WHERE d.ns = s.ns AND d.turn_id = s.turn_id AND d.rewarded = 0),
+		s.rowid = (SELECT max(rowid) FROM surfacings)
+		FROM surfacings s WHERE ns = ?1 AND at < ?2 AND (at, id) > (?3, ?4) ORDER BY at, id LIMIT ?5`,
+	row: func(rows *sql.Rows, cut time.Time) (int64, string, bool, error) {
+		var at, outcomeAt int64
+		var id, outcome, experiment string
+		var awaits, newest bool
+		err := rows.Scan(&at, &id, &outcome, &outcomeAt, &experiment, &awaits, &newest)
+		age := models.SurfacingAge{At: decTime(at), Outcome: models.EventType(outcome), OutcomeAt: decTime(outcomeAt),
+			Experiment: experiment, TurnAwaitsReward: awaits}
+		// The store's own condition, apart from the rule: the newest row stays (PruneHistory).
+		return at, id, age.Prunable(cut) && !newest, err
+	},
+	del: `DELETE FROM surfacings WHERE ns = ?2 AND id IN (SELECT value FROM json_each(?1))`,
+}, {
+	table: "events",
+	count: func(p *models.Pruned) *int { return &p.Events },
+	window: `SELECT at, id, seq >= (SELECT max(seq) FROM events WHERE ns = ?1)
+		FROM events WHERE ns = ?1 AND at < ?2 AND (at, id) > (?3, ?4) ORDER BY at, id LIMIT ?5`,
+	row: func(rows *sql.Rows, cut time.Time) (int64, string, bool, error) {
+		var at int64
+		var id string
+		var latest bool
+		err := rows.Scan(&at, &id, &latest)
+		return at, id, models.EventAge{At: decTime(at), Latest: latest}.Prunable(cut), err
+	},
+	del: `DELETE FROM events WHERE ns = ?2 AND id IN (SELECT value FROM json_each(?1))`,
+}, {
+	table: "decisions",
+	count: func(p *models.Pruned) *int { return &p.Decisions },
+	window: `SELECT at, turn_id, rewarded, experiment_id
+		FROM decisions WHERE ns = ?1 AND at < ?2 AND (at, turn_id) > (?3, ?4) ORDER BY at, turn_id LIMIT ?5`,
+	row: func(rows *sql.Rows, cut time.Time) (int64, string, bool, error) {
+		var at int64
+		var turn, experiment string
+		var rewarded bool
+		err := rows.Scan(&at, &turn, &rewarded, &experiment)
+		return at, turn, models.DecisionAge{At: decTime(at), Rewarded: rewarded, Experiment: experiment}.Prunable(cut), err
+	},
+	del: `DELETE FROM decisions WHERE ns = ?2 AND turn_id IN (SELECT value FROM json_each(?1))`,
+}}
+
+// pruneWalk deletes what may go of namespace ns's rows of k before cut, a window a
+// transaction, and returns how many went.
+func (s *Store) pruneWalk(ctx context.Context, k pruneKind, ns string, cut time.Time) (int, error) {
 	total := 0
-	after := ""
+	at, key := int64(noTime), "" // the cursor: the last row read
 	for done := false; !done; {
 		var n int
-		err := s.write(ctx, "prune conversations", func(w *wtx) (func(), error) {
-			last := after
-			err := w.QueryRowContext(ctx, `SELECT id FROM conversations WHERE ns = ?1 AND id > ?2
-				ORDER BY id LIMIT 1 OFFSET ?3`, ns, after, pruneBatch-1).Scan(&last)
-			window := ` AND id <= ?4`
-			if errors.Is(err, sql.ErrNoRows) {
-				done, window = true, ""
-			} else if err != nil {
-				return nil, err
+		err := s.write(ctx, "prune "+k.table, func(w *wtx) (func(), error) {
+			if k.table == "surfacings" {
+				if err := w.foldIfNeeded(ctx); err != nil {
+					return nil, err
+				}
 			}
-			rows, err := w.QueryContext(ctx, `DELETE FROM conversations WHERE ns = ?1 AND id > ?2`+window+`
-				AND updated_at < ?3 AND updated_at != `+strconv.FormatInt(noTime, 10)+` RETURNING ns, id`,
-				ns, after, cut, last)
+			rows, err := w.QueryContext(ctx, k.window, ns, filterTime(cut), at, key, pruneBatch)
 			if err != nil {
 				return nil, err
 			}
-			var gone [][2]string
+			var gone []string
+			seen := 0
 			for rows.Next() {
-				var k [2]string
-				if err := rows.Scan(&k[0], &k[1]); err != nil {
+				var goes bool
+				var rerr error
+				if at, key, goes, rerr = k.row(rows, cut); rerr != nil {
 					rows.Close()
-					return nil, err
+					return nil, rerr
 				}
-				gone = append(gone, k)
+				seen++
+				if goes {
+					gone = append(gone, key)
+				}
 			}
 			if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 				return nil, err
 			}
-			n, after = len(gone), last
-			return func() { s.convs.drop(gone) }, nil
+			done = seen < pruneBatch
+			n, err = pruneDelete(ctx, w, k.del, gone, ns)
+			return nil, err
 		})
 		if err != nil {
 			return total, err
@@ -167,38 +173,103 @@ func (s *Store) pruneConversations(ctx context.Context, ns string, cut int64) (i
 	return total, nil
 }
 
-// pruneCursor walks one namespace's rows of a table by (at, key) — key is the column that
-// follows at in the table's time index (id, or the implicit rowid), so that the window's
-// bounds are ranges of the index — a window at a time.
-type pruneCursor struct {
-	at   int64
-	key  any
-	end  any // a key above every row's
-	done bool
-}
-
-// step deletes what may go of the next window of rows (at most pruneBatch) and moves the
-// cursor past it. last finds the window's last row: args ns, cut, the cursor, the offset;
-// del deletes within the window: ns, cut, the cursor and the window's last row.
-func (c *pruneCursor) step(ctx context.Context, w *wtx, last, del, ns string, cut int64) (int, error) {
-	var at int64
-	var key any // the driver's value: a string id or an int64 rowid, as the cursor's
-	err := w.QueryRowContext(ctx, last, ns, cut, c.at, c.key, pruneBatch-1).Scan(&at, &key)
-	if errors.Is(err, sql.ErrNoRows) {
-		// Fewer than a window's rows are left: the last window runs to the cut. Its bounds,
-		// like every window's, are the index's range (a bound on at alone would be taken
-		// instead, and each window would read every row to the cut).
-		at, key, c.done = cut-1, c.end, true
-	} else if err != nil {
+// pruneDelete runs del with the keys as a JSON array (?1) and args after them, if there are
+// keys, and returns how many rows went.
+func pruneDelete(ctx context.Context, w *wtx, del string, keys []string, args ...any) (int, error) {
+	if len(keys) == 0 {
+		return 0, nil
+	}
+	list, err := json.Marshal(keys)
+	if err != nil {
 		return 0, err
 	}
-	res, err := w.ExecContext(ctx, del, ns, cut, c.at, c.key, at, key)
+	res, err := w.ExecContext(ctx, del, append([]any{string(list)}, args...)...)
 	if err != nil {
 		return 0, err
 	}
 	n, err := res.RowsAffected()
-	c.at, c.key = at, key
 	return int(n), err
+}
+
+// pruneConversations deletes what may go of namespace ns's conversation states, walking
+// them by id, a window a transaction (an index on their update time would cost every turn
+// an entry, where this costs one pass a run), and returns how many went.
+func (s *Store) pruneConversations(ctx context.Context, ns string, cut time.Time) (int, error) {
+	total := 0
+	after := ""
+	for done := false; !done; {
+		var n int
+		err := s.write(ctx, "prune conversations", func(w *wtx) (func(), error) {
+			rows, err := w.QueryContext(ctx, `SELECT id, updated_at FROM conversations WHERE ns = ?1 AND id > ?2
+				ORDER BY id LIMIT ?3`, ns, after, pruneBatch)
+			if err != nil {
+				return nil, err
+			}
+			var gone []string
+			seen := 0
+			for rows.Next() {
+				var updated int64
+				if err := rows.Scan(&after, &updated); err != nil {
+					rows.Close()
+					return nil, err
+				}
+				seen++
+				if (models.ConversationAge{UpdatedAt: decTime(updated)}).Prunable(cut) {
+					gone = append(gone, after)
+				}
+			}
+			if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+				return nil, err
+			}
+			done = seen < pruneBatch
+			if n, err = pruneDelete(ctx, w, `DELETE FROM conversations WHERE ns = ?2 AND id IN (SELECT value FROM json_each(?1))`, gone, ns); err != nil {
+				return nil, err
+			}
+			keys := make([][2]string, len(gone))
+			for i, id := range gone {
+				keys[i] = [2]string{ns, id}
+			}
+			return func() { s.convs.drop(keys) }, nil
+		})
+		if err != nil {
+			return total, err
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// pruneJobRuns deletes what may go of the job runs before cut, in one transaction (a few
+// runs a job a day), and returns how many went.
+func (s *Store) pruneJobRuns(ctx context.Context, cut time.Time) (int, error) {
+	var n int
+	err := s.write(ctx, "prune job runs", func(w *wtx) (func(), error) {
+		rows, err := w.QueryContext(ctx, `SELECT id, started_at,
+			started_at >= (SELECT max(j.started_at) FROM job_runs j WHERE j.job = r.job)
+			FROM job_runs r WHERE started_at < ?1`, filterTime(cut))
+		if err != nil {
+			return nil, err
+		}
+		var gone []string
+		for rows.Next() {
+			var id string
+			var start int64
+			var latest bool
+			if err := rows.Scan(&id, &start, &latest); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if (models.JobRunAge{Start: decTime(start), Latest: latest}).Prunable(cut) {
+				gone = append(gone, id)
+			}
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return nil, err
+		}
+		n, err = pruneDelete(ctx, w, `DELETE FROM job_runs WHERE id IN (SELECT value FROM json_each(?1))`, gone)
+		return nil, err
+	})
+	return n, err
 }
 
 // pruneNamespaces lists the namespaces with rows in table, one index seek each.

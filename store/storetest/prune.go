@@ -12,7 +12,7 @@ import (
 // made small, so that its cursors walk many windows.
 func PruneHistory(t *testing.T, open func(t *testing.T) models.Store) { testPruneHistory(t, open) }
 
-// testPruneHistory checks which rows PruneHistory deletes (models.Pruned's rules), that a
+// testPruneHistory checks which rows PruneHistory deletes (the rules of models.SurfacingAge and the other ages), that a
 // second call finds nothing, that the event log's numbering and the memories' surfacing
 // counters carry on, and that what stays reads back whole.
 func testPruneHistory(t *testing.T, open func(t *testing.T) models.Store) {
@@ -28,6 +28,8 @@ func testPruneHistory(t *testing.T, open func(t *testing.T) models.Store) {
 	waits.TurnID = "t-pending"
 	edge := surfacing(ns, "s-edge", "c1", "m1", 0) // shown and decided a nanosecond before the cut: goes
 	edge.At = cut.Add(-time.Nanosecond)
+	rewarded := surfacing(ns, "s-rewarded", "c1", "m1", 10) // its turn's decision is rewarded: goes
+	rewarded.TurnID = "t-done"
 	exp := surfacing(ns, "s-exp", "c1", "m1", 10)
 	exp.Experiment, exp.Variant = "e1", "control"
 	surfs := []*models.Surfacing{
@@ -37,13 +39,14 @@ func testPruneHistory(t *testing.T, open func(t *testing.T) models.Store) {
 		exp,                                        // an experiment's: stays
 		edge,
 		waits,
+		rewarded,
 		surfacing(other, "o-done", "c1", "m1", 10), // the other namespace's, old: goes
 		surfacing(ns, "s-new", "c2", "m1", 200),    // recent: stays
 	}
 	for _, sf := range surfs { // one turn each, in this order: the newest row is recent
 		mustNil(t, s.RecordSurfacings(ctx, []*models.Surfacing{sf}, nil))
 	}
-	outcomes := map[string]int{"s-done": 20, "s-late": 150, "s-exp": 20, "s-new": 210, "o-done": 20, "s-waits": 20}
+	outcomes := map[string]int{"s-done": 20, "s-late": 150, "s-exp": 20, "s-new": 210, "o-done": 20, "s-waits": 20, "s-rewarded": 20}
 	mustNil(t, s.Update(ctx, func(tx models.Tx) error {
 		for _, sf := range surfs {
 			if o, ok := outcomes[sf.ID]; ok {
@@ -57,8 +60,8 @@ func testPruneHistory(t *testing.T, open func(t *testing.T) models.Store) {
 	}))
 	before, err := s.GetMemory(ctx, ns, "m1")
 	mustNil(t, err)
-	if before.SurfaceCount != 7 {
-		t.Fatalf("surface count before pruning = %d, want 7", before.SurfaceCount)
+	if before.SurfaceCount != 8 {
+		t.Fatalf("surface count before pruning = %d, want 8", before.SurfaceCount)
 	}
 
 	mustNil(t, s.Update(ctx, func(tx models.Tx) error {
@@ -102,6 +105,9 @@ func testPruneHistory(t *testing.T, open func(t *testing.T) models.Store) {
 	}
 	mustNil(t, s.RecordSurfacings(ctx, nil, conv("c-old", 10)))
 	mustNil(t, s.RecordSurfacings(ctx, nil, conv("c-new", 200)))
+	unset := conv("c-unset", 0) // no update time: its age is unknown, it stays
+	unset.UpdatedAt = time.Time{}
+	mustNil(t, s.RecordSurfacings(ctx, nil, unset))
 
 	for _, r := range []*models.JobRun{
 		{ID: "a1", Job: "job-a", Start: at(10), End: at(11), Finished: true},
@@ -118,7 +124,7 @@ func testPruneHistory(t *testing.T, open func(t *testing.T) models.Store) {
 
 	got, err := s.PruneHistory(ctx, models.PruneCut{Before: cut})
 	mustNil(t, err)
-	want := models.Pruned{Surfacings: 3, Events: 4, Decisions: 1, Conversations: 1, JobRuns: 1}
+	want := models.Pruned{Surfacings: 4, Events: 4, Decisions: 1, Conversations: 1, JobRuns: 1}
 	if got != want {
 		t.Fatalf("pruned %+v, want %+v", got, want)
 	}
@@ -171,6 +177,9 @@ func testPruneHistory(t *testing.T, open func(t *testing.T) models.Store) {
 	c, err := s.GetConversation(ctx, ns, "c-new")
 	mustNil(t, err)
 	assertEqual(t, "conversation left", c, conv("c-new", 200))
+	c, err = s.GetConversation(ctx, ns, "c-unset")
+	mustNil(t, err)
+	assertEqual(t, "conversation with no update time", c, unset)
 
 	runs, err := s.FindJobRuns(ctx, "", 0)
 	mustNil(t, err)
