@@ -249,8 +249,8 @@ func (r *stmtRows) value(col int, typ zs.ColumnType) any {
 	return nil
 }
 
-// scanNamed scans v into a pointer to a named string, integer or float type (*models.Kind,
-// say), as database/sql converts them; anything else is unsupported.
+// scanNamed scans v into a pointer to a bool or a (named) string, integer or float type
+// (*models.Kind, say), as database/sql converts them; anything else is unsupported.
 func scanNamed(dest, v any) error {
 	p := reflect.ValueOf(dest)
 	if p.Kind() != reflect.Pointer || p.IsNil() {
@@ -270,6 +270,11 @@ func scanNamed(dest, v any) error {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		if v, ok := v.(int64); ok {
 			e.SetInt(v)
+			return nil
+		}
+	case reflect.Bool:
+		if v, ok := v.(int64); ok {
+			e.SetBool(v != 0)
 			return nil
 		}
 	case reflect.Float32, reflect.Float64:

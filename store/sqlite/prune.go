@@ -76,7 +76,7 @@ type pruneKind struct {
 	// along the table's time index (ns, at, key), at most ?5 of them, in that order.
 	window string
 	// row scans one: its time and key (the cursor's), and whether it may go before cut.
-	row func(rows *sql.Rows, cut time.Time) (at int64, key string, goes bool, err error)
+	row func(rows rowReader, cut time.Time) (at int64, key string, goes bool, err error)
 	// del deletes namespace ?2's rows whose key is in the JSON array ?1.
 	del string
 }
@@ -88,7 +88,7 @@ var pruneKinds = []pruneKind{{
 		EXISTS (SELECT 1 FROM decisions d WHERE d.ns = s.ns AND d.turn_id = s.turn_id AND d.rewarded = 0),
 		s.rowid = (SELECT max(rowid) FROM surfacings)
 		FROM surfacings s WHERE ns = ?1 AND at < ?2 AND (at, id) > (?3, ?4) ORDER BY at, id LIMIT ?5`,
-	row: func(rows *sql.Rows, cut time.Time) (int64, string, bool, error) {
+	row: func(rows rowReader, cut time.Time) (int64, string, bool, error) {
 		var at, outcomeAt int64
 		var id, outcome, experiment string
 		var awaits, newest bool
@@ -104,7 +104,7 @@ var pruneKinds = []pruneKind{{
 	count: func(p *models.Pruned) *int { return &p.Events },
 	window: `SELECT at, id, seq >= (SELECT max(seq) FROM events WHERE ns = ?1)
 		FROM events WHERE ns = ?1 AND at < ?2 AND (at, id) > (?3, ?4) ORDER BY at, id LIMIT ?5`,
-	row: func(rows *sql.Rows, cut time.Time) (int64, string, bool, error) {
+	row: func(rows rowReader, cut time.Time) (int64, string, bool, error) {
 		var at int64
 		var id string
 		var latest bool
@@ -117,7 +117,7 @@ var pruneKinds = []pruneKind{{
 	count: func(p *models.Pruned) *int { return &p.Decisions },
 	window: `SELECT at, turn_id, rewarded, experiment_id
 		FROM decisions WHERE ns = ?1 AND at < ?2 AND (at, turn_id) > (?3, ?4) ORDER BY at, turn_id LIMIT ?5`,
-	row: func(rows *sql.Rows, cut time.Time) (int64, string, bool, error) {
+	row: func(rows rowReader, cut time.Time) (int64, string, bool, error) {
 		var at int64
 		var turn, experiment string
 		var rewarded bool

@@ -24,6 +24,9 @@ func (s *Store) writeLocked(ctx context.Context, what string, fn func(tx *wtx) (
 	if err := ctx.Err(); err != nil {
 		return wrap(err, what)
 	}
+	if s.closed {
+		return fmt.Errorf("sqlite: %s: the store is closed", what)
+	}
 	w := &wtx{s: s, conn: s.wdb}
 	s.wdb.c.SetInterrupt(ctx.Done())
 	defer s.wdb.c.SetInterrupt(nil)
