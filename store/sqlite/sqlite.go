@@ -183,12 +183,15 @@ func (s *Store) Close() error {
 	if s.closed {
 		return nil
 	}
+	// The counters take in the last surfacings (surfaced.go), so the next open reads them
+	// from one table; a failure leaves them to the next open's fold.
+	ferr := s.foldLocked(context.Background())
 	s.closed = true
 	s.ready.Store(false)
 	s.closeLazyRaw()
 	// A last full checkpoint leaves the data in the file and the WAL empty.
 	_, _, cerr := s.checkpointWaiting(context.Background(), "TRUNCATE", busyTimeout)
-	return errors.Join(cerr, s.cdb.Close(), s.rdb.Close(), s.wdb.c.Close())
+	return errors.Join(ferr, cerr, s.cdb.Close(), s.rdb.Close(), s.wdb.c.Close())
 }
 
 // openWriter opens the write connection. The writer keeps 16 MiB of pages (SQLite's default
