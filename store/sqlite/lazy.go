@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -15,10 +16,15 @@ import (
 // loaded namespaces' estimated size passes the budget the least recently used are dropped,
 // to be loaded again when next used. RAM follows the working set, not the total.
 //
-// Consistency: a load runs under the write mutex, so no write commits between what the
-// load reads and its publication, and a write's cache update (also under the write mutex)
-// only touches namespaces already loaded — one not loaded picks the write up from SQLite
-// when it is. An evicted space a reader still holds stays a consistent, if aging, snapshot.
+// Consistency: a write's cache update (under the write mutex) only touches namespaces
+// already loaded; one not loaded picks the write up from SQLite when it is, and each
+// committed write to a namespace not loaded moves its generation (touchLocked). A reader's
+// load (space) starts a read transaction on a connection of its own while it holds the
+// write mutex, builds the space from that snapshot without it — other namespaces' writes go
+// on meanwhile — and publishes it under the write mutex only if no write touched the
+// namespace since: otherwise it loads again holding the mutex (loadSpaceLocked), as an
+// Update transaction's load always does. An evicted space a reader still holds stays a
+// consistent, if aging, snapshot.
 
 // lazyState is the on-demand loading's configuration and counters.
 type lazyState struct {
@@ -28,9 +34,31 @@ type lazyState struct {
 	loads, evictions atomic.Int64
 	loadNanos        atomic.Int64 // total time spent loading
 	maxLoadNanos     atomic.Int64
-	// raw is the connection loads read through (loadConn), opened by the first and kept:
-	// loads run one at a time, under the write mutex, which guards it.
+	// raw is the connection loads under the write mutex read through (loadConn), opened by
+	// the first and kept; the write mutex guards it.
 	raw *loadConn
+	// gen counts, per namespace not loaded, the committed writes that touched it; guarded
+	// by Store.mu.
+	gen map[string]uint64
+	// loadMu makes readers' loads one at a time, and guards free, their connection, and
+	// closing, set by Close.
+	loadMu  sync.Mutex
+	free    *loadConn
+	closing bool
+	// loaded, when set (tests), runs after a reader's load has read its snapshot.
+	loaded func(ns string)
+}
+
+// touchLocked records a committed write to ns for a load in flight (budget mode). The
+// caller holds Store.mu for writing.
+func (s *Store) touchLocked(ns string) {
+	if s.lazy.budget == 0 || s.spaces[ns] != nil {
+		return
+	}
+	if s.lazy.gen == nil {
+		s.lazy.gen = map[string]uint64{}
+	}
+	s.lazy.gen[ns]++
 }
 
 // lazyQuery returns the querier of a namespace load and what to call with its outcome: the
@@ -93,9 +121,82 @@ func (s *Store) space(ctx context.Context, ns string) (*space, error) {
 	if sp := s.loadedSpace(ns); sp != nil || s.lazy.budget == 0 {
 		return sp, nil
 	}
-	s.wmu.Lock()
+	if err := models.ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	s.lazy.loadMu.Lock()
+	defer s.lazy.loadMu.Unlock()
+	if sp := s.loadedSpace(ns); sp != nil {
+		return sp, nil
+	}
+	if sp, err := s.loadBeside(ctx, ns); sp != nil || err != nil {
+		return sp, err
+	}
+	s.wmu.Lock() // a write reached ns meanwhile: load again, holding the write mutex
 	defer s.wmu.Unlock()
 	return s.loadSpaceLocked(ctx, ns, nil)
+}
+
+// loadBeside loads ns from a snapshot without holding the write mutex (see the top of this
+// file); nil and no error when it could not publish it. The caller holds loadMu.
+func (s *Store) loadBeside(ctx context.Context, ns string) (*space, error) {
+	if s.lazy.closing {
+		return nil, unavailable()
+	}
+	if s.lazy.free == nil {
+		if s.lazy.free = s.openLoadConn(); s.lazy.free == nil {
+			return nil, nil // not a file: the load under the mutex reads through s.rdb
+		}
+	}
+	c := s.lazy.free
+	fail := func(err error) (*space, error) {
+		c.exec(`ROLLBACK`)
+		c.Close()
+		s.lazy.free = nil
+		return nil, err
+	}
+	s.wmu.Lock()
+	if s.closed {
+		s.wmu.Unlock()
+		return nil, unavailable()
+	}
+	err := s.foldLocked(ctx) // the counters, read from one table (surfaced.go)
+	s.mu.RLock()
+	gen := s.lazy.gen[ns]
+	s.mu.RUnlock()
+	if err == nil { // the snapshot starts while no write can commit
+		if err = c.exec(`BEGIN`); err == nil {
+			err = c.exec(`SELECT 1 FROM namespaces LIMIT 1`)
+		}
+	}
+	s.wmu.Unlock()
+	if err != nil {
+		return fail(err)
+	}
+	t0 := time.Now()
+	sp, err := s.buildSpace(ctx, c.query, ns)
+	if err != nil {
+		return fail(err)
+	}
+	if err := c.exec(`COMMIT`); err != nil {
+		return fail(err)
+	}
+	if s.lazy.loaded != nil {
+		s.lazy.loaded(ns)
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.mu.RLock()
+	have, moved := s.spaces[ns], s.lazy.gen[ns] != gen
+	s.mu.RUnlock()
+	switch {
+	case have != nil: // an Update transaction loaded it meanwhile
+		return have, nil
+	case moved || s.closed:
+		return nil, nil
+	}
+	s.publishLocked(ns, sp, t0)
+	return sp, nil
 }
 
 // spaceHeld is space for transaction w's reads (its caller holds the write mutex).
@@ -121,6 +222,7 @@ func (s *Store) loadedSpace(ns string) *space {
 // eager mode; in budget mode nil unless loaded (SQLite has the write for its next load).
 // The caller holds s.mu for writing.
 func (s *Store) applySpaceLocked(ns string) *space {
+	s.touchLocked(ns)
 	if s.lazy.budget > 0 {
 		return s.spaces[ns]
 	}
@@ -146,6 +248,17 @@ func (s *Store) loadSpaceLocked(ctx context.Context, ns string, w *wtx) (*space,
 		return nil, err
 	}
 	t0 := time.Now()
+	q, done := s.lazyQuery()
+	sp, err := s.buildSpace(ctx, q, ns)
+	if done(err); err != nil {
+		return nil, err
+	}
+	s.publishLocked(ns, sp, t0)
+	return sp, nil
+}
+
+// buildSpace reads ns's space through q.
+func (s *Store) buildSpace(ctx context.Context, q loadQuery, ns string) (*space, error) {
 	spaces := map[string]*space{}
 	get := func(n string) *space {
 		sp := spaces[n]
@@ -156,13 +269,12 @@ func (s *Store) loadSpaceLocked(ctx context.Context, ns string, w *wtx) (*space,
 		}
 		return sp
 	}
-	q, done := s.lazyQuery()
 	_, err := s.loadSpaces(ctx, q, ns, spaces, get)
 	var g graphLoad
 	if err == nil {
 		g, err = s.loadGraph(ctx, q, ns)
 	}
-	if done(err); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	sp := get(ns)
@@ -174,9 +286,15 @@ func (s *Store) loadSpaceLocked(ctx context.Context, ns string, w *wtx) (*space,
 	}
 	sp.bytes = estimateBytes(sp)
 	sp.lastUse.Store(s.lazy.tick.Add(1))
+	return sp, nil
+}
 
+// publishLocked puts a loaded space in memory and evicts the least recently used others
+// while the loaded total is over the budget. The caller holds the write mutex.
+func (s *Store) publishLocked(ns string, sp *space, t0 time.Time) {
 	s.mu.Lock()
 	s.spaces[ns] = sp
+	delete(s.lazy.gen, ns)
 	s.lazy.used += sp.bytes
 	for s.lazy.used > s.lazy.budget && len(s.spaces) > 1 {
 		victim, oldest := "", int64(0)
@@ -200,7 +318,6 @@ func (s *Store) loadSpaceLocked(ctx context.Context, ns string, w *wtx) (*space,
 			break
 		}
 	}
-	return sp, nil
 }
 
 // Heap a loaded space retains, measured by TestEstimateTracksHeap (the live heap after a

@@ -157,9 +157,9 @@ func TestOnDemandLoadsKeepOneRawConnection(t *testing.T) {
 	if hits, err := search("a"); err != nil || len(hits) != 1 || hits[0].ID != "m1" {
 		t.Fatalf("search a = %v, %v", hits, err)
 	}
-	first := s.lazy.raw
+	first := s.lazy.free
 	if first == nil {
-		t.Fatal("no raw connection kept after a load")
+		t.Fatal("no connection kept after a reader's load")
 	}
 	// A load that fails (its reads or the decoding after them) reports it through done.
 	s.wmu.Lock()
@@ -176,8 +176,8 @@ func TestOnDemandLoadsKeepOneRawConnection(t *testing.T) {
 	if hits, err := search("b"); err != nil || len(hits) != 1 || hits[0].ID != "m1" {
 		t.Fatalf("search b = %v, %v", hits, err)
 	}
-	if s.lazy.raw == nil || s.lazy.raw == first {
-		t.Fatal("the load after a failure did not open a new raw connection")
+	if s.lazy.free != first {
+		t.Fatal("the readers' loads did not keep their connection")
 	}
 	var e *models.Edge
 	err = s.Update(ctx, func(tx models.Tx) error {
@@ -191,7 +191,79 @@ func TestOnDemandLoadsKeepOneRawConnection(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if s.lazy.raw != nil {
-		t.Fatal("Close left the raw connection open")
+	if s.lazy.raw != nil || s.lazy.free != nil {
+		t.Fatal("Close left a load connection open")
+	}
+}
+
+// TestColdLoadLetsOtherNamespacesWrite: a reader's first use of a namespace loads it from a
+// snapshot without the write mutex, so another namespace's writes commit while it loads;
+// a write to the loading namespace itself makes the load start again under the mutex, and
+// the space it publishes holds that write.
+func TestColdLoadLetsOtherNamespacesWrite(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "salience.db"), Options{Logger: quiet(), IndexBudget: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	put := func(ns, id, content string) error {
+		return s.CreateMemories(ctx, []*models.MemoryWrite{{Memory: &models.Memory{ID: id, Namespace: ns,
+			Kind: models.KindTurn, Content: content, CreatedAt: at, Confidence: 0.5, Embedding: []float32{1, 0, 0}}}})
+	}
+	for _, ns := range []string{"cold", "busy", "moving"} {
+		if err := put(ns, "m1", "river piano "+ns); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	paused, resume := make(chan string, 1), make(chan struct{})
+	s.lazy.loaded = func(ns string) {
+		paused <- ns
+		<-resume
+	}
+	type answer struct {
+		hits []models.Hit
+		err  error
+	}
+	search := func(ns string) chan answer {
+		out := make(chan answer, 1)
+		go func() {
+			hits, err := s.SearchText(ctx, ns, "piano", 5)
+			out <- answer{hits, err}
+		}()
+		return out
+	}
+
+	got := search("cold")
+	if ns := <-paused; ns != "cold" {
+		t.Fatalf("paused loading %q", ns)
+	}
+	wrote := make(chan error, 1)
+	go func() { wrote <- put("busy", "m2", "another piano") }()
+	select {
+	case err := <-wrote:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a write to another namespace waited for the load")
+	}
+	resume <- struct{}{}
+	if a := <-got; a.err != nil || len(a.hits) != 1 || a.hits[0].ID != "m1" {
+		t.Fatalf("search cold = %v, %v", a.hits, a.err)
+	}
+
+	got = search("moving")
+	<-paused
+	if err := put("moving", "m2", "a second piano"); err != nil { // lands during the load
+		t.Fatal(err)
+	}
+	s.lazy.loaded = nil
+	resume <- struct{}{}
+	if a := <-got; a.err != nil || len(a.hits) != 2 {
+		t.Fatalf("search moving = %v, %v; want both memories, the one written during the load too", a.hits, a.err)
 	}
 }

@@ -65,6 +65,17 @@ func openLoad(path string) (c *loadConn, ok bool, err error) {
 	return &loadConn{zc}, true, nil
 }
 
+// exec runs one statement, reading at most its first row.
+func (c *loadConn) exec(q string) error {
+	st, _, err := c.c.PrepareTransient(q)
+	if err != nil {
+		return err
+	}
+	defer st.Finalize()
+	_, err = st.Step()
+	return err
+}
+
 // Close closes the connection.
 func (c *loadConn) Close() error { return c.c.Close() }
 

@@ -188,6 +188,7 @@ func (s *Store) applyCreate(prep []preparedWrite, dims map[string]int, concepts 
 
 func (s *Store) applyDelete(ns string, ids []string, edges []models.EdgeKey) {
 	s.mu.Lock()
+	s.touchLocked(ns)
 	sp := s.spaces[ns]
 	if sp == nil {
 		s.mu.Unlock()
@@ -222,6 +223,7 @@ func (s *Store) applyDelete(ns string, ids []string, edges []models.EdgeKey) {
 func (s *Store) applyMeta(ms []*models.Memory, edges []*models.Edge) {
 	s.mu.Lock()
 	for _, m := range ms {
+		s.touchLocked(m.Namespace)
 		sp := s.spaces[m.Namespace]
 		if sp == nil {
 			continue
@@ -257,6 +259,7 @@ func (s *Store) applyMeta(ms []*models.Memory, edges []*models.Edge) {
 func (s *Store) applyEdit(e *models.Memory) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.touchLocked(e.Namespace)
 	sp := s.spaces[e.Namespace]
 	if sp == nil {
 		return

@@ -175,6 +175,14 @@ func (s *Store) Path() string { return s.path }
 
 // Close closes the database connections.
 func (s *Store) Close() error {
+	// A reader's load in flight ends first (it takes wmu itself), and none starts after.
+	s.lazy.loadMu.Lock()
+	s.lazy.closing = true
+	if s.lazy.free != nil {
+		s.lazy.free.Close()
+		s.lazy.free = nil
+	}
+	s.lazy.loadMu.Unlock()
 	// The checkpointer stops first: it takes wmu itself to reset the WAL.
 	s.stopCheckpoints()
 	s.checkpoints.Wait()

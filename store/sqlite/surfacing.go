@@ -154,6 +154,7 @@ func (s *Store) bumpSurfaced(ss []*models.Surfacing) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, sf := range ss {
+		s.touchLocked(sf.Namespace)
 		sp := s.spaces[sf.Namespace]
 		if sp == nil {
 			continue
