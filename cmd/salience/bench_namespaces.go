@@ -39,6 +39,7 @@ func benchNamespaces(ctx context.Context, args []string, stdout, stderr io.Write
 	queries := fs.Int("queries", 4000, "recalls to replay, each in a random namespace")
 	data := fs.String("data", "", "keep the corpus in this directory and reuse it next time (default: a temporary one)")
 	seed := fs.Uint64("seed", 1, "corpus and query seed")
+	writes := fs.Int("writes", 0, "memories a second ingested into another namespace during the budgeted replay (its first uses must not wait for them, nor they for the loads)")
 	var budget byteSize = 500 << 20
 	fs.Var(&budget, "index-budget", "the budgeted run's index budget (e.g. 500MB)")
 	if err := fs.Parse(args); err != nil {
@@ -46,6 +47,9 @@ func benchNamespaces(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	if *spaces < 1 || *per < 1 || *queries < 1 || budget <= 0 {
 		return fmt.Errorf("bench namespaces: --namespaces, --memories, --queries and --index-budget must be positive")
+	}
+	if *writes < 0 || *writes > 10_000 {
+		return fmt.Errorf("bench namespaces: --writes must be between 0 and 10000")
 	}
 	dir := *data
 	if dir == "" {
@@ -84,6 +88,7 @@ func benchNamespaces(ctx context.Context, args []string, stdout, stderr io.Write
 		liveMB    float64 // heap after a forced collection at the end
 		goMB      float64 // then, what the Go runtime holds from the OS (the rest of the resident set is SQLite's and the code)
 		limitMB   float64 // the soft memory limit set for the run; 0: the process's default
+		writeLat  []time.Duration // the other namespace's writes (--writes)
 	}
 	replay := func(name string, b int64) (*run, error) {
 		path := filepath.Join(dir, name+".db")
@@ -103,6 +108,36 @@ func benchNamespaces(ctx context.Context, args []string, stdout, stderr io.Write
 		}
 		p := recall.New(st, emb, recall.Options{})
 		r := &run{results: make([][]string, len(seq)), lat: make([]time.Duration, len(seq))}
+		if *writes > 0 && b > 0 {
+			// Another namespace takes --writes memories a second through the ingest path
+			// while the replay loads and evicts the others.
+			wctx, stop := context.WithCancel(ctx)
+			done := make(chan error, 1)
+			go func() {
+				ing := ingest.New(st, emb, ingest.Options{Now: func() time.Time { return now }})
+				syn := eval.NewSynth(*seed + 2)
+				tick := time.NewTicker(time.Second / time.Duration(*writes))
+				defer tick.Stop()
+				for i := 0; ; i++ {
+					select {
+					case <-wctx.Done():
+						done <- nil
+						return
+					case <-tick.C:
+					}
+					t := time.Now()
+					if _, err := ing.Ingest(wctx, "writer", []*models.Memory{syn.Memory(i, now)}); err != nil && wctx.Err() == nil {
+						done <- err
+						return
+					}
+					r.writeLat = append(r.writeLat, time.Since(t))
+				}
+			}()
+			defer func() {
+				stop()
+				<-done
+			}()
+		}
 		lim, restore := followIndexBudget(b, os.Getenv)
 		defer restore()
 		r.limitMB = float64(lim) / (1 << 20)
@@ -167,6 +202,11 @@ func benchNamespaces(ctx context.Context, args []string, stdout, stderr io.Write
 	fmt.Fprintf(stdout, "index budget %.0f MB (%s): estimated up to %.0f MB (heap in use up to %.0f MB); at the end estimated %.0f MB, live heap %.0f MB, Go runtime %.0f MB, resident set %.0f MB; %d loads, %d evictions, first use mean %.1f ms, max %.1f ms; p50 %.2f ms, p95 %.2f ms, p99 %.2f ms\n",
 		float64(budget)/(1<<20), limit, float64(lazy.maxBytes)/(1<<20), lazy.maxHeapMB, float64(lazy.stats.Bytes)/(1<<20), lazy.liveMB, lazy.goMB, lazy.rssMB,
 		lazy.stats.Loads, lazy.stats.Evictions, lazy.stats.LoadMeanMS, lazy.stats.LoadMaxMS, pl(0.50), pl(0.95), pl(0.99))
+	if len(lazy.writeLat) > 0 {
+		pw := percentiles(lazy.writeLat)
+		fmt.Fprintf(stdout, "meanwhile another namespace took %d writes (%d a second): p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
+			len(lazy.writeLat), *writes, pw(0.50), pw(0.99), pw(1))
+	}
 	fmt.Fprintf(stdout, "same results: %d of %d recalls\n", same, len(seq))
 	fmt.Fprintf(stdout, `{"recalls":%d,"same":%d,"budget_mb":%.3f,"max_estimated_mb":%.3f,"max_heap_mb":%.0f,"eager_max_heap_mb":%.0f,"live_heap_mb":%.1f,"eager_live_heap_mb":%.1f,"rss_mb":%.0f,"eager_rss_mb":%.0f,"memory_limit_mb":%.1f,"loads":%d,"evictions":%d,"first_use_mean_ms":%.2f,"first_use_max_ms":%.2f,"p95_ms":%.3f,"eager_p95_ms":%.3f}`+"\n",
 		len(seq), same, float64(budget)/(1<<20), float64(lazy.maxBytes)/(1<<20), lazy.maxHeapMB, eager.maxHeapMB,

@@ -16,7 +16,7 @@ import (
 func TestBenchNamespaces(t *testing.T) {
 	var out bytes.Buffer
 	err := benchNamespaces(context.Background(), []string{"--namespaces", "12", "--memories", "30", "--queries", "120",
-		"--index-budget", "600KB", "--data", t.TempDir()}, &out, &out)
+		"--index-budget", "600KB", "--writes", "200", "--data", t.TempDir()}, &out, &out)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
@@ -41,6 +41,9 @@ func TestBenchNamespaces(t *testing.T) {
 	wantLimit := 256.586
 	if os.Getenv("GOMEMLIMIT") != "" {
 		wantLimit = 0
+	}
+	if !strings.Contains(out.String(), "meanwhile another namespace took ") {
+		t.Fatalf("no line for the other namespace's writes (--writes)\n%s", out.String())
 	}
 	if got.LiveHeap <= 0 || got.EagerLiveHeap <= 0 || math.Abs(got.MemoryLimit-wantLimit) > 0.5 {
 		t.Fatalf("live heap %.1f MB (eager %.1f MB), memory limit %.1f MB, want %.0f\n%s", got.LiveHeap, got.EagerLiveHeap, got.MemoryLimit, wantLimit, out.String())
