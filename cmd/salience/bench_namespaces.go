@@ -85,9 +85,9 @@ func benchNamespaces(ctx context.Context, args []string, stdout, stderr io.Write
 		maxHeapMB float64
 		stats     sqlite.IndexStats
 		rssMB     float64
-		liveMB    float64 // heap after a forced collection at the end
-		goMB      float64 // then, what the Go runtime holds from the OS (the rest of the resident set is SQLite's and the code)
-		limitMB   float64 // the soft memory limit set for the run; 0: the process's default
+		liveMB    float64         // heap after a forced collection at the end
+		goMB      float64         // then, what the Go runtime holds from the OS (the rest of the resident set is SQLite's and the code)
+		limitMB   float64         // the soft memory limit set for the run; 0: the process's default
 		writeLat  []time.Duration // the other namespace's writes (--writes)
 	}
 	replay := func(name string, b int64) (*run, error) {
