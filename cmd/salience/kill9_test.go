@@ -145,6 +145,11 @@ func kill9Stream(t *testing.T, p *process, acks *kill9Acks, round int, afterReca
 		wg.Go(func() {
 			for i := 0; ctx.Err() == nil && (c == 0 || !pause.Load()); i++ {
 				req := api.RecallRequest{ConversationID: fmt.Sprintf("c%d-%d", c, i%3), TurnID: fmt.Sprintf("r%d-c%d-t%d", round, c, i), Limit: 4}
+				if armed.Load() {
+					// A conversation of its own: in the three used so far, the reporters'
+					// dismissals may by now hold back every memory a topic finds.
+					req.ConversationID = fmt.Sprintf("armed-%d-%d", round, i)
+				}
 				if c == 0 {
 					req.Mode, req.Query = "search", kill9Topics[i%3]
 				} else {
@@ -186,11 +191,14 @@ func kill9Stream(t *testing.T, p *process, acks *kill9Acks, round int, afterReca
 					case <-ctx.Done():
 						return
 					default:
-						if len(req.Events) > 0 {
+						if len(req.Events) > 0 || pause.Load() {
 							break take
 						}
 						time.Sleep(time.Millisecond)
 					}
+				}
+				if len(req.Events) == 0 {
+					continue // paused with nothing to report
 				}
 				acks.mu.Lock()
 				for _, e := range req.Events {
