@@ -199,17 +199,7 @@ func BenchmarkRecordTurns100k(b *testing.B) {
 					sf.Terms = []string{"cat", "garden", "morning"}
 					shown[i] = sf.MemoryID
 				}
-				st := states[conv]
-				if st == nil {
-					st = &models.ConversationState{Namespace: "ns", ConversationID: conv, Type: "casual"}
-					states[conv] = st
-				}
-				st.Turns++
-				st.RecentSurfaced = append(st.RecentSurfaced, shown)
-				if len(st.RecentSurfaced) > 20 {
-					st.RecentSurfaced = st.RecentSurfaced[1:]
-				}
-				st.RecentTopics, st.UpdatedAt = []string{"cat", "garden"}, at
+				st := nextState(states, conv, shown, []string{"cat", "garden"}, at)
 				if err := s.RecordSurfacings(ctx, ss, st); err != nil {
 					b.Fatal(err)
 				}

@@ -37,17 +37,7 @@ func TestTurnDiskFootprint(t *testing.T) {
 				PUse: 0.2, ModelVersion: int64(n), SettingsVersion: 3, LatencyMS: 2.5, At: at}
 			shown[j] = ss[j].MemoryID
 		}
-		st := states[conv]
-		if st == nil {
-			st = &models.ConversationState{Namespace: "ns", ConversationID: conv, Type: "casual"}
-			states[conv] = st
-		}
-		st.Turns++
-		st.RecentSurfaced = append(st.RecentSurfaced, shown)
-		if len(st.RecentSurfaced) > 20 {
-			st.RecentSurfaced = st.RecentSurfaced[1:]
-		}
-		st.RecentTopics, st.UpdatedAt = []string{"garden", "heron"}, at
+		st := nextState(states, conv, shown, []string{"garden", "heron"}, at)
 		if err := s.RecordSurfacings(ctx, ss, st); err != nil {
 			t.Fatal(err)
 		}
@@ -79,4 +69,21 @@ func TestTurnDiskFootprint(t *testing.T) {
 	if total == 0 || total/turns > 8<<10 {
 		t.Errorf("a recorded turn takes %d B, want (0, 8 KiB]", total/turns)
 	}
+}
+
+// nextState moves conversation conv's state (in states, created when missing) on by one
+// turn that showed shown, keeping its last 20 turns' ids as recall does.
+func nextState(states map[string]*models.ConversationState, conv string, shown, topics []string, at time.Time) *models.ConversationState {
+	st := states[conv]
+	if st == nil {
+		st = &models.ConversationState{Namespace: "ns", ConversationID: conv, Type: "casual"}
+		states[conv] = st
+	}
+	st.Turns++
+	st.RecentSurfaced = append(st.RecentSurfaced, shown)
+	if len(st.RecentSurfaced) > 20 {
+		st.RecentSurfaced = st.RecentSurfaced[1:]
+	}
+	st.RecentTopics, st.UpdatedAt = topics, at
+	return st
 }
