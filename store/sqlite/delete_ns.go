@@ -120,13 +120,7 @@ func (s *Store) DeleteNamespace(ctx context.Context, ns string) (models.Namespac
 			}
 		}
 		return func() {
-			s.mu.Lock()
-			s.touchLocked(ns)
-			if sp := s.spaces[ns]; sp != nil {
-				s.lazy.used -= sp.bytes
-				delete(s.spaces, ns)
-			}
-			s.mu.Unlock()
+			s.mem.Drop(ns)
 			s.convs.dropNamespace(ns)
 		}, nil
 	})

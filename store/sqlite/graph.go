@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"slices"
-	"sort"
 
 	"github.com/salience-ai/salience/models"
 )
@@ -75,15 +74,7 @@ func (s *Store) GetConcepts(ctx context.Context, ns string, names []string) ([]*
 		if sp == nil || err != nil {
 			return nil, err
 		}
-		s.mu.RLock()
-		defer s.mu.RUnlock()
-		var out []*models.Concept
-		for _, n := range norm {
-			if c, ok := sp.concepts[n]; ok {
-				out = append(out, cloneConcept(c))
-			}
-		}
-		return out, nil
+		return sp.Concepts(norm), nil
 	}
 	rows, err := s.rdb.QueryContext(ctx, conceptRows.sel+` WHERE ns = ? AND name IN (`+placeholders(len(norm))+`)`,
 		append([]any{ns}, anys(norm)...)...)
@@ -135,9 +126,8 @@ func (s *Store) GraphStats(ctx context.Context, ns string) (nodes, edges int, er
 		if sp == nil || err != nil {
 			return 0, 0, err
 		}
-		s.mu.RLock()
-		defer s.mu.RUnlock()
-		return sp.parents + len(sp.concepts), sp.graph.Len(), nil
+		nodes, edges = sp.GraphStats()
+		return nodes, edges, nil
 	}
 	var mems, concepts int
 	err = s.rdb.QueryRowContext(ctx, `SELECT
@@ -152,17 +142,8 @@ func (s *Store) GraphStats(ctx context.Context, ns string) (nodes, edges int, er
 
 // Namespaces lists the namespaces that hold any memory, sorted.
 func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
-	if s.ready.Load() && s.lazy.budget == 0 { // in budget mode the loaded ones are not all
-		s.mu.RLock()
-		defer s.mu.RUnlock()
-		var out []string
-		for ns, sp := range s.spaces {
-			if len(sp.mems) > 0 {
-				out = append(out, ns)
-			}
-		}
-		sort.Strings(out)
-		return out, nil
+	if s.ready.Load() && s.mem.Budget() == 0 { // in budget mode the loaded ones are not all
+		return s.mem.Namespaces(), nil
 	}
 	return queryAll(ctx, s.rdb, "list namespaces", `SELECT DISTINCT ns FROM memories ORDER BY ns`, nil,
 		func(sc scanner) (ns string, err error) { return ns, sc.Scan(&ns) })

@@ -26,7 +26,7 @@ func liveHeap() int64 {
 // a forced collection, before and after loading k namespaces of n memories on demand,
 // divided by k — for namespaces of 100 to 50,000 memories of `bench namespaces`' corpus
 // (ingested through the real path: local 256-dimension vectors, concepts and edges), and
-// fails when estimateBytes is more than 25 % off it. The budget is only as good as the
+// fails when memindex.estimateBytes is more than 25 % off it. The budget is only as good as the
 // estimate: one that is low lets the real index heap grow past --index-budget. -short
 // leaves out the 50,000 (its ingest takes half a minute), and the race detector (make test)
 // everything above 500: under it the sizes up to 50,000 took over nine minutes. Plain
@@ -81,7 +81,7 @@ func TestEstimateTracksHeap(t *testing.T) {
 		ratio := float64(estimated) / float64(measured)
 		t.Logf("%6d memories: measured %11d bytes, estimated %11d (%.3f)", c.per, measured, estimated, ratio)
 		if ratio < 0.75 || ratio > 1.25 {
-			t.Errorf("%d memories a namespace: estimate %d bytes, measured heap %d (%.2f×); recalibrate estimateBytes", c.per, estimated, measured, ratio)
+			t.Errorf("%d memories a namespace: estimate %d bytes, measured heap %d (%.2f×); recalibrate memindex.estimateBytes", c.per, estimated, measured, ratio)
 		}
 		if err := lazy.Close(); err != nil {
 			t.Fatal(err)

@@ -65,7 +65,20 @@ func TestOnDemandMatchesEager(t *testing.T) {
 	if err := eager.Rebuild(ctx); err != nil {
 		t.Fatal(err)
 	}
-	lazy, err := Open(path, Options{Logger: quiet(), IndexBudget: 1})
+	// A budget of about four namespaces, from the estimate of one.
+	probe, err := Open(path, Options{Logger: quiet(), IndexBudget: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := probe.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := probe.GraphStats(ctx, "ns00"); err != nil {
+		t.Fatal(err)
+	}
+	one := probe.IndexStats().Bytes
+	probe.Close()
+	lazy, err := Open(path, Options{Logger: quiet(), IndexBudget: 4 * one})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,12 +86,6 @@ func TestOnDemandMatchesEager(t *testing.T) {
 	if err := lazy.Rebuild(ctx); err != nil {
 		t.Fatal(err)
 	}
-	// A budget of about four namespaces, from the estimate of one.
-	if _, _, err := lazy.GraphStats(ctx, "ns00"); err != nil {
-		t.Fatal(err)
-	}
-	one := lazy.IndexStats().Bytes
-	lazy.lazy.budget = 4 * one
 
 	for step := range 400 {
 		ns := fmt.Sprintf("ns%02d", r.IntN(spaces))
@@ -113,7 +120,7 @@ func TestOnDemandMatchesEager(t *testing.T) {
 	// A write to a namespace not loaded, then read: the load picks it up.
 	var cold string
 	for n := range spaces {
-		if ns := fmt.Sprintf("ns%02d", n); lazy.loadedSpace(ns) == nil {
+		if ns := fmt.Sprintf("ns%02d", n); lazy.mem.Get(ns) == nil {
 			cold = ns
 			break
 		}

@@ -43,7 +43,7 @@ func (s *Store) GetMemories(ctx context.Context, ns string, ids []string) ([]*mo
 		if err != nil {
 			return nil, err
 		}
-		return s.cachedMemories(sp, ids), nil
+		return sp.Memories(ids), nil
 	}
 	return s.sqlMemories(ctx, ns, ids)
 }
@@ -64,7 +64,7 @@ func (s *Store) ViewMemories(ctx context.Context, ns string, ids []string, vecto
 		if err != nil {
 			return nil, err
 		}
-		return s.viewedMemories(sp, ids, vectors), nil
+		return sp.View(ids, vectors), nil
 	}
 	ms, err := s.sqlMemories(ctx, ns, ids)
 	if err != nil {

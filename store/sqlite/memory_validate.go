@@ -8,23 +8,17 @@ import (
 	"github.com/salience-ai/salience/index"
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/nlp"
+	"github.com/salience-ai/salience/store/memindex"
 )
 
 // Validation of the writes of memories, chunks, concepts and edges. It runs before the
 // write lock is taken and computes what the indexes need (normalized embeddings, terms).
 
-// unit is one memory or chunk ready to write: a private copy with its normalized embedding
-// and, for indexed units, its BM25 terms.
-type unit struct {
-	m     *models.Memory
-	terms []string
-}
-
 // preparedWrite is one validated MemoryWrite, with everything the indexes need computed
 // before the write lock is taken.
 type preparedWrite struct {
 	ns       string
-	units    []unit
+	units    []memindex.Unit
 	concepts []*models.Concept
 	edges    []*models.Edge
 }
@@ -84,9 +78,9 @@ func prepareWrites(writes []*models.MemoryWrite) ([]preparedWrite, map[string]mo
 			} else if _, ok := dims[ns]; !ok {
 				dims[ns] = models.EmbedderIdentity{}
 			}
-			u := unit{m: c}
+			u := memindex.Unit{M: c}
 			if c.Indexed() {
-				u.terms = nlp.Terms(c.Content)
+				u.Terms = nlp.Terms(c.Content)
 			}
 			p.units = append(p.units, u)
 		}

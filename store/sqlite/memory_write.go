@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/store/memindex"
 )
 
 // The writes of memories: CreateMemories (with their chunks, concepts and edges) and
@@ -32,15 +33,15 @@ func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite
 		}
 		for _, p := range prep {
 			for _, u := range p.units {
-				if _, err := tx.ExecContext(ctx, insertMemory.sql, insertMemory.bind(&memoryRow{m: *u.m})...); err != nil {
+				if _, err := tx.ExecContext(ctx, insertMemory.sql, insertMemory.bind(&memoryRow{m: *u.M})...); err != nil {
 					if isConstraintUnique(err) {
-						return nil, models.Errorf(models.ECONFLICT, "memory %s exists", u.m.ID)
+						return nil, models.Errorf(models.ECONFLICT, "memory %s exists", u.M.ID)
 					}
-					return nil, fmt.Errorf("insert memory %s: %w", u.m.ID, err)
+					return nil, fmt.Errorf("insert memory %s: %w", u.M.ID, err)
 				}
-				if u.m.SurfaceCount != 0 || !u.m.LastSurfaced.IsZero() {
-					if err := putSurfaced(ctx, tx, u.m); err != nil {
-						return nil, fmt.Errorf("insert memory %s: %w", u.m.ID, err)
+				if u.M.SurfaceCount != 0 || !u.M.LastSurfaced.IsZero() {
+					if err := putSurfaced(ctx, tx, u.M); err != nil {
+						return nil, fmt.Errorf("insert memory %s: %w", u.M.ID, err)
 					}
 				}
 			}
@@ -67,7 +68,13 @@ func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite
 				}
 			}
 		}
-		return func() { s.applyCreate(prep, nsDims, merged, created) }, nil
+		return func() {
+			var units []memindex.Unit
+			for _, p := range prep {
+				units = append(units, p.units...)
+			}
+			s.mem.Create(units, nsDims, merged, created)
+		}, nil
 	})
 }
 
@@ -179,6 +186,6 @@ func (s *Store) DeleteMemory(ctx context.Context, ns, id string) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM surfaced WHERE ns = ? AND id IN (`+in+`)`, append([]any{ns}, idArgs...)...); err != nil {
 			return nil, err
 		}
-		return func() { s.applyDelete(ns, ids, keys) }, nil
+		return func() { s.mem.Delete(ns, ids, keys) }, nil
 	})
 }

@@ -1,6 +1,6 @@
-// Package sqlite is Salience's embedded default store (DESIGN §9.1): one SQLite file in WAL
-// mode is the system of record, and search runs on in-memory indexes (package index) that
-// Rebuild loads from it and every write updates after it commits.
+// Package sqlite is Salience's embedded default store: one SQLite file in WAL mode is the
+// system of record, and search runs on in-memory indexes and caches (package memindex) that
+// Rebuild loads from it (load.go) and every write updates after it commits.
 //
 // Writers are serialized: one write connection and a mutex that also orders the in-memory
 // updates exactly like the commits. Readers use a small pool of their own connections.
@@ -26,6 +26,7 @@ import (
 	zs "zombiezen.com/go/sqlite"
 
 	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/store/memindex"
 )
 
 //go:embed migrations/*.sql
@@ -65,11 +66,8 @@ type Store struct {
 
 	lazy lazyState // namespaces loaded on demand under a budget (lazy.go), when budget > 0
 
-	mu     sync.RWMutex      // guards spaces and the maps inside each space
-	spaces map[string]*space // in-memory state per namespace, valid when ready
-	ready  atomic.Bool
-	// graphSeq numbers the graphs' versions (space.graphVer), store-wide.
-	graphSeq atomic.Uint64
+	mem   *memindex.Set // the in-memory indexes and caches, valid when ready
+	ready atomic.Bool
 
 	cdb             *sql.DB // one connection for background checkpoints
 	stopCheckpoints context.CancelFunc
@@ -120,8 +118,7 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	pragmas := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)",
 		busyTimeout.Milliseconds())
-	s := &Store{path: path, now: opts.Now, log: opts.Logger, spaces: map[string]*space{},
-		lazy: lazyState{budget: max(opts.IndexBudget, 0)}}
+	s := &Store{path: path, now: opts.Now, log: opts.Logger, mem: memindex.NewSet(opts.IndexBudget, opts.Logger)}
 	s.unfolded.Store(1)
 	// The migrations run first, on a connection of their own: the file is created and
 	// switched to WAL before any other connection opens it.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/store/memindex"
 )
 
 // A memory's surfacing counters — SurfaceCount and LastSurfaced — live in the surfaced table
@@ -194,7 +195,7 @@ func putSurfaced(ctx context.Context, w *wtx, m *models.Memory) error {
 
 // loadSurfaced sets the counters of the loaded memories of spaces (ns's, or all for "")
 // from surfaced: the bulk load reads the memories rows without them.
-func (s *Store) loadSurfaced(ctx context.Context, q loadQuery, ns string, spaces map[string]*space) error {
+func (s *Store) loadSurfaced(ctx context.Context, q loadQuery, ns string, spaces map[string]*memindex.Space) error {
 	where, args := nsFilter(ns)
 	rows, err := q(ctx, `SELECT ns, id, n, last FROM surfaced`+where, args...)
 	if err != nil {
@@ -208,12 +209,8 @@ func (s *Store) loadSurfaced(ctx context.Context, q loadQuery, ns string, spaces
 		if err := rows.Scan(&sns, &id, &n, &last); err != nil {
 			return err
 		}
-		sp := spaces[sns]
-		if sp == nil {
-			continue
-		}
-		if m, ok := sp.mems[id]; ok {
-			m.SurfaceCount, m.LastSurfaced = n, decTime(last)
+		if sp := spaces[sns]; sp != nil {
+			sp.SetCounters(id, n, decTime(last))
 		}
 	}
 	return rows.Err()

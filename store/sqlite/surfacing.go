@@ -46,7 +46,7 @@ func (s *Store) recordTx(ctx context.Context, tx *wtx, ss []*models.Surfacing, s
 		}
 	}
 	return func() {
-		s.bumpSurfaced(ss)
+		s.mem.Surfaced(ss)
 		if state != nil {
 			s.cacheConversation(state)
 		}
@@ -133,7 +133,7 @@ func (s *Store) recordTurnsTx(ctx context.Context, tx *wtx, turns []turn) (func(
 		rest = rest[n:]
 	}
 	applies := make([]func(), 0, 1+len(states))
-	applies = append(applies, func() { s.bumpSurfaced(all) })
+	applies = append(applies, func() { s.mem.Surfaced(all) })
 	for _, st := range states {
 		yieldBetween()
 		apply, err := s.recordTx(ctx, tx, nil, st)
@@ -147,29 +147,6 @@ func (s *Store) recordTurnsTx(ctx context.Context, tx *wtx, turns []turn) (func(
 			a()
 		}
 	}, nil
-}
-
-// bumpSurfaced moves the cached counters of surfaced memories as RecordSurfacings did in SQL.
-func (s *Store) bumpSurfaced(ss []*models.Surfacing) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, sf := range ss {
-		s.touchLocked(sf.Namespace)
-		sp := s.spaces[sf.Namespace]
-		if sp == nil {
-			continue
-		}
-		old, ok := sp.mems[sf.MemoryID]
-		if !ok {
-			continue
-		}
-		n := *old
-		n.SurfaceCount++
-		if sf.At.After(n.LastSurfaced) {
-			n.LastSurfaced = sf.At
-		}
-		sp.mems[sf.MemoryID] = &n
-	}
 }
 
 func getSurfacing(ctx context.Context, q interface {

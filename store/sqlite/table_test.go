@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/store/memindex"
 )
 
 // The tests of this file prove the column lists without trusting any position: every field
@@ -153,7 +154,7 @@ func TestMemoryRoundTrip(t *testing.T) {
 	f.fill(t, &meta)
 	meta.Namespace, meta.ID = "ns", m.ID
 	want := cloneMemory(m)
-	setMeta(want, &meta)
+	memindex.SetMeta(want, &meta)
 	if err := s.Update(ctx, func(tx models.Tx) error { return tx.PutMemory(&meta) }); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/salience-ai/salience/ids"
 	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/store/memindex"
 )
 
 // Update runs fn in one write transaction and commits when fn returns nil. Writers are
@@ -33,9 +34,9 @@ func (s *Store) Update(ctx context.Context, fn func(tx models.Tx) error) error {
 			for _, e := range t.edges {
 				es = append(es, e)
 			}
-			s.applyMeta(ms, es)
+			s.mem.Meta(ms, es)
 			for _, m := range t.edits {
-				s.applyEdit(m)
+				s.mem.Edit(m)
 			}
 		}, nil
 	})
@@ -104,20 +105,20 @@ func (t *storeTx) cachedMemory(ns, id string) (*models.Memory, bool) {
 	if err != nil {
 		return nil, false // SQL answers, or fails with the error
 	}
-	ms := t.s.cachedMemories(sp, []string{id})
+	ms := sp.Memories([]string{id})
 	if len(ms) == 0 {
 		return nil, false
 	}
 	m := ms[0]
 	if w, ok := t.mems[[2]string{ns, id}]; ok {
-		setMeta(m, w)
+		memindex.SetMeta(m, w)
 	}
 	parent := id
 	if p, ok := ids.Parent(id); ok {
 		parent = p
 	}
 	if e, ok := t.edits[[2]string{ns, parent}]; ok {
-		setEdit(m, e)
+		memindex.SetEdit(m, e)
 	}
 	return m, true
 }
@@ -139,10 +140,8 @@ func (t *storeTx) countersStored(m *models.Memory) bool {
 	if err != nil || sp == nil {
 		return false
 	}
-	t.s.mu.RLock()
-	c, ok := sp.mems[m.ID]
-	t.s.mu.RUnlock()
-	return ok && same(c)
+	n, last, ok := sp.Counters(m.ID)
+	return ok && n == m.SurfaceCount && last.Equal(m.LastSurfaced)
 }
 
 func (t *storeTx) PutMemory(m *models.Memory) error {
@@ -168,7 +167,7 @@ func (t *storeTx) PutMemory(m *models.Memory) error {
 		}
 	}
 	c := &models.Memory{Namespace: m.Namespace, ID: m.ID}
-	setMeta(c, m)
+	memindex.SetMeta(c, m)
 	t.mems[[2]string{m.Namespace, m.ID}] = c
 	return nil
 }
@@ -196,7 +195,7 @@ func (t *storeTx) EditMemory(m *models.Memory) error {
 		return notFound("memory %s not found", m.ID)
 	}
 	e := &models.Memory{Namespace: m.Namespace, ID: m.ID}
-	setEdit(e, m)
+	memindex.SetEdit(e, m)
 	t.edits[[2]string{m.Namespace, m.ID}] = e
 	return nil
 }
@@ -218,7 +217,7 @@ func (t *storeTx) GetEdge(ns string, k models.EdgeKey) (*models.Edge, error) {
 			return nil, err
 		}
 		if sp != nil {
-			g := sp.graph
+			g := sp.Graph()
 			if e, ok := g.Get(k); ok {
 				return e, nil
 			}
