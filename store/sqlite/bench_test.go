@@ -110,7 +110,7 @@ func buildDB(b testing.TB, n, dims int) string {
 }
 
 // BenchmarkRebuild100k measures loading the indexes of 100,000 memories with 384-dim
-// vectors at start (DESIGN §9.1: must stay ≤ 5 s, target 1–2 s).
+// vectors at start (docs/design.md#embedded-store: must stay ≤ 5 s, target 1–2 s).
 func BenchmarkRebuild100k(b *testing.B) {
 	path := buildDB(b, 100_000, 384)
 	s := openAt(b, path)

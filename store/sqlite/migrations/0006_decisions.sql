@@ -1,4 +1,4 @@
--- The threshold bandit's decision per ambient turn (DESIGN §7), empty turns included, and
+-- The threshold bandit's decision per ambient turn (docs/design.md#prediction-and-thresholds), empty turns included, and
 -- whether the bandit has learned from it yet. The upkeep job reads the pending ones oldest
 -- first.
 CREATE TABLE decisions (

@@ -1,4 +1,4 @@
--- A/B experiments (DESIGN §8). The variants and their overrides are one JSON document: they
+-- A/B experiments (docs/design.md#experiments). The variants and their overrides are one JSON document: they
 -- are read and written whole, never queried. A namespace runs at most one experiment at a
 -- time, which the partial unique index enforces under concurrent creates.
 CREATE TABLE experiments (

@@ -1,4 +1,4 @@
--- Proactive prediction (DESIGN §7) learns which topics follow which from the log of ambient
+-- Proactive prediction (docs/design.md#prediction-and-thresholds) learns which topics follow which from the log of ambient
 -- turns: each decision keeps its turn's context concepts, and a conversation the concept
 -- sets of its latest turns (a JSON list of lists), so a prediction needs no log read.
 ALTER TABLE decisions ADD COLUMN concepts TEXT NOT NULL DEFAULT '';
