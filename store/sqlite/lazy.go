@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"sync"
 	"time"
 
@@ -26,12 +25,42 @@ import (
 // Update transaction's load always does. An evicted space a reader still holds stays a
 // consistent, if aging, snapshot.
 
-// lazyState is what readers' loads share.
+// lazyState holds what on-demand loading reads through.
 type lazyState struct {
-	// loadMu makes readers' loads one at a time.
-	loadMu sync.Mutex
+	// raw is the connection loads under the write mutex read through (loadConn), opened by
+	// the first and kept; the write mutex guards it.
+	raw *loadConn
+	// loadMu makes readers' loads one at a time, and guards free, their connection, and
+	// closing, set by Close.
+	loadMu  sync.Mutex
+	free    *loadConn
+	closing bool
 	// loaded, when set (tests), runs after a reader's load has read its snapshot.
 	loaded func(ns string)
+}
+
+// lazyQuery returns the querier of a namespace load and what to call with its outcome: the
+// kept loadConn where the database is a file, dropped after an error so the next load opens
+// another; otherwise s.rdb's. The caller holds the write mutex.
+func (s *Store) lazyQuery() (loadQuery, func(error)) {
+	if s.lazy.raw == nil {
+		if s.lazy.raw = s.openLoadConn(); s.lazy.raw == nil {
+			return dbQuery(s.rdb.DB), func(error) {}
+		}
+	}
+	return s.lazy.raw.query, func(err error) {
+		if err != nil {
+			s.closeLazyRaw()
+		}
+	}
+}
+
+// closeLazyRaw closes the loads' connection, if open. The caller holds the write mutex.
+func (s *Store) closeLazyRaw() {
+	if s.lazy.raw != nil {
+		s.lazy.raw.Close()
+		s.lazy.raw = nil
+	}
 }
 
 // IndexStats describes the in-memory indexes (memindex.Stats) and the conversation cache.
@@ -73,32 +102,44 @@ func (s *Store) space(ctx context.Context, ns string) (*memindex.Space, error) {
 // loadBeside loads ns from a snapshot without holding the write mutex (see the top of this
 // file); nil and no error when it could not publish it. The caller holds loadMu.
 func (s *Store) loadBeside(ctx context.Context, ns string) (*memindex.Space, error) {
-	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, wrap(err, "load namespace")
+	if s.lazy.closing {
+		return nil, unavailable()
 	}
-	defer tx.Rollback()
+	if s.lazy.free == nil {
+		if s.lazy.free = s.openLoadConn(); s.lazy.free == nil {
+			return nil, nil // not a file: the load under the mutex reads through s.rdb
+		}
+	}
+	c := s.lazy.free
+	fail := func(err error) (*memindex.Space, error) {
+		c.exec(`ROLLBACK`)
+		c.Close()
+		s.lazy.free = nil
+		return nil, err
+	}
 	s.wmu.Lock()
 	if s.closed {
 		s.wmu.Unlock()
 		return nil, unavailable()
 	}
-	err = s.foldLocked(ctx) // the counters, read from one table (surfaced.go)
+	err := s.foldLocked(ctx) // the counters, read from one table (surfaced.go)
 	gen := s.mem.Gen(ns)
 	if err == nil { // the snapshot starts while no write can commit
-		var n int
-		err = tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM namespaces`).Scan(&n)
+		if err = c.exec(`BEGIN`); err == nil {
+			err = c.exec(`SELECT 1 FROM namespaces LIMIT 1`)
+		}
 	}
 	s.wmu.Unlock()
 	if err != nil {
-		return nil, wrap(err, "load namespace")
+		return fail(err)
 	}
 	t0 := time.Now()
-	sp, err := s.buildSpace(ctx, func(ctx context.Context, q string, args ...any) (rowReader, error) {
-		return tx.QueryContext(ctx, q, args...)
-	}, ns)
+	sp, err := s.buildSpace(ctx, c.query, ns)
 	if err != nil {
-		return nil, err
+		return fail(err)
+	}
+	if err := c.exec(`COMMIT`); err != nil {
+		return fail(err)
 	}
 	if s.lazy.loaded != nil {
 		s.lazy.loaded(ns)
@@ -142,8 +183,9 @@ func (s *Store) loadSpaceLocked(ctx context.Context, ns string, w *wtx) (*memind
 		return nil, err
 	}
 	t0, gen := time.Now(), s.mem.Gen(ns) // no write commits meanwhile: the mutex is held
-	sp, err := s.buildSpace(ctx, dbQuery(s.rdb.DB), ns)
-	if err != nil {
+	q, done := s.lazyQuery()
+	sp, err := s.buildSpace(ctx, q, ns)
+	if done(err); err != nil {
 		return nil, err
 	}
 	sp, _ = s.mem.Publish(ns, sp, gen, time.Since(t0))

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -132,6 +133,73 @@ func TestOnDemandMatchesEager(t *testing.T) {
 	hits, err := lazy.SearchText(ctx, cold, "zebra", 5)
 	if err != nil || len(hits) != 1 || hits[0].ID != "fresh" {
 		t.Fatalf("SearchText(%s, zebra) after a write while not loaded = %v, %v", cold, hits, err)
+	}
+}
+
+// TestOnDemandLoadsKeepOneRawConnection: namespace loads read through one rawConn kept
+// between them; a load that fails drops it, the next opens another and answers in full, and
+// Close closes it.
+func TestOnDemandLoadsKeepOneRawConnection(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "salience.db")
+	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	s, err := Open(path, Options{Logger: quiet(), IndexBudget: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, ns := range []string{"a", "b"} {
+		w := []*models.MemoryWrite{{Memory: &models.Memory{ID: "m1", Namespace: ns, Kind: models.KindTurn,
+			Content: "river piano " + ns, CreatedAt: at, Confidence: 0.5, Embedding: []float32{1, 0, 0}}},
+			{Memory: &models.Memory{ID: "m2", Namespace: ns, Kind: models.KindTurn,
+				Content: "garden " + ns, CreatedAt: at, Confidence: 0.5, Embedding: []float32{0, 1, 0}},
+				Edges: []*models.Edge{{Namespace: ns, From: "m1", To: "m2", Type: models.EdgeTemporal, Weight: 0.75}}}}
+		if err := s.CreateMemories(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	search := func(ns string) ([]models.Hit, error) { return s.SearchText(ctx, ns, "piano", 5) }
+	if hits, err := search("a"); err != nil || len(hits) != 1 || hits[0].ID != "m1" {
+		t.Fatalf("search a = %v, %v", hits, err)
+	}
+	first := s.lazy.free
+	if first == nil {
+		t.Fatal("no connection kept after a reader's load")
+	}
+	// A load that fails (its reads or the decoding after them) reports it through done.
+	s.wmu.Lock()
+	q, done := s.lazyQuery()
+	if _, err := q(ctx, `SELECT nope FROM memories`); err == nil {
+		t.Error("a bad query through the raw connection succeeded")
+	}
+	done(errors.New("load failed"))
+	kept := s.lazy.raw
+	s.wmu.Unlock()
+	if kept != nil {
+		t.Fatal("the raw connection was kept after a failed load")
+	}
+	if hits, err := search("b"); err != nil || len(hits) != 1 || hits[0].ID != "m1" {
+		t.Fatalf("search b = %v, %v", hits, err)
+	}
+	if s.lazy.free != first {
+		t.Fatal("the readers' loads did not keep their connection")
+	}
+	var e *models.Edge
+	err = s.Update(ctx, func(tx models.Tx) error {
+		var err error
+		e, err = tx.GetEdge("b", models.EdgeKey{From: "m1", To: "m2", Type: models.EdgeTemporal})
+		return err
+	})
+	if err != nil || e.Weight != 0.75 {
+		t.Fatalf("edge of b after its load = %+v, %v", e, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s.lazy.raw != nil || s.lazy.free != nil {
+		t.Fatal("Close left a load connection open")
 	}
 }
 

@@ -172,6 +172,14 @@ func (s *Store) Path() string { return s.path }
 
 // Close closes the database connections.
 func (s *Store) Close() error {
+	// A reader's load in flight ends first (it takes wmu itself), and none starts after.
+	s.lazy.loadMu.Lock()
+	s.lazy.closing = true
+	if s.lazy.free != nil {
+		s.lazy.free.Close()
+		s.lazy.free = nil
+	}
+	s.lazy.loadMu.Unlock()
 	// The checkpointer stops first: it takes wmu itself to reset the WAL.
 	s.stopCheckpoints()
 	s.checkpoints.Wait()
@@ -185,6 +193,7 @@ func (s *Store) Close() error {
 	ferr := s.foldLocked(context.Background())
 	s.closed = true
 	s.ready.Store(false)
+	s.closeLazyRaw()
 	// A last full checkpoint leaves the data in the file and the WAL empty.
 	_, _, cerr := s.checkpointWaiting(context.Background(), "TRUNCATE", busyTimeout)
 	return errors.Join(ferr, cerr, s.cdb.Close(), s.rdb.Close(), s.wdb.c.Close())

@@ -40,8 +40,8 @@ func (p *rawProbe) dests(raw *sql.RawBytes) []any {
 const rawProbeQuery = `SELECT s, i, f, b, i, i, f, i, i, i, i, i, f, i, l, j, l, j FROM probe WHERE s >= ? ORDER BY s`
 
 // rawTestDB creates a database at a new path with the statements of schema run, and opens
-// a write connection (conn, whose rows are stmtRows) on it; both close with the test.
-func rawTestDB(t *testing.T, schema string, args ...any) (*sql.DB, *conn) {
+// a loadConn on it; both close with the test.
+func rawTestDB(t *testing.T, schema string, args ...any) (*sql.DB, *loadConn) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "raw.db")
 	db, err := sql.Open("sqlite", path)
@@ -52,12 +52,12 @@ func rawTestDB(t *testing.T, schema string, args ...any) (*sql.DB, *conn) {
 	if _, err := db.Exec(schema, args...); err != nil {
 		t.Fatal(err)
 	}
-	wc, err := openWriter(path)
-	if err != nil {
-		t.Fatal(err)
+	c, ok, err := openLoad(path)
+	if err != nil || !ok {
+		t.Fatalf("openLoad = %v, %v", ok, err)
 	}
-	t.Cleanup(func() { wc.Close() })
-	return db, &conn{c: wc, kept: map[string]bool{}}
+	t.Cleanup(func() { c.Close() })
+	return db, c
 }
 
 // readProbes scans every row of rows into rawProbes.
@@ -84,7 +84,7 @@ func readProbes(t *testing.T, rows rowReader, err error) []rawProbe {
 }
 
 // TestLoadRowsScanLikeDatabaseSQL reads the same rows through database/sql and through a
-// the write connection into every kind of destination, and wants the same values.
+// loadConn into every kind of destination, and wants the same values.
 func TestLoadRowsScanLikeDatabaseSQL(t *testing.T) {
 	at := time.Date(2026, 3, 4, 5, 6, 7, 8, time.UTC)
 	db, c := rawTestDB(t, `PRAGMA journal_mode=WAL;
@@ -100,7 +100,7 @@ func TestLoadRowsScanLikeDatabaseSQL(t *testing.T) {
 		return readProbes(t, rows, err)
 	}
 	got := func(arg string) []rawProbe {
-		rows, err := c.QueryContext(ctx, rawProbeQuery, arg)
+		rows, err := c.query(ctx, rawProbeQuery, arg)
 		return readProbes(t, rows, err)
 	}
 	for _, arg := range []string{"", "b"} {
@@ -122,7 +122,7 @@ func TestLoadRowsScanLikeDatabaseSQL(t *testing.T) {
 func TestLoadRowsErrors(t *testing.T) {
 	_, c := rawTestDB(t, `CREATE TABLE t (s TEXT, i INTEGER); INSERT INTO t VALUES (NULL, 1), ('x', 2)`)
 	scanFirst := func(q string, dest ...any) error {
-		rows, err := c.QueryContext(ctx, q)
+		rows, err := c.query(ctx, q)
 		if err != nil {
 			return err
 		}
@@ -150,7 +150,7 @@ func TestLoadRowsErrors(t *testing.T) {
 			t.Errorf("%s: err = %v, want one containing %q", tc.name, err, tc.want)
 		}
 	}
-	rows, err := c.QueryContext(ctx, `SELECT i FROM t`)
+	rows, err := c.query(ctx, `SELECT i FROM t`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,14 +163,13 @@ func TestLoadRowsErrors(t *testing.T) {
 	}
 }
 
-// TestLoadRowsStopWithTheContext: a long scan in a write transaction (which interrupts the
-// connection when its context is done) ends with the context's error, within 1,024 rows.
+// TestLoadRowsStopWithTheContext: a long scan ends with the context's error once it is done,
+// within 1,024 rows.
 func TestLoadRowsStopWithTheContext(t *testing.T) {
 	_, c := rawTestDB(t, `CREATE TABLE t (i INTEGER)`)
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	c.c.SetInterrupt(cctx.Done()) // as Store.write does
-	rows, err := c.QueryContext(cctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n) SELECT i FROM n`)
+	rows, err := c.query(cctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n) SELECT i FROM n`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,5 +182,18 @@ func TestLoadRowsStopWithTheContext(t *testing.T) {
 	}
 	if !errors.Is(rows.Err(), context.Canceled) || n < 5000 || n > 5000+1024 {
 		t.Errorf("after cancelling at row 5000: %d rows, err %v", n, rows.Err())
+	}
+	if _, err := c.query(cctx, `SELECT 1`); !errors.Is(err, context.Canceled) {
+		t.Errorf("query with a done context: err = %v", err)
+	}
+}
+
+// TestOpenLoadOnlyOpensFiles: a path that is not a regular file is left to database/sql.
+func TestOpenLoadOnlyOpensFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{dir, filepath.Join(dir, "missing.db"), ":memory:"} {
+		if c, ok, err := openLoad(p); ok || err != nil || c != nil {
+			t.Errorf("openLoad(%q) = %v, %v, %v; want none", p, c, ok, err)
+		}
 	}
 }
