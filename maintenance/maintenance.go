@@ -1,4 +1,4 @@
-// Package maintenance holds the scheduled jobs of DESIGN.md §6: decay-scan fills the
+// Package maintenance holds the scheduled jobs of docs/design.md#decay-and-jobs: decay-scan fills the
 // resurfacing queue, edge-decay fades associations that stopped co-occurring,
 // dismissal-cooldown halves recent dismissals weekly, implicit-ignore records surfacings
 // nobody reported on as ignored. The rules are decay's and engagement's; the jobs only walk
@@ -65,7 +65,7 @@ const (
 	// DefaultBatchSize is how many memories, edges or surfacings a job reads per store call
 	// and checkpoints after.
 	DefaultBatchSize = 500
-	// DefaultIgnoreAfter is the implicit-ignore timeout (DESIGN.md §5): a surfacing with no
+	// DefaultIgnoreAfter is the implicit-ignore timeout (docs/design.md#engagement): a surfacing with no
 	// event this long after it was shown counts as ignored.
 	DefaultIgnoreAfter = 30 * time.Minute
 )

@@ -18,7 +18,7 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-// JobsConfig configures the scheduled jobs and the decay policy (DESIGN.md §6).
+// JobsConfig configures the scheduled jobs and the decay policy (docs/design.md#decay-and-jobs).
 type JobsConfig struct {
 	Enabled           bool          // --jobs, SALIENCE_JOBS: tick the jobs on this server
 	DecayScan         string        // --schedule-decay-scan
