@@ -17,7 +17,7 @@ import (
 const module = "github.com/salience-ai/salience/"
 
 // tableRow matches a row of the Architecture table: | `pkg` | what it holds |
-var tableRow = regexp.MustCompile("^\\| `([a-z0-9/_]+)` \\|")
+var tableRow = regexp.MustCompile("^\\| `([a-z0-9/_-]+)` \\|")
 
 // layers returns the packages of the Architecture table of docs/design.md, top first.
 func layers(t *testing.T, readme string) []string {
