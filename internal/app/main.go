@@ -225,8 +225,11 @@ func (m *Main) Run(ctx context.Context) error {
 	case "version":
 		fmt.Fprintf(m.Stdout, "salience %s (%s, %s/%s)\n", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return nil
+	case "serve":
+		return m.serve(ctx)
 	}
-	return m.serve(ctx)
+	// ParseFlags accepted a command Run does not know: never start a server instead.
+	return fmt.Errorf("command %q has no implementation", m.Command)
 }
 
 func (m *Main) serve(ctx context.Context) error {
