@@ -87,7 +87,7 @@ test-diskfull:
 
 # The experiment report's HTML page in headless Chromium (tables, plots, no console errors,
 # a screenshot). scripts/chromium/install installs Debian's chromium when none is on PATH.
-# SCREENSHOT=docs/experiment-report.png also saves the screenshot (the README's).
+# SCREENSHOT=docs/experiment-report.png also saves the screenshot (docs/reference.md shows it).
 test-browser:
 	scripts/chromium/install
 	SALIENCE_BROWSER=1 SALIENCE_SCREENSHOT=$(SCREENSHOT) $(GO) test -count=1 -v -run '^TestExperimentReportInBrowser$$' ./internal/app

@@ -41,7 +41,7 @@ func benchRerank(t *testing.T, fakeLatency string) (share float64, overBudget in
 // budget is skipped by the gate. How far past the budget a turn may run is wall-clock time —
 // under the race detector the stages after the rerank (recording the turn) alone took 9 ms —
 // so it is logged here, not asserted: the deadline itself is tested on an injected clock in
-// package rerank (TestRerankDeadline), and the benchmark's own figure is the README's.
+// package rerank (TestRerankDeadline), and the benchmark's own figure is in docs/benchmarks.md.
 func TestBenchRecallRerank(t *testing.T) {
 	if share, _, out := benchRerank(t, "1ms"); share < 0.9 {
 		t.Errorf("fake latency 1ms, budget 100ms: reranked share %.2f, want ≥ 0.9\n%s", share, out)

@@ -210,7 +210,7 @@ func checkListenAddr(addr string, haveKeys bool) error {
 	}
 	if !isLoopbackHost(host) {
 		return fmt.Errorf("%w: --addr %s is not loopback; with no --keys file every request is allowed, "+
-			"so the server only listens on 127.0.0.1, ::1 or localhost. Give --keys FILE (see README) to listen on %s",
+			"so the server only listens on 127.0.0.1, ::1 or localhost. Give --keys FILE (see docs/reference.md#api-keys) to listen on %s",
 			errOpenWithoutKeys, addr, addr)
 	}
 	return nil

@@ -27,7 +27,7 @@ func TestDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The defaults the README's configuration tables document, as literals: a test that
+		// The defaults docs/reference.md's configuration tables document, as literals: a test that
 		// compared with the constants the code uses could not catch a changed default.
 		want := Config{
 			Addr: "127.0.0.1:7700", DataDir: "./data", MaxBodyBytes: 16 << 20,

@@ -29,7 +29,7 @@ import (
 // nothing.)
 const (
 	envBrowser = "SALIENCE_BROWSER" // set by make test-browser
-	// envScreenshot, when set, is where the test saves its screenshot (the README's).
+	// envScreenshot, when set, is where the test saves its screenshot (docs/experiment-report.png, in docs/reference.md).
 	envScreenshot = "SALIENCE_SCREENSHOT"
 )
 

@@ -343,6 +343,32 @@ func Links(root string, files []string) ([]Anchor, error) {
 	return out, nil
 }
 
+// fileLinkRE finds Markdown links and images to a file of the repository: not a URL, not a
+// section of the same page.
+var fileLinkRE = regexp.MustCompile(`\]\(([^)#\s:]+)(?:#[^)]*)?\)`)
+
+// FileLinks returns the files the Markdown files link to, relative to root.
+func FileLinks(root string, files []string) ([]Anchor, error) {
+	var out []Anchor
+	for _, path := range files {
+		lines, err := Lines(path)
+		if err != nil {
+			return nil, err
+		}
+		rel, _ := filepath.Rel(root, path)
+		for _, l := range lines {
+			if l.Code {
+				continue
+			}
+			for _, m := range fileLinkRE.FindAllStringSubmatch(l.Text, -1) {
+				target := filepath.Clean(filepath.Join(filepath.Dir(rel), m[1]))
+				out = append(out, Anchor{From: fmt.Sprintf("%s:%d", rel, l.Number), File: filepath.ToSlash(target)})
+			}
+		}
+	}
+	return out, nil
+}
+
 // Anchors returns the anchors of a Markdown file's headings as GitHub makes them: lower
 // case, punctuation dropped, spaces to hyphens, a repeated heading numbered -1, -2, ….
 func Anchors(path string) (map[string]bool, error) {

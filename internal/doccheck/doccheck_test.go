@@ -152,6 +152,27 @@ func TestCitedSectionsExist(t *testing.T) {
 	}
 }
 
+// TestLinkedFilesExist: every file the README and docs link to (pages, code, images) is in
+// the repository, at the path relative to the page that links it.
+func TestLinkedFilesExist(t *testing.T) {
+	md, err := Files(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	links, err := FileLinks(root, md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(links) < 20 {
+		t.Fatalf("found %d file links; the extraction is broken", len(links))
+	}
+	for _, l := range links {
+		if _, err := os.Stat(filepath.Join(root, l.File)); err != nil {
+			t.Errorf("%s links %s, which is not in the repository", l.From, l.File)
+		}
+	}
+}
+
 // outside are the files a clone lacks; the lines that may still name them: the CI script's
 // and the Makefile's call of the shared smoke test, and the LoCoMo dev split's default.
 var (
