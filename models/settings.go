@@ -39,7 +39,7 @@ type Settings struct {
 	// threshold bandit. 0 or absent: the server's --implicit-ignore-after.
 	ImplicitIgnoreAfterHours float64 `json:"implicit_ignore_after_hours,omitempty"`
 	// HistoryRetentionDays: the prune-history job deletes this namespace's turn history
-	// (Pruned) older than this many days. 0 or absent: the server's --history-retention.
+	// (what models/prune.go's Prunable rules let go) older than this many days. 0 or absent: the server's --history-retention.
 	HistoryRetentionDays float64 `json:"history_retention_days,omitempty"`
 	// Rerank is the LLM reranking policy: "on", "off", or "" for the server's --rerank.
 	Rerank string `json:"rerank,omitempty"`
