@@ -30,17 +30,21 @@ func docFiles(t *testing.T) []string {
 // appended, a command whose flags all parse stops at the help with flag.ErrHelp, before it
 // does anything; an unknown command or flag, or a bad value, fails with its own error.
 func parseOnly(args []string) error {
+	// Cancelled, so a command that got past its flags (a doc line ending in a flag that
+	// took the -h as its value) stops at once instead of running.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
 	m := NewMain()
 	m.Stdout, m.Stderr = io.Discard, io.Discard
 	m.Getenv = func(string) string { return "" }
 	if len(args) > 0 && args[0] == "version" {
-		return errors.Join(m.ParseFlags(context.Background(), args), flag.ErrHelp)
+		return errors.Join(m.ParseFlags(ctx, args), flag.ErrHelp)
 	}
-	if err := m.ParseFlags(context.Background(), append(slices.Clip(args), "-h")); err != nil {
+	if err := m.ParseFlags(ctx, append(slices.Clip(args), "-h")); err != nil {
 		return err
 	}
 	defer m.Close()
-	return m.Run(context.Background())
+	return m.Run(ctx)
 }
 
 // TestDocumentedCommandsParse: every salience command line in a code block of the README
