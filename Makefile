@@ -6,7 +6,7 @@
 GO        ?= go
 BIN       ?= bin/salience
 BENCH_BIN ?= bin/salience-bench
-ADDR      ?= 127.0.0.1:7700
+ADDR      ?= $(or $(SALIENCE_ADDR),127.0.0.1:7700)
 BENCHTIME ?= 1s
 FUZZTIME  ?= 10s
 # A new input's minimization is bounded by runs, not time, so a slow minimization cannot
