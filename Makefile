@@ -1,25 +1,31 @@
-# Salience. `make run` builds and starts the server on 127.0.0.1:7700 with ./data/salience.db;
+# Salience. `make run` builds and starts the server on $(ADDR) (127.0.0.1:7700) with ./data;
 # `make test` is the one test command (CI runs it and `make cross`, then `make test-neo4j` when
 # Java and Maven are there, then the fault suites: `make fuzz-api`, `make test-diskfull`,
 # `make soak`, and `make test-browser`).
 
 GO        ?= go
 BIN       ?= bin/salience
+BENCH_BIN ?= bin/salience-bench
+ADDR      ?= $(or $(SALIENCE_ADDR),127.0.0.1:7700)
 BENCHTIME ?= 1s
 FUZZTIME  ?= 10s
 # A new input's minimization is bounded by runs, not time, so a slow minimization cannot
 # outlast FUZZTIME.
 FUZZMINIMIZE ?= 1000x
 # Packages on the recall and ingest hot paths.
-BENCH_PKGS ?= ./index/... ./nlp/... ./embed/... ./recall/... ./store/... ./server/... ./cmd/salience/...
+BENCH_PKGS ?= ./index/... ./nlp/... ./embed/... ./recall/... ./store/... ./server/... ./internal/app/...
 
-.PHONY: build run test test-neo4j cross bench lint smoke fuzz fuzz-api soak soak-long test-diskfull test-browser clean
+.PHONY: build build-bench run test test-neo4j cross bench lint smoke fuzz fuzz-api soak soak-long test-diskfull test-browser clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/salience
 
+# The developer tools (benchmarks, soak, evaluations), kept out of the server binary.
+build-bench:
+	$(GO) build -o $(BENCH_BIN) ./cmd/salience-bench
+
 run: build
-	./$(BIN) serve
+	./$(BIN) serve --addr $(ADDR)
 
 # -race also turns on checkptr, which checks every unsafe.Pointer conversion at run time. In
 # modernc.org's SQLite — C translated to Go, pointer arithmetic on its own allocator's memory
@@ -40,7 +46,7 @@ test:
 # SALIENCE_NEO4J_URI set and stops it. Needs Java 17 and mvn; `make test` needs neither.
 # The two run one after the other: they share the one database and wipe it.
 test-neo4j:
-	scripts/neo4j/run.sh sh -c '$(GO) test -race -gcflags=$(RACE_GCFLAGS) -count=1 ./store/neo4j/... && $(GO) test -race -gcflags=$(RACE_GCFLAGS) -count=1 -run Neo4j ./cmd/salience/'
+	scripts/neo4j/run.sh sh -c '$(GO) test -race -gcflags=$(RACE_GCFLAGS) -count=1 ./store/neo4j/... && $(GO) test -race -gcflags=$(RACE_GCFLAGS) -count=1 -run Neo4j ./internal/app/ ./cmd/salience-bench/'
 
 # The platforms the server builds for besides this one (build only; CI runs it): file locks
 # and CPU time are per platform (lock_*.go, journal_lock_*.go, cputime_*.go).
@@ -77,25 +83,25 @@ fuzz-api:
 # namespaces (it re-runs itself under unshare); with neither it fails (SALIENCE_DISKFULL_REQUIRED=1),
 # so CI cannot pass it by skipping. Run by hand without the variable, it skips instead.
 test-diskfull:
-	SALIENCE_DISKFULL=1 SALIENCE_DISKFULL_REQUIRED=1 $(GO) test -race -gcflags=$(RACE_GCFLAGS) -count=1 -v -run '^TestDiskFull$$' ./cmd/salience
+	SALIENCE_DISKFULL=1 SALIENCE_DISKFULL_REQUIRED=1 $(GO) test -race -gcflags=$(RACE_GCFLAGS) -count=1 -v -run '^TestDiskFull$$' ./internal/app
 
 # The experiment report's HTML page in headless Chromium (tables, plots, no console errors,
 # a screenshot). scripts/chromium/install installs Debian's chromium when none is on PATH.
-# SCREENSHOT=docs/experiment-report.png also saves the screenshot (the README's).
+# SCREENSHOT=docs/experiment-report.png also saves the screenshot (docs/reference.md shows it).
 test-browser:
 	scripts/chromium/install
-	SALIENCE_BROWSER=1 SALIENCE_SCREENSHOT=$(SCREENSHOT) $(GO) test -count=1 -v -run '^TestExperimentReportInBrowser$$' ./cmd/salience
+	SALIENCE_BROWSER=1 SALIENCE_SCREENSHOT=$(SCREENSHOT) $(GO) test -count=1 -v -run '^TestExperimentReportInBrowser$$' ./internal/app
 
 # Mixed ingest, recall and engagement from several clients against a spawned server; fails on
 # any 5xx, a WAL over 64 MB, or RSS at the end over 1.1 × RSS after the first third.
 # soak is the short setting CI runs; soak-long is the 60 s, 4-client one of issue 8.
 SOAK_DURATION ?= 20s
 SOAK_CLIENTS  ?= 4
-soak: build
-	./$(BIN) soak --duration $(SOAK_DURATION) --clients $(SOAK_CLIENTS)
+soak: build build-bench
+	./$(BENCH_BIN) soak --salience $(BIN) --duration $(SOAK_DURATION) --clients $(SOAK_CLIENTS)
 
-soak-long: build
-	./$(BIN) soak --duration 60s --clients 4
+soak-long: build build-bench
+	./$(BENCH_BIN) soak --salience $(BIN) --duration 60s --clients 4
 
 clean:
 	rm -rf bin

@@ -274,7 +274,7 @@ type Startup struct {
 }
 
 // ThresholdsResponse is the answer of GET /v1/namespaces/{ns}/thresholds: the threshold
-// bandit's posterior per conversation type (DESIGN §7).
+// bandit's posterior per conversation type (docs/design.md#prediction-and-thresholds).
 type ThresholdsResponse struct {
 	Namespace string           `json:"namespace"`
 	Types     []TypeThresholds `json:"types"`

@@ -1,5 +1,5 @@
-// Package arch checks the layering the README's Architecture table states: imports point down
-// the table, so a package never imports one listed above it. The README is the one statement
+// Package arch checks the layering the Architecture table of docs/design.md states: imports point down
+// the table, so a package never imports one listed above it. docs/design.md is the one statement
 // of the rule; this test reads it, so the table and the code cannot drift apart.
 package arch
 
@@ -17,9 +17,9 @@ import (
 const module = "github.com/salience-ai/salience/"
 
 // tableRow matches a row of the Architecture table: | `pkg` | what it holds |
-var tableRow = regexp.MustCompile("^\\| `([a-z0-9/_]+)` \\|")
+var tableRow = regexp.MustCompile("^\\| `([a-z0-9/_-]+)` \\|")
 
-// layers returns the packages of the README's Architecture table, top first.
+// layers returns the packages of the Architecture table of docs/design.md, top first.
 func layers(t *testing.T, readme string) []string {
 	t.Helper()
 	f, err := os.Open(readme)
@@ -101,16 +101,16 @@ func violations(order []string, pkgs []pkg) []string {
 		}
 		r, ok := rank[p.ImportPath]
 		if !ok {
-			bad = append(bad, fmt.Sprintf("package %s is not in the README's Architecture table", p.ImportPath))
+			bad = append(bad, fmt.Sprintf("package %s is not in the Architecture table of docs/design.md", p.ImportPath))
 			continue
 		}
 		for _, imp := range p.Imports {
 			ri, ok := rank[imp]
 			switch {
 			case !ok:
-				bad = append(bad, fmt.Sprintf("%s imports %s, which the README's Architecture table does not list", p.ImportPath, imp))
+				bad = append(bad, fmt.Sprintf("%s imports %s, which the Architecture table of docs/design.md does not list", p.ImportPath, imp))
 			case ri <= r:
-				bad = append(bad, fmt.Sprintf("%s imports %s, which the README's Architecture table lists above it", p.ImportPath, imp))
+				bad = append(bad, fmt.Sprintf("%s imports %s, which the Architecture table of docs/design.md lists above it", p.ImportPath, imp))
 			}
 		}
 	}
@@ -118,7 +118,7 @@ func violations(order []string, pkgs []pkg) []string {
 }
 
 func TestImportsPointDownTheTable(t *testing.T) {
-	order := layers(t, "../README.md")
+	order := layers(t, "../docs/design.md")
 	for _, v := range violations(order, packages(t)) {
 		t.Error(v)
 	}
@@ -136,8 +136,8 @@ func TestViolationsCatchesAnUpwardImport(t *testing.T) {
 	}
 	got := violations(order, pkgs)
 	want := []string{
-		"models imports recall, which the README's Architecture table lists above it",
-		"package extra is not in the README's Architecture table",
+		"models imports recall, which the Architecture table of docs/design.md lists above it",
+		"package extra is not in the Architecture table of docs/design.md",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -1,4 +1,4 @@
-// Package decay holds the spaced-repetition arithmetic of Salience (DESIGN §6): the FSRS-6
+// Package decay holds the spaced-repetition arithmetic of Salience (docs/design.md#decay-and-jobs): the FSRS-6
 // memory model, the linear policy of the source design, the edge-decay and dismissal-cooldown
 // rules the jobs apply, and the trigger match that lets queued memories back into ambient
 // recall. Everything here is pure: functions take the time as an argument and never read the
@@ -16,7 +16,7 @@ import (
 type Weights [21]float64
 
 // DefaultWeights are the FSRS-6 defaults: medians of per-user fits over about 10,000 Anki
-// collections (REFERENCE.md §1). For bot memories they give the shape of decay and
+// collections (docs/formulas.md#fsrs-6). For bot memories they give the shape of decay and
 // reinforcement, not a fitted model.
 var DefaultWeights = Weights{
 	0.212, 1.2931, 2.3065, 8.2956, 6.4133, 0.8334, 3.0194, 0.001, 1.8722, 0.1666, 0.796,
@@ -37,7 +37,7 @@ const (
 // clamp maps any value into the four grades, so arithmetic never sees an out-of-range grade.
 func (g Grade) clamp() Grade { return Grade(min(max(int(g), int(Again)), int(Easy))) }
 
-// Clamps of the FSRS-6 state (REFERENCE.md §1).
+// Clamps of the FSRS-6 state (docs/formulas.md#fsrs-6).
 const (
 	MinStability  = 0.001
 	MaxStability  = 36500.0
@@ -66,8 +66,8 @@ const Day = 24 * time.Hour
 // Time is measured in fractional days. FSRS itself counts whole calendar days; bot memories
 // are reviewed many times a day, so we keep the fraction (no rounding) for retrievability and
 // intervals, and take any review less than one day after the previous one as the "same day"
-// branch, which is what FSRS does for an elapsed whole-day count of 0. The REFERENCE.md
-// vectors use whole days and are reproduced exactly.
+// branch, which is what FSRS does for an elapsed whole-day count of 0. The test
+// vectors of docs/formulas.md#fsrs-6 use whole days and are reproduced exactly.
 type FSRS struct {
 	W               Weights
 	TargetRetention float64

@@ -17,7 +17,7 @@ func near(t *testing.T, name string, got, want, tol float64) {
 	}
 }
 
-// TestReviewVectors chains the reviews of the REFERENCE.md §1 test-vector table; t is days
+// TestReviewVectors chains the reviews of the docs/formulas.md#fsrs-6 test-vector table; t is days
 // since the previous row's review. Due is the review plus the table's I(0.9) in days (the
 // table's four decimals: ±5 s).
 func TestReviewVectors(t *testing.T) {
@@ -73,7 +73,7 @@ func TestCurve(t *testing.T) {
 	near(t, "R(I(0.8,10),10)", f.Retrievability(f.Interval(0.8, 10), 10), 0.8, 1e-12)
 }
 
-// TestInitial checks S0 and D0 of REFERENCE.md §1: S0(G) = w[G−1], D0(G) = w4 − e^(w5·(G−1)) + 1
+// TestInitial checks S0 and D0 of docs/formulas.md#fsrs-6: S0(G) = w[G−1], D0(G) = w4 − e^(w5·(G−1)) + 1
 // clamped to [1, 10], computed by hand from the default weights.
 func TestInitial(t *testing.T) {
 	f := NewFSRS()
@@ -95,7 +95,7 @@ func TestInitial(t *testing.T) {
 	near(t, "S0 floor", (&FSRS{W: w}).InitStability(Again), 0.1, 0)
 }
 
-// TestNextStabilityBranches checks each branch of S′ in REFERENCE.md §1 against values
+// TestNextStabilityBranches checks each branch of S′ in docs/formulas.md#fsrs-6 against values
 // computed by hand (Python) from its formulas and the default weights.
 func TestNextStabilityBranches(t *testing.T) {
 	f := NewFSRS()

@@ -6,7 +6,7 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-// Edge decay (DESIGN §6, the edge-decay job): an association that has not co-occurred for
+// Edge decay (docs/design.md#decay-and-jobs, the edge-decay job): an association that has not co-occurred for
 // six months fades a little each month, but never below a floor, so a long-unused link is
 // weakened rather than forgotten.
 const (

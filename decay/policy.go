@@ -83,7 +83,7 @@ func PolicyByName(name string, params ...Params) (Policy, error) {
 }
 
 // GradeFor maps an engagement event to an FSRS grade: helpful→Easy, used→Good,
-// ignored→Hard, dismissed→Again (REFERENCE.md §1). Unknown events map to 0, which no
+// ignored→Hard, dismissed→Again (docs/formulas.md#fsrs-6). Unknown events map to 0, which no
 // policy acts on.
 func GradeFor(ev models.EventType) Grade {
 	switch ev {

@@ -207,7 +207,7 @@ func TestFSRSScoreOrders(t *testing.T) {
 	strong := &models.Memory{CreatedAt: t0, Schedule: models.Schedule{Reps: 2, Stability: 50, Difficulty: 5, LastReview: t0}}
 	_, sw := f.Due(weak, now)
 	_, ss := f.Due(strong, now)
-	// 1 − R(100, 2) = 1 − (1 + F·100/2)^(−w20), F = 0.980346 (REFERENCE.md §1), by hand.
+	// 1 − R(100, 2) = 1 − (1 + F·100/2)^(−w20), F = 0.980346 (docs/formulas.md#fsrs-6), by hand.
 	near(t, "score", sw, 0.452990, 1e-6)
 	if !(sw > ss) {
 		t.Errorf("weak memory score %v should exceed strong memory score %v", sw, ss)

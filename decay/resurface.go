@@ -8,7 +8,7 @@ import (
 )
 
 // MinTriggerMatches is how many distinct context concepts must match a queued memory's
-// triggers or concepts before it joins ambient recall (DESIGN §4.2): one shared word is a
+// triggers or concepts before it joins ambient recall (docs/design.md#candidates): one shared word is a
 // coincidence, two are a topic.
 const MinTriggerMatches = 2
 

@@ -8,7 +8,7 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-// The one-outcome rules of DESIGN.md §5 (issue 8, item 6): the first explicit report on a
+// The one-outcome rules of docs/design.md#engagement (issue 8, item 6): the first explicit report on a
 // surfacing decides its outcome, later reports under fresh ids are duplicates, and an event
 // must lie between its surfacing and now + skew.
 

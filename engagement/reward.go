@@ -2,14 +2,14 @@ package engagement
 
 import "github.com/salience-ai/salience/models"
 
-// Rewards of engagement events for the threshold bandit (DESIGN §7), in [0, 1].
+// Rewards of engagement events for the threshold bandit (docs/design.md#prediction-and-thresholds), in [0, 1].
 const (
 	RewardHelpful   = 1.0
 	RewardUsed      = 0.8
 	RewardIgnored   = 0.2
 	RewardDismissed = 0.0
 
-	// EmptyTurnReward is the reward of a turn that surfaced nothing (DESIGN §7; a namespace
+	// EmptyTurnReward is the reward of a turn that surfaced nothing (docs/design.md#prediction-and-thresholds; a namespace
 	// may set another). It must be defined: if such turns were skipped, a high threshold
 	// would be judged only on the rare turns it lets something through, which are its most
 	// confident ones, and would look perfect while it silences the bot. 0.4 sits between

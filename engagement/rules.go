@@ -1,4 +1,4 @@
-// Package engagement holds the learning rules of Salience (DESIGN §5): how an engagement
+// Package engagement holds the learning rules of Salience (docs/design.md#engagement): how an engagement
 // event moves a memory's confidence and counters, which graph edges it strengthens and by how
 // much, and the reward the threshold bandit receives. The rules are pure; the service that
 // reads and writes the store applies them inside one transaction.
@@ -37,7 +37,7 @@ type Rules struct {
 	MaxIrrelevantContexts int
 }
 
-// DefaultRules returns the source design's constants (DESIGN §5).
+// DefaultRules returns the source design's constants (docs/design.md#engagement).
 func DefaultRules() Rules {
 	return Rules{
 		PositiveDelta:         0.10,

@@ -39,7 +39,7 @@ type ServiceOptions struct {
 	Learn learn.Config
 }
 
-// Service applies engagement events (DESIGN §5): the bots' reports (Apply) and the
+// Service applies engagement events (docs/design.md#engagement): the bots' reports (Apply) and the
 // implicit-ignore job's (ApplyImplicit), both through the one function that moves a memory,
 // its decay schedule, the graph's edges and the surfacing's outcome (apply.go). Each call's
 // events are applied in one store transaction, shared with the calls that arrive meanwhile

@@ -13,7 +13,7 @@ import (
 )
 
 // AmbientPolicy is how the ambient replay reports: the bot used each surfaced evidence turn
-// and ignored every other surfaced memory; a turn's reward is DESIGN §7's (the mean of its
+// and ignored every other surfaced memory; a turn's reward is the one of docs/design.md#prediction-and-thresholds (the mean of its
 // events' rewards, 0.4 when it surfaced nothing).
 const AmbientPolicy = "each question asked in ambient mode as the latest message, in order; used for surfaced evidence turns, ignored for the rest, reported through the engagement path and fed to the bandit at once"
 

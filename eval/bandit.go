@@ -17,7 +17,7 @@ import (
 const BanditRewardModel = `Reward model: every turn of a conversation type the bandit picks a threshold
 arm; the simulated bot is shown 3 memories and uses each independently with probability
 q(arm) = max(0.05, 0.6 − 1.5·|arm − best|), i.e. 0.6 at the type's best threshold and 0.15
-less per arm step of 0.1; a used memory earns 0.8 and an ignored one 0.2 (DESIGN §7), so the
+less per arm step of 0.1; a used memory earns 0.8 and an ignored one 0.2 (docs/design.md#prediction-and-thresholds), so the
 turn's reward is the mean 0.2 + 0.6·(used/3) — expected 0.56 at the best arm, 0.47 one
 step away. Thresholds are on p_use (arms 0.1 … 0.5, the source's 0.5 … 0.9 less 0.4). The
 best threshold differs by type and changes at the switch turn: debugging 0.2→0.4,
@@ -55,7 +55,7 @@ func simMean(arm, best float64) float64 {
 	return RewardIgnored + (RewardUsed-RewardIgnored)*simUse(arm, best)
 }
 
-// Event rewards of DESIGN §7 as the simulator uses them (engagement.Reward holds the same
+// Event rewards of docs/design.md#prediction-and-thresholds as the simulator uses them (engagement.Reward holds the same
 // values; eval keeps its own copy so the simulator states its model in one place).
 const (
 	RewardUsed    = 0.8

@@ -1,4 +1,4 @@
-// Package eval measures retrieval quality on LoCoMo-format conversations (DESIGN.md §11):
+// Package eval measures retrieval quality on LoCoMo-format conversations (docs/design.md#quality-bars):
 // it ingests each conversation's turns through the real ingest path and asks each question
 // through the real recall pipeline, scoring evidence recall@k.
 package eval

@@ -75,7 +75,7 @@ func paraphraseFound(t *testing.T, emb embed.Embedder) *eval.ParaphraseResult {
 }
 
 // TestParaphraseStaticBeatsLexical: on questions that share no word with their fact, the
-// static embedder finds what the lexical one cannot (figures in the README; all-MiniLM-L6-v2
+// static embedder finds what the lexical one cannot (figures in docs/benchmarks.md; all-MiniLM-L6-v2
 // itself, served through --embedder openai, is measured by `salience eval paraphrase`).
 func TestParaphraseStaticBeatsLexical(t *testing.T) {
 	static, err := embed.NewStatic()

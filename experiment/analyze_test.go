@@ -13,7 +13,7 @@ import (
 
 var day0 = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 
-// knownInput is REFERENCE.md §3's running example as a report: control 200/1000
+// knownInput is the running example of docs/formulas.md#known-values as a report: control 200/1000
 // (150 used + 50 helpful), treatment 250/1000, conversations 5000 vs 5200 at 50/50. It has
 // no daily tallies, so the sequential p is the single look of the known values.
 func knownInput() Input {

@@ -120,7 +120,7 @@ func meanInterval(e Estimate, bounded bool) Interval {
 }
 
 // LiftOfMeans is the relative lift of B's mean over A's with its delta-method standard
-// error (REFERENCE.md §3.6 with the variances of the means given): Var = vB/mA² +
+// error (docs/formulas.md#relative-lift with the variances of the means given): Var = vB/mA² +
 // mB²·vA/mA⁴. ok is false when mA ≤ 0 or the variance is not positive.
 func LiftOfMeans(mA, vA, mB, vB float64) (l Lift, ok bool) {
 	if !(mA > 0) {

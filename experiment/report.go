@@ -1,5 +1,5 @@
-// Package experiment holds the pure half of A/B experiments: the statistics of REFERENCE.md
-// §3 over the tallies a store counts from the engagement log, the report they make, and its
+// Package experiment holds the pure half of A/B experiments: the statistics of
+// docs/formulas.md#experiment-statistics over the tallies a store counts from the engagement log, the report they make, and its
 // renderings (JSON, CSV, terminal text, an HTML page with inline SVG plots, PNG plots).
 package experiment
 
@@ -149,7 +149,7 @@ type Comparison struct {
 	// better (normal approximation of the difference).
 	ExpectedLossVariant *float64 `json:"expected_loss_variant,omitempty"`
 	ExpectedLossControl *float64 `json:"expected_loss_control,omitempty"`
-	// The always-valid (mixture SPRT) test on the relative lift, as REFERENCE.md §3.7 runs
+	// The always-valid (mixture SPRT) test on the relative lift, as docs/formulas.md#sequential-test runs
 	// it: SequentialP is the minimum of its p-value over the daily looks and now, so reading
 	// the report every day does not inflate false wins; SequentialHalfWidth and
 	// SequentialLiftCI (lift ± half-width) are at the report's data.

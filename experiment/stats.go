@@ -12,7 +12,7 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-// The statistics of REFERENCE.md §3. x successes out of n; A is the control, B the
+// The statistics of docs/formulas.md#experiment-statistics. x successes out of n; A is the control, B the
 // treatment. Every function is pure; each says what it returns when its inputs leave the
 // statistic undefined (ok = false), so callers never carry a NaN into a report.
 
@@ -21,7 +21,7 @@ const (
 	// Alpha is the two-sided significance level of every interval and test: 95 %.
 	Alpha = 0.05
 	// SequentialTuning is N*, the sample size at which the always-valid interval is tightest
-	// relative to the fixed-horizon one (REFERENCE.md §3.7: 5,000).
+	// relative to the fixed-horizon one (docs/formulas.md#sequential-test: 5,000).
 	SequentialTuning = 5000
 	// SRMAlpha is the p-value below which a sample-ratio mismatch is flagged. 0.001 rather than
 	// 0.05 because the check is read at every report: with 0.05 a correct assignment would be
@@ -42,7 +42,7 @@ var unitNormal = distuv.UnitNormal
 func zCrit(alpha float64) float64 { return unitNormal.Quantile(1 - alpha/2) }
 
 // Wilson is the Wilson score interval of x successes in n trials at level 1 − alpha
-// (REFERENCE.md §3.2). ok is false when n ≤ 0. x is clamped to [0, n]. At x = 0 the lower
+// (docs/formulas.md#wilson-interval). ok is false when n ≤ 0. x is clamped to [0, n]. At x = 0 the lower
 // bound is exactly 0 and at x = n the upper exactly 1 (the formula gives them up to a
 // rounding error of either sign), and the bounds are clamped to [0, 1].
 func Wilson(x, n int, alpha float64) (iv Interval, ok bool) {
@@ -67,7 +67,7 @@ func Wilson(x, n int, alpha float64) (iv Interval, ok bool) {
 	return iv, true
 }
 
-// ZTest is the two-proportion comparison of REFERENCE.md §3.3.
+// ZTest is the two-proportion comparison of docs/formulas.md#two-proportion-z-test.
 type ZTest struct {
 	Diff   float64  // p̂_B − p̂_A
 	DiffCI Interval // unpooled Wald interval of the difference at 1 − alpha
@@ -79,7 +79,7 @@ type ZTest struct {
 	ZOK bool
 }
 
-// TwoProportion compares xB/nB against xA/nA (REFERENCE.md §3.3). ok is false when either
+// TwoProportion compares xB/nB against xA/nA (docs/formulas.md#two-proportion-z-test). ok is false when either
 // n ≤ 0.
 func TwoProportion(xA, nA, xB, nB int, alpha float64) (t ZTest, ok bool) {
 	if nA <= 0 || nB <= 0 {
@@ -105,7 +105,7 @@ func TwoProportion(xA, nA, xB, nB int, alpha float64) (t ZTest, ok bool) {
 func twoSidedP(z float64) float64 { return 2 * unitNormal.CDF(-math.Abs(z)) }
 
 // ProbBBeatsA is P(θ_B > θ_A) for independent θ_A ~ Beta(aA, bA) and θ_B ~ Beta(aB, bB)
-// (REFERENCE.md §3.4; with a Beta(1, 1) prior α = 1 + x and β = 1 + n − x). The closed form
+// (docs/formulas.md#probability-to-beat; with a Beta(1, 1) prior α = 1 + x and β = 1 + n − x). The closed form
 // sums α_B terms, so it needs an integer α_B; it is used when α_B or, by symmetry
 // (P(B > A) = 1 − P(A > B), ties having probability zero), α_A is an integer of at most
 // exactBetaTerms. Otherwise the probability is integrated: ∫ f_A(t)·S_B(t) dt.
@@ -121,7 +121,7 @@ func ProbBBeatsA(aA, bA, aB, bB float64) float64 {
 	return betaIntegral(aA, bA, aB, bB)
 }
 
-// betaSum is the closed form of REFERENCE.md §3.4 (Evan Miller's): P(B > A) =
+// betaSum is the closed form of docs/formulas.md#probability-to-beat (Evan Miller's): P(B > A) =
 // Σ_{i=0}^{α_B−1} B(α_A+i, β_A+β_B) / ((β_B+i)·B(1+i, β_B)·B(α_A, β_A)), in logs.
 func betaSum(aA, bA, aB, bB float64) float64 {
 	base := mathext.Lbeta(aA, bA)
@@ -148,7 +148,7 @@ func betaIntegral(aA, bA, aB, bB float64) float64 {
 func isInt(x float64) bool { return x == math.Trunc(x) && !math.IsInf(x, 0) }
 
 // ExpectedLossNormal is E[max(−Δ, 0)] for Δ ~ N(mu, sigma²): σφ(μ/σ) − μΦ(−μ/σ)
-// (REFERENCE.md §3.5). With Δ = θ_B − θ_A it is the expected loss of choosing B; the loss of
+// (docs/formulas.md#expected-loss). With Δ = θ_B − θ_A it is the expected loss of choosing B; the loss of
 // choosing A is ExpectedLossNormal(−mu, sigma) = mu + ExpectedLossNormal(mu, sigma).
 // sigma = 0 gives the limit, max(−mu, 0).
 func ExpectedLossNormal(mu, sigma float64) float64 {
@@ -159,8 +159,8 @@ func ExpectedLossNormal(mu, sigma float64) float64 {
 	return max(0, sigma*unitNormal.Prob(r)-mu*unitNormal.CDF(-r))
 }
 
-// Lift is the relative lift of B over A with its delta-method standard error (REFERENCE.md
-// §3.6).
+// Lift is the relative lift of B over A with its delta-method standard error
+// (docs/formulas.md#relative-lift).
 type Lift struct {
 	L           float64 // (m_B − m_A) / m_A
 	SE          float64 // √Var
@@ -191,14 +191,14 @@ func RelativeLift(mA float64, nA int, mB float64, nB int) (l Lift, ok bool) {
 }
 
 // SequentialRho is the mixing parameter ρ of the always-valid test tuned to be tightest at
-// nStar observations (REFERENCE.md §3.7): ρ = √((−2 ln α + ln(−2 ln α + 1)) / N*).
+// nStar observations (docs/formulas.md#sequential-test): ρ = √((−2 ln α + ln(−2 ln α + 1)) / N*).
 func SequentialRho(alpha, nStar float64) float64 {
 	l := -2 * math.Log(alpha)
 	return math.Sqrt((l + math.Log(l+1)) / nStar)
 }
 
 // SequentialHalfWidth is the always-valid (mixture sequential probability ratio) half-width
-// of an estimate with standard error se after n observations in all (REFERENCE.md §3.7):
+// of an estimate with standard error se after n observations in all (docs/formulas.md#sequential-test):
 // with s² = se²·n, √s²·√(2(nρ² + 1)·ln(√(nρ² + 1)/α) / (n²ρ²)). ok is false when n ≤ 0 or
 // se is not positive.
 func SequentialHalfWidth(se float64, n int, alpha, nStar float64) (float64, bool) {
@@ -213,7 +213,7 @@ func SequentialHalfWidth(se float64, n int, alpha, nStar float64) (float64, bool
 }
 
 // SequentialP is the always-valid p-value at one look with statistic z after n observations
-// (REFERENCE.md §3.7): e = exp(ρ²nz² / (2(nρ² + 1))) / √(nρ² + 1), p = min(1, 1/e),
+// (docs/formulas.md#sequential-test): e = exp(ρ²nz² / (2(nρ² + 1))) / √(nρ² + 1), p = min(1, 1/e),
 // computed in logs so a large z gives a tiny p rather than 1/∞. The p-value valid across
 // several looks is the running minimum of the looks' values (SequentialPOverLooks).
 func SequentialP(z float64, n int, alpha, nStar float64) float64 {
@@ -227,7 +227,7 @@ func SequentialP(z float64, n int, alpha, nStar float64) float64 {
 	return math.Min(1, math.Exp(-logE))
 }
 
-// SRMTest is the sample-ratio-mismatch χ² test of REFERENCE.md §3.1.
+// SRMTest is the sample-ratio-mismatch χ² test of docs/formulas.md#sample-ratio-mismatch.
 type SRMTest struct {
 	Expected  []float64
 	ChiSquare float64

@@ -8,7 +8,7 @@ import (
 )
 
 // near fails unless got equals the literal want to the last digit want is written with
-// (half a unit of its last decimal place): REFERENCE.md §3's known values are given to
+// (half a unit of its last decimal place): the known values of docs/formulas.md#known-values are given to
 // 6–8 significant digits, so this reproduces each to every digit it states.
 func near(t *testing.T, name string, got float64, want string) {
 	t.Helper()
@@ -26,7 +26,7 @@ func near(t *testing.T, name string, got float64, want string) {
 	}
 }
 
-// The known values of REFERENCE.md §3 (cross-checked there against scipy).
+// The known values of docs/formulas.md#known-values (cross-checked there against SciPy).
 
 func TestTwoProportionKnownValues(t *testing.T) {
 	zt, ok := TwoProportion(200, 1000, 250, 1000, Alpha)

@@ -11,7 +11,7 @@ import (
 // themselves are at 0. It calls next once per hop with that hop's new nodes. maxHops ≤ 0
 // returns the from nodes only.
 //
-// Recall turns a distance d into the proximity feature 1/(1+d) (DESIGN §4.5).
+// Recall turns a distance d into the proximity feature 1/(1+d) (docs/design.md#score).
 func Distances(ctx context.Context, from []string, next NeighborFunc, maxHops int) (map[string]int, error) {
 	dist := make(map[string]int, len(from))
 	var frontier []string

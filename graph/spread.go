@@ -18,7 +18,7 @@ import (
 // Neighbors bound to a namespace). Edges are traversed both ways.
 type NeighborFunc func(ctx context.Context, ids []string) ([]*models.Edge, error)
 
-// Spreading-activation defaults (DESIGN §4.2: up to 3 hops).
+// Spreading-activation defaults (the first design's 3 hops: docs/design.md#ranking-in-detail).
 const (
 	DefaultMaxHops     = 3
 	DefaultMaxFanout   = 64
@@ -64,7 +64,7 @@ func (o SpreadOptions) effective(e *models.Edge) float64 {
 }
 
 // Spread runs spreading activation from seeds (node id → strength) and returns the
-// activation of every other node reached (DESIGN §4.2).
+// activation of every other node reached (docs/design.md#candidates).
 //
 // What is summed: for every simple path s = v0, v1, …, vk from a seed s with 1 ≤ k ≤ MaxHops
 // edges — no node twice on one path, each step along one of the MaxFanout strongest edges

@@ -22,7 +22,7 @@ const (
 )
 
 // The "common" variant is deliberately harsher — v = 2 and 5–25 terms put the commonest
-// term in ~60 % of documents — like DESIGN §9.1's "queries with common words" column.
+// term in ~60 % of documents — like the "queries with common words" column of docs/design.md#embedded-store.
 func benchCorpus(common bool) (ids []string, docs [][]string, queries [][]string) {
 	r := rand.New(rand.NewPCG(7, 7))
 	v, minLen, spread := 10.0, 5, 13

@@ -1,6 +1,6 @@
-// Package index holds Salience's in-memory search structures: a BM25 inverted index, an exact
-// vector index and the adjacency of the graph. A store keeps them per namespace, rebuilds
-// them from its system of record at start and writes every change through (DESIGN §9.1).
+// Package index holds Salience's in-memory search structures: a BM25 inverted index, a vector
+// index (exact below 20,000 vectors, quantized and rescored above) and the adjacency of the graph. A store keeps them per namespace, rebuilds
+// them from its system of record at start and writes every change through (docs/design.md#embedded-store).
 // Every structure is safe for concurrent use.
 package index
 

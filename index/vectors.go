@@ -16,7 +16,7 @@ import (
 
 // parallelRows is the collection size above which Search splits the matrix–vector product
 // over two goroutines. Below it the goroutine hand-off costs more than it saves (measured:
-// ~5.5 ms vs 7.7 ms at 100,000 × 384, DESIGN §9.1; a goroutine costs a few µs).
+// ~5.5 ms vs 7.7 ms at 100,000 × 384, docs/design.md#embedded-store; a goroutine costs a few µs).
 const parallelRows = 4096
 
 // scanning counts the vector scans running in the process. A scan is shared with a second

@@ -1,5 +1,5 @@
 // Package ingest turns submitted memories into store writes: validation, ids and times,
-// chunking, concept extraction, graph edges and embeddings (DESIGN.md §3).
+// chunking, concept extraction, graph edges and embeddings (docs/design.md#ingest).
 package ingest
 
 import (
@@ -17,7 +17,7 @@ import (
 )
 
 // Edge weights given at ingest. They are deliberately below the 0.5 activation an
-// associative-only candidate needs (DESIGN.md §4.2): one shared keyword is not an
+// associative-only candidate needs (docs/design.md#candidates): one shared keyword is not an
 // association, two are ("multiple semantic paths"), and engagement strengthens the ones
 // that prove useful.
 const (
@@ -243,7 +243,7 @@ func clean(vals []string) []string {
 	return out
 }
 
-// chunks splits content longer than the threshold (DESIGN.md §3, seed: WhisperEngine).
+// chunks splits content longer than the threshold (docs/design.md#ingest, seed: WhisperEngine).
 func chunks(content string) []nlp.Span {
 	if len([]rune(content)) <= nlp.ChunkThreshold {
 		return nil

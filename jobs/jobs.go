@@ -1,4 +1,4 @@
-// Package jobs is Salience's scheduler (DESIGN.md §6): named jobs on cron schedules
+// Package jobs is Salience's scheduler (docs/design.md#decay-and-jobs): named jobs on cron schedules
 // (robfig/cron/v3, UTC), at most one run of a job at a time, a single runner across server
 // replicas through a lease in the store, panics recovered and recorded, a run history,
 // manual triggers, checkpoints so an interrupted run resumes, and a graceful stop.

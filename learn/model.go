@@ -151,7 +151,7 @@ type Config struct {
 	N0, Lift float64
 }
 
-// DefaultConfig returns the constants the README states. The prior was fitted by logistic
+// DefaultConfig returns the constants docs/design.md#ranking-in-detail states. The prior was fitted by logistic
 // regression (monotone curve, non-negative weights) on the outcomes of LoCoMo's natural
 // replay with the gate and learning off (`salience eval locomo --natural`: every dialog turn
 // and question shows its top ten), at questions, on dev conversations 26, 30 and 41, and

@@ -66,7 +66,7 @@ func (s *Service) rewardPending(ctx context.Context, ns string, now time.Time) (
 // every surfacing has an outcome, or the namespace's implicit-ignore timeout has passed since
 // it (a surfacing still without an outcome then counts as ignored, as implicit-ignore records
 // it).
-// In one transaction it computes the turn's reward (DESIGN §7: the mean of its events'
+// In one transaction it computes the turn's reward (docs/design.md#prediction-and-thresholds: the mean of its events'
 // rewards, engagement.TurnReward; the namespace's empty-turn reward when it surfaced
 // nothing), updates the namespace's posterior when the bandit made the decision, and marks
 // the decision rewarded, so concurrent callers (servers sharing a store, the job and an

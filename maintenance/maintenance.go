@@ -1,12 +1,15 @@
-// Package maintenance holds the scheduled jobs of DESIGN.md §6: decay-scan fills the
-// resurfacing queue, edge-decay fades associations that stopped co-occurring,
-// dismissal-cooldown halves recent dismissals weekly, implicit-ignore records surfacings
-// nobody reported on as ignored. The rules are decay's and engagement's; the jobs only walk
+// Package maintenance holds six of the scheduled jobs of docs/design.md#decay-and-jobs:
+// decay-scan fills the resurfacing queue, edge-decay fades associations that stopped
+// co-occurring, dismissal-cooldown halves recent dismissals weekly, implicit-ignore records
+// surfacings nobody reported on as ignored, bandit-upkeep feeds settled turns' rewards to the
+// threshold bandit (bandit.go), and prune-history deletes the turn history past its retention
+// (retention.go; what may go is models/prune.go's rule). The seventh, report-snapshot, is
+// package experiment's. The rules are decay's and engagement's; the jobs only walk
 // the store in batches, apply the rules inside store transactions and checkpoint, so each is
 // idempotent and resumes where an interrupted run stopped.
 //
 // The package does not depend on the scheduler: a job body takes a Run (what jobs.Run
-// offers), and cmd/salience registers the Tasks with package jobs.
+// offers), and internal/app registers the Tasks with package jobs.
 package maintenance
 
 import (
@@ -65,7 +68,7 @@ const (
 	// DefaultBatchSize is how many memories, edges or surfacings a job reads per store call
 	// and checkpoints after.
 	DefaultBatchSize = 500
-	// DefaultIgnoreAfter is the implicit-ignore timeout (DESIGN.md §5): a surfacing with no
+	// DefaultIgnoreAfter is the implicit-ignore timeout (docs/design.md#engagement): a surfacing with no
 	// event this long after it was shown counts as ignored.
 	DefaultIgnoreAfter = 30 * time.Minute
 )
@@ -149,7 +152,7 @@ func New(store Store, opts Options) *Service {
 	return s
 }
 
-// Task is one job body with its name; cmd/salience gives each a schedule.
+// Task is one job body with its name; internal/app gives each a schedule.
 type Task struct {
 	Name string
 	Run  func(ctx context.Context, run Run) (items int, err error)

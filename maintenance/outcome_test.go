@@ -10,7 +10,7 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-// TestExplicitReportReplacesImplicitIgnore: the bot's word beats the timeout (DESIGN.md §5).
+// TestExplicitReportReplacesImplicitIgnore: the bot's word beats the timeout (docs/design.md#engagement).
 // A report that arrives after the implicit-ignore job recorded a surfacing as ignored becomes
 // the surfacing's outcome and applies its learning rule; a second report is a duplicate, and
 // the job never overrides a report that came first.

@@ -28,8 +28,9 @@ func CheckRetention(d time.Duration) error {
 // PruneHistory is the prune-history job: it deletes each namespace's turn history —
 // surfacings, engagement events, bandit decisions, conversation states — older than the
 // run's time minus its retention (history_retention_days in its settings, else
-// Options.Retention), and the job runs older than Options.Retention, by the rules of
-// models.Pruned. What the history taught stays: memories, their confidence and schedules,
+// Options.Retention), and the job runs older than Options.Retention, by the Prunable rules
+// of models/prune.go (SurfacingAge, EventAge, DecisionAge, ConversationAge, JobRunAge);
+// models.Pruned only counts what went. What the history taught stays: memories, their confidence and schedules,
 // edges, learned relevance, the bandit's posteriors. What reads the history reads the
 // retained window: engagement metrics, relearn, proactive prediction's turn log. Items is
 // the number of rows deleted. With no retention anywhere it does nothing.

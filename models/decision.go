@@ -2,7 +2,7 @@ package models
 
 import "time"
 
-// Decision is the threshold in force for one ambient turn (DESIGN §7): which arm the bandit
+// Decision is the threshold in force for one ambient turn (docs/design.md#prediction-and-thresholds): which arm the bandit
 // chose (or the fixed threshold of the policy), the probability of that choice, and how many
 // memories the turn surfaced — recorded for every turn, empty ones included, so the bandit's
 // reward and an off-policy replay see the turns that showed nothing. Reward is set once, when

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Experiment is an A/B experiment of a namespace (DESIGN §8): variants, each a set of
+// Experiment is an A/B experiment of a namespace (docs/design.md#experiments): variants, each a set of
 // overrides of per-turn recall knobs and a share of the conversations. A namespace runs at
 // most one experiment at a time, so a conversation is never in two and every surfacing
 // carries at most one variant; a stopped experiment keeps its record and its report.
@@ -73,7 +73,7 @@ type Variant struct {
 	Overrides Overrides `json:"overrides"`
 }
 
-// Overrides are the per-turn knobs a variant may set (DESIGN §8); a zero or absent field
+// Overrides are the per-turn knobs a variant may set (docs/design.md#experiments); a zero or absent field
 // leaves the namespace's setting (or the default) in force. Learning state, decay policy
 // and startup limits are the namespace's and cannot be overridden: an experiment compares
 // how memories are chosen, not what is learned from them.

@@ -39,7 +39,7 @@ type Settings struct {
 	// threshold bandit. 0 or absent: the server's --implicit-ignore-after.
 	ImplicitIgnoreAfterHours float64 `json:"implicit_ignore_after_hours,omitempty"`
 	// HistoryRetentionDays: the prune-history job deletes this namespace's turn history
-	// (Pruned) older than this many days. 0 or absent: the server's --history-retention.
+	// (what models/prune.go's Prunable rules let go) older than this many days. 0 or absent: the server's --history-retention.
 	HistoryRetentionDays float64 `json:"history_retention_days,omitempty"`
 	// Rerank is the LLM reranking policy: "on", "off", or "" for the server's --rerank.
 	Rerank string `json:"rerank,omitempty"`
@@ -47,11 +47,11 @@ type Settings struct {
 	// bandit, fixed:default, fixed:<x> (0 ≤ x ≤ 1, on p_use) or off; "" = bandit.
 	ThresholdPolicy string `json:"threshold_policy,omitempty"`
 	// EmptyTurnReward is the bandit's reward for a turn that surfaced nothing, 0..1 (absent:
-	// 0.4, DESIGN §7): how much this bot's users prefer silence to a memory they ignore.
+	// 0.4, docs/design.md#prediction-and-thresholds): how much this bot's users prefer silence to a memory they ignore.
 	EmptyTurnReward *float64 `json:"empty_turn_reward,omitempty"`
 }
 
-// ScoreWeights are the weights of the score's features for one mode (DESIGN.md §4.5).
+// ScoreWeights are the weights of the score's features for one mode (docs/design.md#score).
 type ScoreWeights struct {
 	Relevance  float64 `json:"relevance"`
 	Confidence float64 `json:"confidence"`

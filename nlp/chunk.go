@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// Chunking constants from the WhisperEngine seed (DESIGN §3): content longer than
+// Chunking constants from the WhisperEngine seed (docs/design.md#ingest): content longer than
 // ChunkThreshold characters is indexed as ChunkSize-character chunks that overlap by
 // ChunkOverlap characters, so a phrase cut by one boundary is whole in the next chunk.
 // Characters are runes.

@@ -8,13 +8,13 @@ import (
 )
 
 // Arms are the thresholds on p_use the bandit chooses between: the source's five
-// (DESIGN §7, 0.5 … 0.9) moved onto the p_use scale by PUseOffset.
+// (docs/design.md#prediction-and-thresholds, 0.5 … 0.9) moved onto the p_use scale by PUseOffset.
 var Arms = []float64{0.1, 0.2, 0.3, 0.4, 0.5}
 
 // ArmState is the Beta posterior of one arm's reward, Beta(Alpha, Beta), together with the
 // prior Beta(Alpha0, Beta0) that discounting pulls it back to. Alpha − Alpha0 and
 // Beta − Beta0 are the discounted sums of rewards and of their complements (S_k and F_k of
-// REFERENCE.md §2). An arm with no prior recorded (Alpha0 or Beta0 ≤ 0, e.g. built by hand)
+// docs/formulas.md#thompson-sampling). An arm with no prior recorded (Alpha0 or Beta0 ≤ 0, e.g. built by hand)
 // is discounted towards the uniform Beta(1, 1).
 type ArmState struct {
 	Alpha  float64 `json:"alpha"`
@@ -36,7 +36,7 @@ func (a ArmState) prior() (float64, float64) {
 // Bandit defaults.
 const (
 	// DefaultGamma is the discount per update: the bandit remembers about 1/(1−γ) = 2,000
-	// turns of a conversation type, so it follows drift (REFERENCE.md §2: with γ = 0.999,
+	// turns of a conversation type, so it follows drift (docs/formulas.md#thompson-sampling: with γ = 0.999,
 	// regret 138 vs 449 for the stationary bandit when the best arm changes). 0.9995 rather
 	// than the design's 0.999: with five arms whose rewards differ by ~0.09 per step (the
 	// simulator of `salience eval bandit`), 1,000 turns of memory leave the posteriors wide

@@ -15,7 +15,7 @@ import (
 
 // driftBefore and driftAfter are the arm means of the drift simulation: the best arm (0.9)
 // becomes the worst at step 3000 of 6000. With these means the simulation reproduces the
-// figures of REFERENCE.md §2 (stationary regret 449, share 0.12; γ = 0.999: 138, 0.76)
+// figures of docs/formulas.md#thompson-sampling (stationary regret 449, share 0.12; γ = 0.999: 138, 0.76)
 // within sampling noise.
 var (
 	driftBefore = []float64{0.5, 0.7, 0.9}
@@ -54,7 +54,7 @@ func simulateDrift(b Bandit, runs int, seed uint64) (regret, share float64) {
 	return regret / float64(runs), float64(optimal) / float64(runs*window)
 }
 
-// TestDrift reproduces the shape of REFERENCE.md §2 with 50 seeded runs (about 0.4 s, 2 s
+// TestDrift reproduces the shape of docs/formulas.md#thompson-sampling with 50 seeded runs (about 0.4 s, 2 s
 // under -race): after the best arm changes, the discounted bandit follows it and the
 // stationary one does not.
 func TestDrift(t *testing.T) {

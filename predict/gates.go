@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Proactive surfacing limits (DESIGN §7).
+// Proactive surfacing limits (docs/design.md#prediction-and-thresholds).
 const (
 	// MomentumWindow is the span over which momentum is measured.
 	MomentumWindow = 5 * time.Minute
@@ -35,7 +35,7 @@ const (
 var NoLimit = math.Inf(1)
 
 // Gates are the tests every unasked-for memory must pass before it is shown — one
-// implementation for ambient recall's volunteers (DESIGN §4.9) and the proactive surfacing of
+// implementation for ambient recall's volunteers (docs/design.md#threshold-and-rerank) and the proactive surfacing of
 // §7. The gates are the same; each caller sets the limits that apply to it (NoLimit for a
 // gate it does not use).
 type Gates struct {
@@ -50,7 +50,7 @@ type Gates struct {
 	MaxRecentDismissals float64
 }
 
-// ProactiveGates are the four gates of DESIGN §7 with the source design's limits.
+// ProactiveGates are the four gates of docs/design.md#prediction-and-thresholds with the source design's limits.
 func ProactiveGates() Gates {
 	return Gates{MinTriggers: MinTriggerMatches, MinActivation: NoLimit, MaxMomentum: MaxMomentum, MaxRecentDismissals: MaxRecentDismissals}
 }

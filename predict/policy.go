@@ -13,7 +13,7 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-// Threshold policies (DESIGN §7): who decides the threshold of an ambient turn.
+// Threshold policies (docs/design.md#prediction-and-thresholds): who decides the threshold of an ambient turn.
 const (
 	PolicyBandit       = "bandit"        // the bandit chooses per turn (default)
 	PolicyFixedDefault = "fixed:default" // the source design's threshold of the type
@@ -65,7 +65,7 @@ type Posterior struct {
 func StateKey(ns string) string { return models.BanditKeyPrefix + ns }
 
 // PosteriorKey names the posterior of a conversation type under an experiment variant
-// (bandit posteriors are kept per variant, DESIGN §8); no variant: the type alone.
+// (bandit posteriors are kept per variant, docs/design.md#experiments); no variant: the type alone.
 func PosteriorKey(convType, variant string) string {
 	if variant == "" {
 		return convType

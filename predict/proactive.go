@@ -35,7 +35,7 @@ type Prediction struct {
 	Blocked    string   `json:"blocked_by,omitempty"` // the gate that stopped it (Reason*)
 }
 
-// Proactive judges candidates for one turn (DESIGN §7): recent are the concept sets of the
+// Proactive judges candidates for one turn (docs/design.md#prediction-and-thresholds): recent are the concept sets of the
 // conversation's latest turns, oldest first (the last is the current turn). A candidate's
 // confidence is the best probability among the predicted topics that are its concepts; its
 // trigger matches are the concepts of the last Window turns found among its own triggers and

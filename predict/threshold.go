@@ -1,4 +1,4 @@
-// Package predict holds the proactive side of recall (DESIGN §7): the per-conversation-type
+// Package predict holds the proactive side of recall (docs/design.md#prediction-and-thresholds): the per-conversation-type
 // thresholds, the discounted Thompson-sampling bandit that tunes them, conversation
 // momentum and the gates a proactive surfacing must pass. Everything here is pure: time and
 // randomness come in as arguments.
@@ -37,7 +37,7 @@ func DefaultThreshold(convType string) float64 {
 // calibrated probability of use, and on it those numbers would hold back nearly everything:
 // on the LoCoMo replay even the best match of a question is used about a third of the time
 // (a calibrated model gives 0.3–0.5 to a typical best match), so gating at 0.5 … 0.9 leaves
-// almost every turn empty. DESIGN §7's reward fixes where the bar belongs instead: a turn
+// almost every turn empty. The reward of docs/design.md#prediction-and-thresholds fixes where the bar belongs instead: a turn
 // that surfaces one memory of probability p earns 0.2 + 0.6·p on average against 0.4 for an
 // empty turn, so surfacing pays from p = 1/3. The source's ladder is kept — its order, its
 // 0.1 steps, a threshold per type — and moved so that its middle, the "other" type's 0.7,

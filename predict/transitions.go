@@ -5,7 +5,7 @@ import (
 	"sort"
 )
 
-// Topic-transition defaults (DESIGN §7).
+// Topic-transition defaults (docs/design.md#prediction-and-thresholds).
 const (
 	// TransitionWindow: a concept "follows" another when it appears within this many turns
 	// after it (the source design's 3-turn window).

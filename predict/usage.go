@@ -2,7 +2,7 @@ package predict
 
 import "sort"
 
-// Usage holds the usage patterns of DESIGN §7: for each memory, the concepts seen 1–Window
+// Usage holds the usage patterns of docs/design.md#prediction-and-thresholds: for each memory, the concepts seen 1–Window
 // turns before it was used and how many turns before (the lead time). A concept that keeps
 // preceding a memory's use is a learned trigger for it: proactive surfacing counts it as a
 // trigger match (gate 2). Not safe for concurrent use.

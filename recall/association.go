@@ -19,11 +19,11 @@ var lendTypes = []models.EdgeType{models.EdgeTemporal, models.EdgeCoRetrieved}
 
 // conceptHops is how far the first wave goes: from a concept to the memories tied to it.
 // It is the graph's shape, not a tuning: a second hop would run back out to every concept
-// of those memories (DESIGN.md's 3-hop spreading cost 13–27 ms at 10,000 memories and added
-// noise; see README, How recall ranks).
+// of those memories (the first design's 3-hop spreading cost 13–27 ms at 10,000 memories and added
+// noise: docs/design.md#ranking-in-detail).
 const conceptHops = 1
 
-// associate is the associative half of DESIGN.md §4.2, in two bounded waves so a hub never
+// associate is the associative half of docs/design.md#candidates, in two bounded waves so a hub never
 // floods the walk: first activation flows from the context's concepts to the memories tied
 // to them (one hop, seeds scaled by how specific each concept is; engagement strengthens
 // exactly these ties), then from every memory matched so far to its neighbours along

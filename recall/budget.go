@@ -1,7 +1,7 @@
 package recall
 
 // cut turns the ranked candidates into results under the limit and token budget
-// (DESIGN.md §4.10), greedily: a result that does not fit is skipped, as a shorter one
+// (docs/design.md#budget), greedily: a result that does not fit is skipped, as a shorter one
 // further down may still fit. The budget counts the context block as Format writes it,
 // each result's whole line and the header. With a deduper, list has not been deduped: a
 // candidate the deduper drops is skipped, as dedupe would have dropped it.

@@ -60,7 +60,7 @@ func (cs *candidates) get(id string) *candidate {
 }
 
 // candidates gathers the direct candidates — text and vector matches — and looks up the
-// context's concepts for association (DESIGN.md §4.2–4.3).
+// context's concepts for association (docs/design.md#candidates, docs/design.md#embedders).
 func (p *Pipeline) candidates(ctx context.Context, req *Request, in *intake) (*candidates, []string, error) {
 	k := p.opts.Overfetch * req.Limit
 	var (

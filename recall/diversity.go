@@ -9,7 +9,7 @@ import (
 
 // diversify reorders a ranked list by maximal marginal relevance (λ·score − (1−λ)·max
 // similarity to what is already chosen, on embeddings), and lets at most one fact per
-// unordered (subject, object) pair through before the overflow backfills (DESIGN.md §4.8).
+// unordered (subject, object) pair through before the overflow backfills (docs/design.md#diversity).
 // Only the first n positions are chosen this way; the rest keep their order.
 func diversify(list []*candidate, lambda float64, n int) []*candidate {
 	if len(list) <= 1 {

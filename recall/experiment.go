@@ -22,7 +22,7 @@ type arm struct {
 }
 
 // WithOverrides returns o with an experiment variant's overrides laid over it. It comes
-// after WithSettings: precedence is defaults < namespace settings < variant (DESIGN §8).
+// after WithSettings: precedence is defaults < namespace settings < variant (docs/design.md#experiments).
 // The threshold and rerank policies are per request, not options: the pipeline applies
 // them (policy, rerank).
 func (o Options) WithOverrides(v models.Overrides) Options {

@@ -10,7 +10,7 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-// keep applies the filters of DESIGN.md §4.6 and the request's own to a candidate's memory.
+// keep applies the filters of docs/design.md#filters and the request's own to a candidate's memory.
 func keep(o Options, req *Request, in *intake, m *models.Memory, recent map[string]bool) bool {
 	if !req.IncludeInvalid && !m.ValidNow(req.Now) {
 		return false
@@ -40,7 +40,7 @@ func keep(o Options, req *Request, in *intake, m *models.Memory, recent map[stri
 }
 
 // recentlySurfaced returns the memories shown in this conversation in its last turns
-// (at most keepTurns); ambient recall does not repeat them (DESIGN.md §4.6). The
+// (at most keepTurns); ambient recall does not repeat them (docs/design.md#filters). The
 // conversation state carries them, so no log is read.
 func recentlySurfaced(mode models.Mode, st *models.ConversationState, keepTurns int) map[string]bool {
 	if mode != models.ModeAmbient || st == nil {

@@ -13,7 +13,7 @@ import (
 // maxContextConcepts bounds the concepts taken from the query and messages.
 const maxContextConcepts = 16
 
-// intake is what the pipeline understood of a request (DESIGN.md §4.1).
+// intake is what the pipeline understood of a request (docs/design.md#intake).
 type intake struct {
 	text     string          // what text and vector search look for
 	concepts []string        // normalized context concepts

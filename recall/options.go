@@ -10,7 +10,7 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-// Weights are the score weights of DESIGN.md §4.5. The score is Σ w·f / Σ w over the
+// Weights are the score weights of docs/design.md#score. The score is Σ w·f / Σ w over the
 // features that apply (proximity only with a focal entity), so it stays in 0..1.
 type Weights struct {
 	Relevance  float64 `json:"relevance"`
@@ -43,7 +43,7 @@ type StartupCounts struct {
 type Options struct {
 	Weights map[models.Mode]Weights
 
-	// Candidates (DESIGN.md §4.2–4.3).
+	// Candidates (docs/design.md#candidates, docs/design.md#embedders).
 
 	// Overfetch: candidates asked of each source, as a multiple of the request's limit; 4.
 	// Fewer lose answers that rank up once scored; more cost search time for nothing.
@@ -66,7 +66,7 @@ type Options struct {
 	// remote service, and the other half is left for search, association and ranking.
 	EmbedBudgetShare float64
 
-	// Association (DESIGN.md §4.2, the graph half).
+	// Association (docs/design.md#candidates, the graph half).
 
 	// ConceptFanout: edges followed from each context concept to the memories tied to it;
 	// graph.DefaultMaxFanout (64). Bounds what a hub concept can cost.
@@ -97,7 +97,7 @@ type Options struct {
 	// strength is then 2/3 — volunteered only when confident enough for it.
 	ResurfaceTriggers float64
 
-	// Scoring (DESIGN.md §4.5).
+	// Scoring (docs/design.md#score).
 
 	// HalfLife: freshness halves every HalfLife of a memory's age; 14 days.
 	HalfLife time.Duration
@@ -114,7 +114,7 @@ type Options struct {
 	// memory shown five times this morning is stale tonight and fresh again next week.
 	WallpaperHalfLife time.Duration
 
-	// Filters and diversity (DESIGN.md §4.6–4.8).
+	// Filters and diversity (docs/design.md#filters, docs/design.md#diversity).
 
 	// MMRLambda: the score's share against similarity in ambient diversity; 0.7.
 	MMRLambda float64

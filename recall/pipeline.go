@@ -1,4 +1,4 @@
-// Package recall is the retrieval pipeline of DESIGN.md §4: intake, candidates from text,
+// Package recall is the retrieval pipeline of docs/design.md#recall: intake, candidates from text,
 // vectors and the graph, rank fusion, scoring, filters, chunk collapse, diversity,
 // thresholds, budget, and the record of what was surfaced.
 package recall

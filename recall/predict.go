@@ -14,7 +14,7 @@ import (
 	"github.com/salience-ai/salience/predict"
 )
 
-// Proactive prediction online (DESIGN §7): the memories the conversation's next topics lead
+// Proactive prediction online (docs/design.md#prediction-and-thresholds): the memories the conversation's next topics lead
 // to, before anyone asks. The topic-transition model and the usage patterns are rebuilt from
 // the stored turn log (each ambient turn's decision keeps its concepts; used and helpful
 // surfacings say which memory a turn used), so they are a pure function of the store: they

@@ -15,7 +15,7 @@ import (
 )
 
 // rank hydrates the candidates, filters them, scores them, lets through the volunteered ones
-// that pass the gates and orders them best first, ties by id (DESIGN.md §4.4–4.6, §4.9).
+// that pass the gates and orders them best first, ties by id (docs/design.md#fusion, docs/design.md#filters, docs/design.md#threshold-and-rerank).
 func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candidates, threshold float64) ([]*candidate, error) {
 	if len(cs.byID) == 0 {
 		return nil, nil
@@ -46,7 +46,7 @@ func (p *Pipeline) rank(ctx context.Context, req *Request, in *intake, cs *candi
 	}
 	markTop(kept)
 	overBest(kept)
-	// Selective ambient recall (DESIGN §4.9): in ambient mode a direct match surfaces only
+	// Selective ambient recall (docs/design.md#threshold-and-rerank): in ambient mode a direct match surfaces only
 	// when its p_use clears the threshold in force. A volunteered memory keeps the volunteer
 	// gates, its volunteer score against the same threshold on the source's scale: the model
 	// has no feature yet for the evidence that brings it (trigger matches of a queued memory),

@@ -19,7 +19,7 @@ const (
 )
 
 // record stores one Surfacing per result, moves the surfaced memories' counters and the
-// conversation's state (DESIGN.md §4.11). A startup package records only the state: see
+// conversation's state (docs/design.md#record). A startup package records only the state: see
 // tracked.
 func (p *Pipeline) record(ctx context.Context, req *Request, in *intake, resp *Response, results []Result) error {
 	now := req.Now.UTC()

@@ -8,7 +8,7 @@ import (
 )
 
 // Reranker reorders the best candidates of a recall with a language model behind the
-// latency gate of DESIGN.md §4.9 (rerank.Reranker). It never fails: any outcome but
+// latency gate of docs/design.md#threshold-and-rerank (rerank.Reranker). It never fails: any outcome but
 // applied leaves the order as it was.
 type Reranker interface {
 	Rerank(ctx context.Context, req *rerank.Request) rerank.Outcome

@@ -7,7 +7,7 @@ import (
 )
 
 // resurfacing adds queued memories whose triggers and concepts match the context in at least
-// decay.MinTriggerMatches places (DESIGN.md §4.2, §6). It runs after association, so a
+// decay.MinTriggerMatches places (docs/design.md#candidates, docs/design.md#decay-and-jobs). It runs after association, so a
 // queued memory the graph also reached keeps its activation and its place among the
 // associated ones.
 func (p *Pipeline) resurfacing(ctx context.Context, req *Request, in *intake, cs *candidates) error {

@@ -9,13 +9,13 @@ import (
 	"github.com/salience-ai/salience/predict"
 )
 
-// The arithmetic of ranking (DESIGN.md §4.4–4.5, §4.9): pure functions over values, their
+// The arithmetic of ranking (docs/design.md#fusion, docs/design.md#score, docs/design.md#threshold-and-rerank): pure functions over values, their
 // constants in Options, so each is tested with known numbers and no store.
 
 // fuse returns a candidate's BM25 relative to the query's best text score (top; 0 when the
 // candidate was not a text hit) and its direct relevance, that relative BM25 blended with
 // the vector cosine: (1−w)·bm + w·cosine. Score fusion keeps the size of a match, which rank
-// fusion throws away; on LoCoMo it measured better than RRF (see README, Benchmarks).
+// fusion throws away; on LoCoMo it measured better than RRF (docs/design.md#fusion).
 func fuse(textScore, top float64, textHit bool, cosine, vectorWeight float64) (bm, direct float64) {
 	if top > 0 && textHit {
 		bm = textScore / top
@@ -50,7 +50,7 @@ type signals struct {
 	hops          int     // edges from the focal entity's node; < 0: not reached, or no focal entity
 }
 
-// components computes the features of DESIGN.md §4.5, each in 0..1.
+// components computes the features of docs/design.md#score, each in 0..1.
 func components(o Options, m *models.Memory, now time.Time, s signals) models.Components {
 	c := models.Components{
 		Confidence: models.Clamp01(m.Confidence),
@@ -155,7 +155,7 @@ func weighted(w Weights, c models.Components, focal bool) float64 {
 	return sum / tot
 }
 
-// volunteerScore is what a volunteered memory brings to the threshold (DESIGN.md §4.9): its
+// volunteerScore is what a volunteered memory brings to the threshold (docs/design.md#threshold-and-rerank): its
 // confidence × the strength of its association with the turn — its activation, or for a
 // queued memory whose triggers matched, triggers/fullTriggers if that is more, each at most 1.
 func volunteerScore(confidence, activation float64, triggers int, fullTriggers float64) float64 {

@@ -10,7 +10,7 @@ import (
 	"github.com/salience-ai/salience/predict"
 )
 
-// thresholds makes the threshold decision of each ambient turn (DESIGN §7): under the
+// thresholds makes the threshold decision of each ambient turn (docs/design.md#prediction-and-thresholds): under the
 // bandit policy a Thompson-sampling draw from the namespace's posterior, which
 // bandit-upkeep keeps in the store; under a fixed policy the fixed threshold. The decision,
 // with how many memories the turn surfaced, is recorded after the turn (recordDecision), so

@@ -94,7 +94,7 @@ func TestParsePolicy(t *testing.T) {
 	}
 }
 
-// Selective ambient recall (DESIGN §4.9): in ambient mode a direct match surfaces only when
+// Selective ambient recall (docs/design.md#threshold-and-rerank): in ambient mode a direct match surfaces only when
 // its p_use clears the threshold in force. A fresh namespace's clear best match clears the
 // "other" default (0.3) and its runners-up do not; a threshold above it leaves the turn and
 // its context block empty; off and an explicit search are not gated.

@@ -63,7 +63,7 @@ func (l *latencies) p95(now time.Time) (time.Duration, int) {
 	return time.Duration(stat.Quantile(0.95, stat.Empirical, xs, nil)), len(xs)
 }
 
-// gate is the budget rule of DESIGN.md §4.9: a call may start only when
+// gate is the budget rule of docs/design.md#threshold-and-rerank: a call may start only when
 // elapsed + p95 + margin ≤ budget. It returns how long the call may take — what is left of
 // the budget once the margin for the rest of the pipeline (budget cut, record, format) is
 // set aside — and, when the call may not start, why. With no recent samples p95 is 0: the

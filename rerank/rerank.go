@@ -2,7 +2,7 @@
 // OpenAI-compatible chat-completions endpoint (go-openai): by default Claude Haiku through
 // Anthropic's OpenAI-compatible API. A latency gate lets a call start only when the
 // request's budget allows it and bounds it by what is left; a circuit breaker stops calling
-// an endpoint that keeps failing (DESIGN.md §4.9). Whatever happens, the caller gets an
+// an endpoint that keeps failing (docs/design.md#threshold-and-rerank). Whatever happens, the caller gets an
 // order it can use — the model's, or its own — and a status saying which and why.
 package rerank
 

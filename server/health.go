@@ -45,7 +45,7 @@ const docServerLine = "\n  - url: http://127.0.0.1:7700\n"
 // openAPIFor returns the document naming addr (host:port, as bound) as its server, so a
 // client generated from it calls this server. A server listening on every interface
 // (0.0.0.0, [::]) is named by the relative URL "/": the host the document was fetched from.
-// An empty addr (a server not bound by cmd/salience) keeps the document as written.
+// An empty addr (a server not bound by internal/app) keeps the document as written.
 func openAPIFor(addr string) []byte {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {

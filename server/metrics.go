@@ -19,7 +19,7 @@ type metrics struct {
 }
 
 // latencyBuckets spread from 0.5 ms to 10 s: recall targets a p95 of 10 ms in-process and
-// 25 ms over HTTP (DESIGN.md §11), while ingest with a remote embedder takes seconds.
+// 25 ms over HTTP (docs/design.md#quality-bars), while ingest with a remote embedder takes seconds.
 var latencyBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
 
 func newMetrics(extra ...prometheus.Collector) *metrics {

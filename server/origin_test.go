@@ -199,7 +199,7 @@ func TestOpenAPINamesTheListenAddress(t *testing.T) {
 		{"10.1.2.3:80", "http://10.1.2.3:80"},
 		{"0.0.0.0:7700", "/"}, // every interface: the host the document was fetched from
 		{"[::]:7700", "/"},
-		{"", "http://127.0.0.1:7700"}, // not bound by cmd/salience: the document as written
+		{"", "http://127.0.0.1:7700"}, // not bound by internal/app: the document as written
 	} {
 		s, _ := newTestServer(t, Config{Addr: tc.addr, Keys: mustKeys(t)})
 		res, body := do(t, s.Handler(), "GET", "/openapi.yaml", "", "Host", "127.0.0.1")

@@ -24,7 +24,7 @@ import (
 )
 
 // The tests here exercise the middleware chain and the error shape. Where a handler must
-// fail, a test double injects the fault; the end-to-end tests in cmd/salience run the real
+// fail, a test double injects the fault; the end-to-end tests in internal/app run the real
 // services behind the same router.
 
 // panicRecaller panics, to prove the recovery middleware.
@@ -307,7 +307,7 @@ func TestBadNamespaceNamesTheField(t *testing.T) {
 
 // TestAuthorizationDenials runs every registered route with no key, a malformed header, an
 // unknown key, a key of another namespace and a non-admin key, and checks the 401/403 split.
-// (Granted requests are covered end to end in cmd/salience, over the real services.)
+// (Granted requests are covered end to end in internal/app, over the real services.)
 func TestAuthorizationDenials(t *testing.T) {
 	keys, err := ParseKeys([]byte(`{"keys":[
 		{"key":"sk-tenant-a-0000000","namespaces":["a"]},

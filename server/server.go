@@ -4,7 +4,7 @@
 // It reaches the rest of Salience only through small interfaces, each declared beside the
 // handlers that call it (Ingester and MemoryStore in memories.go, Recaller in recall.go,
 // NamespaceLister in admin.go, JobScheduler and ResurfacingQueue in jobs.go, Engager in
-// engagement.go, MetricsReporter in nsmetrics.go); cmd/salience wires the real services in.
+// engagement.go, MetricsReporter in nsmetrics.go); internal/app wires the real services in.
 package server
 
 import (

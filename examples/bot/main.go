@@ -9,7 +9,7 @@
 //	> I keep my bees on the roof of the old cannery.
 //	> Where are my bees?
 //
-// It reads one user message a line from stdin until EOF. Flags: --url (SALIENCE_URL,
+// It reads one user message a line from stdin until EOF. Flags: --server (SALIENCE_URL,
 // default http://127.0.0.1:7700), --key (SALIENCE_API_KEY), --ns, --conversation.
 package main
 
@@ -33,7 +33,8 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	cfg := config{}
-	flag.StringVar(&cfg.URL, "url", envOr("SALIENCE_URL", "http://127.0.0.1:7700"), "Salience server")
+	flag.StringVar(&cfg.URL, "server", envOr("SALIENCE_URL", "http://127.0.0.1:7700"), "Salience server")
+	flag.StringVar(&cfg.URL, "url", cfg.URL, "deprecated: --server")
 	flag.StringVar(&cfg.Key, "key", os.Getenv("SALIENCE_API_KEY"), "API key (none when the server runs without keys)")
 	flag.StringVar(&cfg.Namespace, "ns", "example-bot", "namespace of the bot's memories")
 	flag.StringVar(&cfg.Conversation, "conversation", "", "conversation id (default: a new one)")

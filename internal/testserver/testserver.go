@@ -1,7 +1,7 @@
 // Package testserver runs the real Salience stack — the server's router over an embedded
 // SQLite store, the local embedder, ingest, recall, engagement and the maintenance jobs —
 // on an httptest server, for the tests of the clients (package client, the MCP tools, the
-// example bot). It is wired as cmd/salience wires `serve`, with the scheduler not ticking
+// example bot). It is wired as internal/app wires `serve`, with the scheduler not ticking
 // (jobs run when a test triggers them).
 package testserver
 

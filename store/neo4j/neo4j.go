@@ -1,4 +1,4 @@
-// Package neo4j is Salience's Neo4j 5 store (DESIGN §9.2): the whole models.Store contract
+// Package neo4j is Salience's Neo4j 5 store (docs/design.md#neo4j-store): the whole models.Store contract
 // on neo4j-go-driver/v5, for deployments whose memory graph lives on Neo4j (single instance,
 // cluster or Aura) and whose Salience servers are stateless replicas behind a load balancer.
 //

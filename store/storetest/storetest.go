@@ -1,4 +1,4 @@
-// Package storetest is the conformance suite every models.Store must pass (DESIGN §9.3).
+// Package storetest is the conformance suite every models.Store must pass (docs/design.md#store-contract).
 // Each method has its own subtest with the working case, the missing case and bad input;
 // data is written out of order to prove sorting, and every read is checked for namespace
 // isolation.
