@@ -97,9 +97,9 @@ var surfacingRows = newTable("surfacings", []string{"ns", "id"},
 	intCol("settings_version", func(s *models.Surfacing) *int { return &s.SettingsVersion }),
 )
 
-// surfacingIndexed are the key and the columns the surfacings table's indexes hold.
-// (surfacings_experiment also holds the outcome, which an outcome update must set).
-var surfacingIndexed = []string{"ns", "id", "conversation_id", "turn_id", "memory_id", "at", "experiment_id", "variant", "mode"}
+// surfacingIndexed are the key and the columns the surfacings table's indexes hold
+// (surfacings_pending's condition reads the outcome, which an outcome update must set).
+var surfacingIndexed = []string{"ns", "id", "conversation_id", "turn_id", "memory_id", "at"}
 
 var (
 	selectSurfacing = surfacingRows.sel + ` WHERE ns = ? AND id = ?`
