@@ -247,6 +247,11 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if *blockprofile != "" {
 			runtime.SetBlockProfileRate(int(10 * time.Microsecond))
 		}
+		trips, counts := st.(interface{ RoundTrips() int64 }) // the Neo4j store counts its round trips
+		var trips0 int64
+		if counts {
+			trips0 = trips.RoundTrips()
+		}
 		cpu0 := processCPU()
 		start = time.Now()
 		err = benchParallel(*conc, *queries, func(i int) error {
@@ -327,9 +332,17 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		// latency to a machine's other load, so a change's cost shows in it sooner.
 		cpuPerCall := float64(cpu) / float64(time.Millisecond) / float64(*queries)
 		fmt.Fprintf(stdout, "process CPU per call: %.2f ms (all threads, background work included)\n", cpuPerCall)
+		tripsPerCall := 0.0
+		if counts {
+			tripsPerCall = float64(trips.RoundTrips()-trips0) / float64(*queries)
+			fmt.Fprintf(stdout, "round trips per recall: %.2f (counted at the Neo4j driver)\n", tripsPerCall)
+		}
 		host := hostCheck() // after the calls, so as not to disturb them
 		fmt.Fprintf(stdout, "host, right after: %s\n", host)
 		more := rb.report(stdout, *budget, *queries)
+		if counts {
+			more += fmt.Sprintf(`,"round_trips":%.2f`, tripsPerCall)
+		}
 		more += fmt.Sprintf(`,"host_read_gb_s":%.2f,"host_sha256_mb_s":%.0f`, host.ReadGBs, host.SHAMBs)
 		if *scaling > 0 {
 			first := *queries + 50 // the scaling calls' queries follow the timed ones and the warm-up's

@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -67,6 +68,7 @@ type Store struct {
 	// process made before it even when a cluster routes it to another member.
 	bookmarks     neo4j.BookmarkManager
 	followerReads bool
+	trips         atomic.Int64 // round trips made (RoundTrips)
 }
 
 var _ models.Store = (*Store)(nil)
@@ -129,7 +131,8 @@ func (s *Store) Ping(ctx context.Context) error {
 }
 
 func (s *Store) session(ctx context.Context, mode neo4j.AccessMode) neo4j.SessionWithContext {
-	return s.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: mode, DatabaseName: s.db, BookmarkManager: s.bookmarks})
+	return s.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: mode, DatabaseName: s.db, BookmarkManager: s.bookmarks,
+		BoltLogger: &tripLog{total: &s.trips}})
 }
 
 // write runs fn in one managed write transaction, retried by the driver on transient
