@@ -121,7 +121,8 @@ func (c *cypherChecker) violations(fset *token.FileSet, files []*ast.File) []str
 		ast.Inspect(f, func(n ast.Node) bool {
 			if fd, ok := n.(*ast.FuncDecl); ok {
 				inSink = nil
-				if _, ok := querySinks[fd.Name.Name]; ok && fd.Recv == nil {
+				// A method named as a sink (autoCommit.Run) is one too: its callers are checked.
+				if _, ok := querySinks[fd.Name.Name]; ok {
 					inSink = fd
 				}
 				return true

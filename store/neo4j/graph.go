@@ -23,7 +23,7 @@ func (s *Store) Neighbors(ctx context.Context, ns string, ids []string) ([]*mode
 		return nil, nil
 	}
 	var out []*models.Edge
-	err := s.read(ctx, "neighbors", func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "neighbors", func(tx runner) error {
 		recs, err := collect(ctx, tx, neighbors, map[string]any{"ns": ns, "ids": ids})
 		if err != nil {
 			return err
@@ -99,7 +99,7 @@ func (s *Store) StrongestNeighbors(ctx context.Context, ns string, ids []string,
 		typeParam = ts
 	}
 	var out []*models.Edge
-	err := s.read(ctx, "strongest neighbors", func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "strongest neighbors", func(tx runner) error {
 		recs, err := collect(ctx, tx, strongestNeighbors, map[string]any{"ns": ns, "ids": ids, "types": typeParam, "per": int64(perNode)})
 		if err != nil {
 			return err
@@ -141,7 +141,7 @@ func (s *Store) GetConcepts(ctx context.Context, ns string, names []string) ([]*
 		return nil, nil
 	}
 	byID := map[string]*models.Concept{}
-	err := s.read(ctx, "get concepts", func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "get concepts", func(tx runner) error {
 		clear(byID)
 		var recs []*neo4j.Record
 		// In slices: ingest asks about every phrase of a batch, tens of thousands of names,
@@ -196,7 +196,7 @@ func (s *Store) ScanEdges(ctx context.Context, ns string, after models.EdgeKey, 
 		return nil, models.Invalid("limit", "limit must be at least 1")
 	}
 	var out []*models.Edge
-	err := s.read(ctx, "scan edges", func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "scan edges", func(tx runner) error {
 		recs, err := collect(ctx, tx, scanEdges, map[string]any{"ns": ns, "from": after.From, "to": after.To,
 			"type": string(after.Type), "limit": int64(limit)})
 		if err != nil {
@@ -219,7 +219,7 @@ func (s *Store) GraphStats(ctx context.Context, ns string) (nodes, edges int, er
 	if err := models.ValidateNamespace(ns); err != nil {
 		return 0, 0, err
 	}
-	err = s.read(ctx, "graph stats", func(tx neo4j.ManagedTransaction) error {
+	err = s.read(ctx, "graph stats", func(tx runner) error {
 		recs, err := collect(ctx, tx, graphStats, map[string]any{"ns": ns})
 		if err != nil {
 			return err
@@ -237,7 +237,7 @@ const namespaces = `MATCH (sp:Space) WHERE sp.mems > 0 RETURN sp.ns AS ns ORDER 
 // Namespaces lists the namespaces that hold any memory, sorted.
 func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
 	var out []string
-	err := s.read(ctx, "list namespaces", func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "list namespaces", func(tx runner) error {
 		recs, err := collect(ctx, tx, namespaces, nil)
 		if err != nil {
 			return err

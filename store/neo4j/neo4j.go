@@ -17,9 +17,10 @@
 // same terms), and a vector index (cosine) for nearest neighbours. Nothing is cached here,
 // so every replica sees every write at once.
 //
-// Every operation that must be atomic is one managed transaction (ExecuteWrite/ExecuteRead)
-// and so retried by the driver on transient failures (deadlocks, leader changes): the work
-// functions, Update's fn included, must be safe to run again. The namespace and every value
+// Every operation that must be atomic is one managed transaction (ExecuteWrite) and so
+// retried by the driver on transient failures (deadlocks, leader changes): the work
+// functions, Update's fn included, must be safe to run again. A read runs each of its
+// queries as an auto-commit transaction, one round trip each, and retries itself. The namespace and every value
 // travel as query parameters; the Cypher text is constant (TestCypherIsConstant checks it).
 package neo4j
 
@@ -97,7 +98,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		if opts.MaxConnections > 0 {
 			c.MaxConnectionPoolSize = opts.MaxConnections
 		}
-		c.MaxTransactionRetryTime = 30 * time.Second
+		c.MaxTransactionRetryTime = retryTime
 	})
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: %w", translate(err, "connect"))
@@ -124,7 +125,7 @@ func (s *Store) Close() error {
 
 // Ping checks that the database answers a query, for readiness probes.
 func (s *Store) Ping(ctx context.Context) error {
-	return s.read(ctx, "ping", func(tx neo4j.ManagedTransaction) error {
+	return s.read(ctx, "ping", func(tx runner) error {
 		_, err := collect(ctx, tx, `RETURN 1`, nil)
 		return err
 	})
@@ -144,21 +145,55 @@ func (s *Store) write(ctx context.Context, what string, fn func(tx neo4j.Managed
 	return translate(err, what)
 }
 
-// read runs fn in one managed transaction that only reads: on the leader, or on a
-// follower with Options.FollowerReads.
-func (s *Store) read(ctx context.Context, what string, fn func(tx neo4j.ManagedTransaction) error) error {
-	if !s.followerReads {
-		return s.write(ctx, what, fn)
+// runner runs one query: a managed transaction (write), or a session whose every query is a
+// transaction of its own (read).
+type runner interface {
+	Run(ctx context.Context, cypher string, params map[string]any) (neo4j.ResultWithContext, error)
+}
+
+// autoCommit runs each query as an auto-commit transaction of its session: one round trip
+// (RUN and PULL pipelined, the server commits as it answers), where a managed transaction
+// takes three (BEGIN, then RUN and PULL, then COMMIT).
+type autoCommit struct{ sess neo4j.SessionWithContext }
+
+func (a autoCommit) Run(ctx context.Context, cypher string, params map[string]any) (neo4j.ResultWithContext, error) {
+	return a.sess.Run(ctx, cypher, params)
+}
+
+// retryTime bounds the retries of a transaction that failed transiently (a leader change, a
+// dropped connection): the driver's for managed transactions (Open), read's for its own.
+const retryTime = 30 * time.Second
+
+// read runs fn, which only reads, each of its queries in a transaction of its own, on the
+// leader, or on a follower with Options.FollowerReads; fn runs again after a transient
+// error, after a short pause. Neo4j reads at read-committed isolation, so queries sharing
+// a transaction saw each other's commits no less; they only paid two round trips for it.
+func (s *Store) read(ctx context.Context, what string, fn func(tx runner) error) error {
+	mode := neo4j.AccessModeWrite
+	if s.followerReads {
+		mode = neo4j.AccessModeRead
 	}
-	sess := s.session(ctx, neo4j.AccessModeRead)
-	defer sess.Close(ctx)
-	_, err := sess.ExecuteRead(ctx, func(tx neo4j.ManagedTransaction) (any, error) { return nil, fn(tx) })
+	var err error
+	deadline := time.Now().Add(retryTime)
+	for pause := 10 * time.Millisecond; ; pause = min(2*pause, time.Second) {
+		sess := s.session(ctx, mode)
+		err = fn(autoCommit{sess})
+		sess.Close(ctx)
+		if err == nil || !neo4j.IsRetryable(err) || time.Now().Add(pause).After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return translate(err, what)
+		case <-time.After(pause):
+		}
+	}
 	return translate(err, what)
 }
 
 // collect runs one query in tx and returns all its records. query is always a constant;
 // values go in params.
-func collect(ctx context.Context, tx neo4j.ManagedTransaction, query string, params map[string]any) ([]*neo4j.Record, error) {
+func collect(ctx context.Context, tx runner, query string, params map[string]any) ([]*neo4j.Record, error) {
 	res, err := tx.Run(ctx, query, params)
 	if err != nil {
 		return nil, err
@@ -168,7 +203,7 @@ func collect(ctx context.Context, tx neo4j.ManagedTransaction, query string, par
 
 // execCount runs one query in tx for its effect and returns the changes it made (nodes,
 // relationships and labels created or deleted), for the namespace's counters.
-func execCount(ctx context.Context, tx neo4j.ManagedTransaction, query string, params map[string]any) (neo4j.Counters, error) {
+func execCount(ctx context.Context, tx runner, query string, params map[string]any) (neo4j.Counters, error) {
 	res, err := tx.Run(ctx, query, params)
 	if err != nil {
 		return nil, err
@@ -181,7 +216,7 @@ func execCount(ctx context.Context, tx neo4j.ManagedTransaction, query string, p
 }
 
 // exec runs one query in tx for its effect.
-func exec(ctx context.Context, tx neo4j.ManagedTransaction, query string, params map[string]any) error {
+func exec(ctx context.Context, tx runner, query string, params map[string]any) error {
 	res, err := tx.Run(ctx, query, params)
 	if err != nil {
 		return err
@@ -295,3 +330,4 @@ func notFound(format string, args ...any) error {
 func conflict(format string, args ...any) error {
 	return models.Errorf(models.ECONFLICT, format, args...)
 }
+
