@@ -330,4 +330,3 @@ func notFound(format string, args ...any) error {
 func conflict(format string, args ...any) error {
 	return models.Errorf(models.ECONFLICT, format, args...)
 }
-

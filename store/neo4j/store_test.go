@@ -2,8 +2,8 @@ package neo4j
 
 import (
 	"context"
-	"maps"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"testing"
