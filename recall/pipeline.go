@@ -96,6 +96,7 @@ func (p *Pipeline) run(ctx context.Context, req *Request, sw *stopwatch, version
 	}
 
 	in := p.intake(ctx, req)
+	p = p.prefetch(ctx, req, in)
 	st, err := p.conversation(ctx, req)
 	if err != nil {
 		return nil, err

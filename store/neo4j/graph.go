@@ -39,6 +39,26 @@ func (s *Store) Neighbors(ctx context.Context, ns string, ids []string) ([]*mode
 // perNodeEdges groups records of (i, from, to, r) by i, orders each group with order, and
 // concatenates the groups in i's order, each edge once.
 func perNodeEdges(ns string, n int, recs []*neo4j.Record, order func([]*models.Edge)) ([]*models.Edge, error) {
+	groups, err := edgeGroups(ns, n, recs, order)
+	if err != nil {
+		return nil, err
+	}
+	var out []*models.Edge
+	seen := map[models.EdgeKey]bool{}
+	for _, g := range groups {
+		for _, e := range g {
+			if seen[e.Key()] {
+				continue
+			}
+			seen[e.Key()] = true
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// edgeGroups groups records of (i, from, to, r) by i, each group ordered with order.
+func edgeGroups(ns string, n int, recs []*neo4j.Record, order func([]*models.Edge)) ([][]*models.Edge, error) {
 	groups := make([][]*models.Edge, n)
 	for _, r := range recs {
 		i, _ := r.Values[0].(int64)
@@ -50,19 +70,10 @@ func perNodeEdges(ns string, n int, recs []*neo4j.Record, order func([]*models.E
 			groups[i] = append(groups[i], es[0])
 		}
 	}
-	var out []*models.Edge
-	seen := map[models.EdgeKey]bool{}
 	for _, g := range groups {
 		order(g)
-		for _, e := range g {
-			if seen[e.Key()] {
-				continue
-			}
-			seen[e.Key()] = true
-			out = append(out, e)
-		}
 	}
-	return out, nil
+	return groups, nil
 }
 
 // strongestNeighbors reads, for each id, its perNode heaviest edges of the types asked
@@ -90,6 +101,27 @@ func (s *Store) StrongestNeighbors(ctx context.Context, ns string, ids []string,
 	if len(ids) == 0 || perNode <= 0 {
 		return nil, nil
 	}
+	groups, err := s.strongestGroups(ctx, ns, ids, perNode, types)
+	if err != nil {
+		return nil, err
+	}
+	var out []*models.Edge
+	seen := map[models.EdgeKey]bool{}
+	for _, g := range groups {
+		for _, e := range g {
+			if !seen[e.Key()] {
+				seen[e.Key()] = true
+				out = append(out, e)
+			}
+		}
+	}
+	return out, nil
+}
+
+// strongestGroups is StrongestNeighbors by node: for each of ids, its perNode strongest
+// edges of types, strongest first, equal weights in key order (an edge between two of ids
+// is in both groups).
+func (s *Store) strongestGroups(ctx context.Context, ns string, ids []string, perNode int, types []models.EdgeType) ([][]*models.Edge, error) {
 	var typeParam any
 	if len(types) > 0 {
 		ts := make([]string, len(types))
@@ -98,13 +130,13 @@ func (s *Store) StrongestNeighbors(ctx context.Context, ns string, ids []string,
 		}
 		typeParam = ts
 	}
-	var out []*models.Edge
+	var groups [][]*models.Edge
 	err := s.read(ctx, "strongest neighbors", func(tx runner) error {
 		recs, err := collect(ctx, tx, strongestNeighbors, map[string]any{"ns": ns, "ids": ids, "types": typeParam, "per": int64(perNode)})
 		if err != nil {
 			return err
 		}
-		out, err = perNodeEdges(ns, len(ids), recs, func(es []*models.Edge) {
+		groups, err = edgeGroups(ns, len(ids), recs, func(es []*models.Edge) {
 			slices.SortStableFunc(es, func(a, b *models.Edge) int {
 				switch {
 				case a.Weight > b.Weight:
@@ -117,7 +149,7 @@ func (s *Store) StrongestNeighbors(ctx context.Context, ns string, ids []string,
 		})
 		return err
 	})
-	return out, err
+	return groups, err
 }
 
 const getConcepts = `UNWIND $ids AS id MATCH (c:Node {ns: $ns, id: id}) WHERE c:Concept

@@ -165,14 +165,30 @@ func (a autoCommit) Run(ctx context.Context, cypher string, params map[string]an
 const retryTime = 30 * time.Second
 
 // read runs fn, which only reads, each of its queries in a transaction of its own, on the
-// leader, or on a follower with Options.FollowerReads; fn runs again after a transient
-// error, after a short pause. Neo4j reads at read-committed isolation, so queries sharing
-// a transaction saw each other's commits no less; they only paid two round trips for it.
+// leader, or on a follower with Options.FollowerReads. Neo4j reads at read-committed
+// isolation, so queries sharing a transaction saw each other's commits no less; they only
+// paid two more round trips for it.
 func (s *Store) read(ctx context.Context, what string, fn func(tx runner) error) error {
 	mode := neo4j.AccessModeWrite
 	if s.followerReads {
 		mode = neo4j.AccessModeRead
 	}
+	return s.auto(ctx, what, mode, fn)
+}
+
+// writeOne runs one write statement as an auto-commit transaction: atomic as any
+// transaction, and one round trip where a managed one takes three. It returns once the
+// commit is durable, as a managed transaction's does.
+func (s *Store) writeOne(ctx context.Context, what, query string, params map[string]any) error {
+	return s.auto(ctx, what, neo4j.AccessModeWrite, func(tx runner) error {
+		return exec(ctx, tx, query, params)
+	})
+}
+
+// auto runs fn with each query an auto-commit transaction, and again after a transient
+// error (a deadlock, a leader change, a dropped connection) after a growing pause, for up to
+// retryTime, as the driver does with managed transactions: fn must be safe to run again.
+func (s *Store) auto(ctx context.Context, what string, mode neo4j.AccessMode, fn func(tx runner) error) error {
 	var err error
 	deadline := time.Now().Add(retryTime)
 	for pause := 10 * time.Millisecond; ; pause = min(2*pause, time.Second) {

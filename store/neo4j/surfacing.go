@@ -85,7 +85,7 @@ type conversationJSON struct {
 }
 
 // RecordSurfacings stores the surfacings of one turn and the conversation's new state
-// (state may be nil) in one transaction, and counts each surfacing on its memory.
+// (state may be nil) in one transaction (one statement), and counts each surfacing on its memory.
 // ECONFLICT when a surfacing id exists.
 func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, state *models.ConversationState) error {
 	seen := map[[2]string]bool{}
@@ -150,14 +150,14 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 	for i, k := range order {
 		bumpRows[i] = bumps[k]
 	}
-	return s.write(ctx, "record surfacings", func(tx neo4j.ManagedTransaction) error {
-		// An id that exists fails the uniqueness constraint: ECONFLICT, all rolled back.
-		var st any
-		if stateParams != nil {
-			st = stateParams
-		}
-		return exec(ctx, tx, recordTurn, map[string]any{"rows": rows, "bumps": bumpRows, "state": st})
-	})
+	// An id that exists fails the uniqueness constraint: ECONFLICT, all rolled back. One
+	// statement, so one auto-commit transaction: recall's record is one round trip, and it
+	// returns once the commit is durable, so a surfacing id recall hands out is never lost.
+	var st any
+	if stateParams != nil {
+		st = stateParams
+	}
+	return s.writeOne(ctx, "record surfacings", recordTurn, map[string]any{"rows": rows, "bumps": bumpRows, "state": st})
 }
 
 func cmpString(a, b string) int {

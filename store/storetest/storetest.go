@@ -45,6 +45,7 @@ func Run(t *testing.T, open func(t *testing.T) models.Store) {
 		{"FillerNeverDecides", testFillerNeverDecides},
 		{"SearchVector", testSearchVector},
 		{"TenantScores", testTenantScores},
+		{"ReadTurn", testReadTurn},
 		{"Neighbors", testNeighbors},
 		{"StrongestNeighbors", testStrongestNeighbors},
 		{"ScanEdges", testScanEdges},
