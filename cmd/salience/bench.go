@@ -51,6 +51,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs := flag.NewFlagSet("bench recall", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	n := fs.Int("memories", 100000, "memories in the synthetic corpus")
+	others := fs.Int("other-memories", 0, "also keep this many memories of another, unrelated corpus in a second namespace of the store (bench-other), which the timed recalls never ask")
 	queries := fs.Int("queries", 1000, "recall calls to time")
 	conc := fs.Int("concurrency", 1, "concurrent callers")
 	mode := fs.String("mode", "search", "recall mode: search or ambient")
@@ -132,21 +133,36 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		st.Close()
 		return err
 	}
-	if have < *n {
+	fill := func(ns string, syn *eval.Synth, have, n int) error {
+		if have >= n {
+			return nil
+		}
 		ing := ingest.New(st, emb, ingest.Options{Now: func() time.Time { return now }})
 		start := time.Now()
-		for i := have; i < *n; {
+		for i := have; i < n; {
 			batch := make([]*models.Memory, 0, 1000)
-			for ; i < *n && len(batch) < 1000; i++ {
+			for ; i < n && len(batch) < 1000; i++ {
 				batch = append(batch, syn.Memory(i, now))
 			}
 			if _, err := ing.Ingest(ctx, ns, batch); err != nil {
-				st.Close()
 				return err
 			}
 		}
 		el := time.Since(start)
-		fmt.Fprintf(stdout, "ingested %d memories in %.1fs (%.0f/s)\n", *n-have, el.Seconds(), float64(*n-have)/el.Seconds())
+		fmt.Fprintf(stdout, "ingested %d memories into %s in %.1fs (%.0f/s)\n", n-have, ns, el.Seconds(), float64(n-have)/el.Seconds())
+		return nil
+	}
+	err = fill(ns, syn, have, *n)
+	if err == nil && *others > 0 {
+		const otherNS = "bench-other"
+		_, had, ferr := st.FindMemories(ctx, models.MemoryFilter{Namespace: otherNS, Limit: 1})
+		if err = ferr; err == nil {
+			err = fill(otherNS, eval.NewSynth(*seed+1), had, *others)
+		}
+	}
+	if err != nil {
+		st.Close()
+		return err
 	}
 	if err := st.Close(); err != nil {
 		return err
