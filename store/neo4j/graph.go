@@ -76,13 +76,27 @@ func edgeGroups(ns string, n int, recs []*neo4j.Record, order func([]*models.Edg
 	return groups, nil
 }
 
-// strongestNeighbors reads, for each id, its perNode heaviest edges of the types asked
-// (null = all), heaviest first and then in key order. The database sorts a hub's edges; only
-// perNode of them per node come back.
+// strongestNeighbors reads, for each id, its perNode heaviest edges of any type, heaviest
+// first and then in key order. The database sorts a hub's edges; only perNode of them per
+// node come back.
 const strongestNeighbors = `UNWIND range(0, size($ids) - 1) AS i
 	CALL (i) {
 		MATCH (n:Node {ns: $ns, id: $ids[i]})-[r]-()
-		WHERE $types IS NULL OR r.type IN $types
+		WITH DISTINCT r
+		WITH r, startNode(r).id AS from, endNode(r).id AS to
+		ORDER BY r.weight DESC, from, to, r.type
+		LIMIT $per
+		RETURN from, to, r {.*} AS props
+	}
+	RETURN i, from, to, props AS r`
+
+// strongestTyped is strongestNeighbors for the edges of some types: it walks only the
+// relationships of those types ($rts), not a memory's many mentions, and keeps those whose
+// type as written is one asked ($types).
+const strongestTyped = `UNWIND range(0, size($ids) - 1) AS i
+	CALL (i) {
+		MATCH (n:Node {ns: $ns, id: $ids[i]})-[r:$any($rts)]-()
+		WHERE r.type IN $types
 		WITH DISTINCT r
 		WITH r, startNode(r).id AS from, endNode(r).id AS to
 		ORDER BY r.weight DESC, from, to, r.type
@@ -122,17 +136,23 @@ func (s *Store) StrongestNeighbors(ctx context.Context, ns string, ids []string,
 // edges of types, strongest first, equal weights in key order (an edge between two of ids
 // is in both groups).
 func (s *Store) strongestGroups(ctx context.Context, ns string, ids []string, perNode int, types []models.EdgeType) ([][]*models.Edge, error) {
-	var typeParam any
+	params := map[string]any{"ns": ns, "ids": ids, "per": int64(perNode)}
 	if len(types) > 0 {
-		ts := make([]string, len(types))
+		ts, rts := make([]string, len(types)), make([]string, len(types))
 		for i, t := range types {
-			ts[i] = string(t)
+			ts[i], rts[i] = string(t), relType(t)
 		}
-		typeParam = ts
+		params["types"], params["rts"] = ts, rts
 	}
 	var groups [][]*models.Edge
 	err := s.read(ctx, "strongest neighbors", func(tx runner) error {
-		recs, err := collect(ctx, tx, strongestNeighbors, map[string]any{"ns": ns, "ids": ids, "types": typeParam, "per": int64(perNode)})
+		var recs []*neo4j.Record
+		var err error
+		if len(types) > 0 {
+			recs, err = collect(ctx, tx, strongestTyped, params)
+		} else {
+			recs, err = collect(ctx, tx, strongestNeighbors, params)
+		}
 		if err != nil {
 			return err
 		}
