@@ -37,6 +37,14 @@ func (p *Pipeline) prefetch(ctx context.Context, req *Request, in *intake) *Pipe
 	return &c
 }
 
+// remote reports whether the pipeline's store is one whose every call is a round trip (it
+// read the turn at once, prefetch): worth overlapping calls that a local store answers in
+// microseconds, where a goroutine's start would cost more than it saves.
+func (p *Pipeline) remote() bool {
+	_, ok := p.store.(*turnStore)
+	return ok
+}
+
 // contextConcepts are the names whose concepts candidates looks up: the context's, and the
 // focal entity.
 func contextConcepts(in *intake) []string {
