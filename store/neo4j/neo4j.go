@@ -13,14 +13,16 @@
 //     :JobRun, :State, and :Space (per namespace: the embedding dimension and memory count).
 //
 // Search runs on Neo4j's own indexes, never on copies in this process: a full-text index
-// over the terms package nlp produces for the embedded store's BM25 (Lucene's BM25 over the
-// same terms), and a vector index (cosine) for nearest neighbours. Nothing is cached here,
+// over the terms package nlp produces, each behind its namespace's token, proposes units that
+// the embedded store's BM25 then scores over the namespace's statistics kept in the graph
+// (bm25.go), and a vector index (cosine) finds nearest neighbours. Nothing is cached here,
 // so every replica sees every write at once.
 //
-// Every operation that must be atomic is one managed transaction (ExecuteWrite) and so
-// retried by the driver on transient failures (deadlocks, leader changes): the work
-// functions, Update's fn included, must be safe to run again. A read runs each of its
-// queries as an auto-commit transaction, one round trip each, and retries itself. The namespace and every value
+// Every operation that must be atomic is one transaction: a managed one (ExecuteWrite),
+// retried by the driver on transient failures (deadlocks, leader changes), or one statement
+// in an auto-commit transaction (writeOne), retried here; either way the work, Update's fn
+// included, must be safe to run again. A read runs each of its queries as an auto-commit
+// transaction, one round trip each, and retries itself. The namespace and every value
 // travel as query parameters; the Cypher text is constant (TestCypherIsConstant checks it).
 package neo4j
 
