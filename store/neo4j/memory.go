@@ -47,12 +47,18 @@ func editProps(m *models.Memory) map[string]any {
 	return map[string]any{"importance": m.Importance, "valid": encTime(m.ValidAt), "invalid": encTime(m.InvalidAt), "sensitive": m.Sensitive}
 }
 
-// memoryMap projects a memory node m without the index-only and lock properties.
+// memoryMap projects a memory node m: the properties memoryProps writes, by name, so the
+// index-only ones (terms, ixterms) and the lock are never read, nor the embedding where it
+// is not wanted (memoryMapNoVector).
 const (
-	memoryMap    = ` m {.*, terms: null, lk: null}`
+	memoryFields = `.id, .ns, .kind, .content, .created, .valid, .invalid, .conv, .msg, .speaker, .role,
+		.importance, .domains, .triggers, .concepts, .triple, .sensitive, .confidence, .usage, .last_used,
+		.surfaces, .last_surfaced, .dismissals, .irrelevant, .schedule, .parent, .chunk_count, .chunk_index,
+		.learned`
+	memoryMap    = ` m {` + memoryFields + `, .embedding}`
 	memoryReturn = memoryMap + ` AS m`
 	// memoryMapNoVector is memoryMap without the embedding.
-	memoryMapNoVector = ` m {.*, terms: null, lk: null, embedding: null}`
+	memoryMapNoVector = ` m {` + memoryFields + `}`
 )
 
 func decMemory(v any) (*models.Memory, error) {
