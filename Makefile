@@ -1,6 +1,7 @@
 # Salience. `make run` builds and starts the server on $(ADDR) (127.0.0.1:7700) with ./data;
-# `make test` is the one test command (CI runs it and `make cross`, then `make test-neo4j` when
-# Java and Maven are there, then the fault suites: `make fuzz-api`, `make test-diskfull`,
+# `make test` is the one test command (CI runs it and `make cross`, then `make test-neo4j`,
+# installing Java and Maven when missing and failing when it cannot run, then the fault suites:
+# `make fuzz-api`, `make test-diskfull`,
 # `make soak`, and `make test-browser`).
 
 GO        ?= go

@@ -282,3 +282,48 @@ type Store interface {
 	// Close releases the store.
 	Close() error
 }
+
+// TurnReader is a Store that makes the reads a recall turn begins with in one call, where
+// calling the methods one by one waits for each in turn: a remote store (Neo4j) overlaps
+// them or folds them into one query, so the turn pays about one round trip for all of them.
+// Each answer, its error included, is what the Store method of the same name returns for the
+// same arguments; recall takes them from TurnReads in place of those calls.
+type TurnReader interface {
+	ReadTurn(ctx context.Context, q *TurnQuery) *TurnReads
+}
+
+// TurnQuery names the reads of ReadTurn, all in one namespace. A zero field skips its read.
+type TurnQuery struct {
+	Namespace      string
+	ConversationID string    // GetConversation
+	StateKeys      []string  // GetState of each
+	Texts          []string  // SearchText of each, top TextK
+	TextK          int       //
+	Vector         []float32 // SearchVector, top VectorK
+	VectorK        int       //
+	Concepts       []string  // GetConcepts
+	// ConceptFanout, with Concepts, also reads for each concept found the edges
+	// StrongestNeighbors(ns, [its node], ConceptFanout, every type) returns.
+	ConceptFanout int
+	GraphStats    bool // GraphStats
+}
+
+// TurnReads are ReadTurn's answers, in the order of the TurnQuery's lists.
+type TurnReads struct {
+	Conversation    *ConversationState
+	ConversationErr error
+	States          []string
+	StateErrs       []error
+	Texts           [][]Hit
+	TextErrs        []error
+	Vector          []Hit
+	VectorErr       error
+	Concepts        []*Concept
+	ConceptsErr     error
+	// ConceptEdges holds each found concept's edges by its node id (ConceptID); nil with an
+	// error in ConceptEdgesErr.
+	ConceptEdges    map[string][]*Edge
+	ConceptEdgesErr error
+	Nodes, Edges    int
+	GraphStatsErr   error
+}

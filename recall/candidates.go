@@ -86,15 +86,11 @@ func (p *Pipeline) candidates(ctx context.Context, req *Request, in *intake) (*c
 	}()
 	go func() {
 		defer wg.Done()
-		names := append([]string(nil), in.concepts...)
-		if in.focal != "" {
-			names = append(names, in.focal)
-		}
-		if len(names) > 0 {
+		if names := contextConcepts(in); len(names) > 0 {
 			concepts, conErr = p.store.GetConcepts(ctx, req.Namespace, names)
 		}
 	}()
-	vecHits, vecErr = p.searchVector(ctx, req, in.text, k)
+	vecHits, vecErr = p.searchVector(ctx, req, in, k)
 	wg.Wait()
 	if textErr != nil {
 		return nil, nil, textErr
@@ -155,8 +151,22 @@ func (p *Pipeline) candidates(ctx context.Context, req *Request, in *intake) (*c
 	return cs, degraded, nil
 }
 
-// searchVector embeds the query and searches the vectors; with no embedder it returns nothing.
-func (p *Pipeline) searchVector(ctx context.Context, req *Request, text string, k int) ([]models.Hit, error) {
+// searchVector embeds the query (unless prefetch did) and searches the vectors; with no
+// embedder it returns nothing.
+func (p *Pipeline) searchVector(ctx context.Context, req *Request, in *intake, k int) ([]models.Hit, error) {
+	vec, err := in.vec, in.vecErr
+	if !in.embedded {
+		vec, err = p.embedQuery(ctx, req, in.text)
+	}
+	if err != nil || vec == nil {
+		return nil, err
+	}
+	return p.store.SearchVector(ctx, req.Namespace, vec, k)
+}
+
+// embedQuery embeds text within the request's share of its budget; nil for no embedder, no
+// text, or a zero vector.
+func (p *Pipeline) embedQuery(ctx context.Context, req *Request, text string) ([]float32, error) {
 	if p.embedder == nil || text == "" {
 		return nil, nil
 	}
@@ -169,7 +179,7 @@ func (p *Pipeline) searchVector(ctx context.Context, req *Request, text string, 
 	if len(vecs) != 1 || isZero(vecs[0]) {
 		return nil, nil
 	}
-	return p.store.SearchVector(ctx, req.Namespace, vecs[0], k)
+	return vecs[0], nil
 }
 
 func isZero(v []float32) bool {

@@ -37,6 +37,11 @@ type intake struct {
 	// sourceModels are the relevance models of a shared-memory recall's other namespaces
 	// (sources.go): each source's candidates are judged by their own namespace's model.
 	sourceModels map[string]*learn.Model
+	// vec and vecErr are the query's embedding and the embedder's error when prefetch
+	// embedded it already (embedded).
+	vec      []float32
+	vecErr   error
+	embedded bool
 }
 
 // contextMessages is how many of the latest messages ambient recall reads besides the query.

@@ -96,6 +96,7 @@ func (p *Pipeline) run(ctx context.Context, req *Request, sw *stopwatch, version
 	}
 
 	in := p.intake(ctx, req)
+	p = p.prefetch(ctx, req, in)
 	st, err := p.conversation(ctx, req)
 	if err != nil {
 		return nil, err
@@ -162,9 +163,8 @@ func (p *Pipeline) run(ctx context.Context, req *Request, sw *stopwatch, version
 	}
 	list, resp.Rerank = p.rerank(ctx, req, in, list, sw)
 	results := cut(req, list, lazy)
-	if err := p.own(ctx, req, results); err != nil {
-		return nil, err
-	}
+	// On a remote store the results' own copies are read while the turn is recorded.
+	owned := p.ownLater(ctx, req, results, p.remote())
 	if req.Explain {
 		explainModel(in.model, p.opts.Learn, results)
 		explainLearned(in.text, results)
@@ -190,6 +190,9 @@ func (p *Pipeline) run(ctx context.Context, req *Request, sw *stopwatch, version
 		return nil, err
 	}
 	if err := p.recordDecision(ctx, decision, len(results), resp.LatencyMS); err != nil {
+		return nil, err
+	}
+	if err := owned(); err != nil {
 		return nil, err
 	}
 	sw.lap("record")

@@ -261,12 +261,16 @@ func (p *Pipeline) hydrate(ctx context.Context, ns string, cs *candidates) error
 	return nil
 }
 
-// own gives each result its own copy of its memory, as GetMemories returns it (with its
-// embedding), in place of the view ranking read. A memory deleted meanwhile keeps a copy
-// of the view.
-func (p *Pipeline) own(ctx context.Context, req *Request, results []Result) error {
+// ownLater gives each result its own copy of its memory, as GetMemories returns it (with its
+// embedding), in place of the view ranking read; a memory deleted meanwhile keeps a copy of
+// the view. It starts the read and returns the function that waits for it and gives the
+// results their copies; without async it does both at once. With async (a
+// remote store, where the read is a round trip) the read runs on a goroutine of its own, so
+// the turn's record need not wait for it; results must not change until the function is
+// called.
+func (p *Pipeline) ownLater(ctx context.Context, req *Request, results []Result, async bool) func() error {
 	if len(results) == 0 {
-		return nil
+		return func() error { return nil }
 	}
 	byNS := map[string][]string{}
 	var order []string
@@ -281,35 +285,60 @@ func (p *Pipeline) own(ctx context.Context, req *Request, results []Result) erro
 		}
 		byNS[ns] = append(byNS[ns], m.ID)
 	}
-	got := make(map[[2]string]*models.Memory, len(results))
-	for _, ns := range order {
-		ms, err := p.store.GetMemories(ctx, ns, byNS[ns])
+	read := func() (map[[2]string]*models.Memory, error) {
+		got := make(map[[2]string]*models.Memory, len(results))
+		for _, ns := range order {
+			ms, err := p.store.GetMemories(ctx, ns, byNS[ns])
+			if err != nil {
+				return nil, err
+			}
+			for _, m := range ms {
+				got[[2]string{ns, m.ID}] = m
+			}
+		}
+		return got, nil
+	}
+	apply := func(got map[[2]string]*models.Memory, err error) error {
 		if err != nil {
 			return err
 		}
-		for _, m := range ms {
-			got[[2]string{ns, m.ID}] = m
+		firstOf := map[[2]string]int{}
+		for i := range results {
+			r := &results[i]
+			ns := r.Memory.Namespace
+			if ns == "" {
+				ns = req.Namespace
+			}
+			key := [2]string{ns, r.Memory.ID}
+			switch m, ok := got[key]; {
+			case !ok:
+				r.Memory = r.Memory.Clone()
+			case m == nil: // a memory twice: the second gets a copy of the first
+				r.Memory = results[firstOf[key]].Memory.Clone()
+			default:
+				r.Memory = m
+				got[key], firstOf[key] = nil, i
+			}
 		}
+		return nil
 	}
-	firstOf := map[[2]string]int{}
-	for i := range results {
-		r := &results[i]
-		ns := r.Memory.Namespace
-		if ns == "" {
-			ns = req.Namespace
-		}
-		key := [2]string{ns, r.Memory.ID}
-		switch m, ok := got[key]; {
-		case !ok:
-			r.Memory = r.Memory.Clone()
-		case m == nil: // a memory twice: the second gets a copy of the first
-			r.Memory = results[firstOf[key]].Memory.Clone()
-		default:
-			r.Memory = m
-			got[key], firstOf[key] = nil, i
-		}
+	if !async {
+		err := apply(read())
+		return func() error { return err }
 	}
-	return nil
+	type answer struct {
+		got map[[2]string]*models.Memory
+		err error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		got, err := read()
+		ch <- answer{got, err}
+	}()
+	return func() error {
+		a := <-ch
+		return apply(a.got, a.err)
+	}
 }
 
 // signals gathers what the sources measured of a hydrated candidate.

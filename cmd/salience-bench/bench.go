@@ -52,6 +52,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs := flag.NewFlagSet("bench recall", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	n := fs.Int("memories", 100000, "memories in the synthetic corpus")
+	others := fs.Int("other-memories", 0, "also keep this many memories of another, unrelated corpus in a second namespace of the store (bench-other), which the timed recalls never ask")
 	queries := fs.Int("queries", 1000, "recall calls to time")
 	conc := fs.Int("concurrency", 1, "concurrent callers")
 	mode := fs.String("mode", "search", "recall mode: search or ambient")
@@ -133,21 +134,36 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		st.Close()
 		return err
 	}
-	if have < *n {
+	fill := func(ns string, syn *eval.Synth, have, n int) error {
+		if have >= n {
+			return nil
+		}
 		ing := ingest.New(st, emb, ingest.Options{Now: func() time.Time { return now }})
 		start := time.Now()
-		for i := have; i < *n; {
+		for i := have; i < n; {
 			batch := make([]*models.Memory, 0, 1000)
-			for ; i < *n && len(batch) < 1000; i++ {
+			for ; i < n && len(batch) < 1000; i++ {
 				batch = append(batch, syn.Memory(i, now))
 			}
 			if _, err := ing.Ingest(ctx, ns, batch); err != nil {
-				st.Close()
 				return err
 			}
 		}
 		el := time.Since(start)
-		fmt.Fprintf(stdout, "ingested %d memories in %.1fs (%.0f/s)\n", *n-have, el.Seconds(), float64(*n-have)/el.Seconds())
+		fmt.Fprintf(stdout, "ingested %d memories into %s in %.1fs (%.0f/s)\n", n-have, ns, el.Seconds(), float64(n-have)/el.Seconds())
+		return nil
+	}
+	err = fill(ns, syn, have, *n)
+	if err == nil && *others > 0 {
+		const otherNS = "bench-other"
+		_, had, ferr := st.FindMemories(ctx, models.MemoryFilter{Namespace: otherNS, Limit: 1})
+		if err = ferr; err == nil {
+			err = fill(otherNS, eval.NewSynth(*seed+1), had, *others)
+		}
+	}
+	if err != nil {
+		st.Close()
+		return err
 	}
 	if err := st.Close(); err != nil {
 		return err
@@ -248,6 +264,11 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if *blockprofile != "" {
 			runtime.SetBlockProfileRate(int(10 * time.Microsecond))
 		}
+		trips, counts := st.(interface{ RoundTrips() int64 }) // the Neo4j store counts its round trips
+		var trips0 int64
+		if counts {
+			trips0 = trips.RoundTrips()
+		}
 		cpu0 := processCPU()
 		start = time.Now()
 		err = benchParallel(*conc, *queries, func(i int) error {
@@ -328,9 +349,17 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		// latency to a machine's other load, so a change's cost shows in it sooner.
 		cpuPerCall := float64(cpu) / float64(time.Millisecond) / float64(*queries)
 		fmt.Fprintf(stdout, "process CPU per call: %.2f ms (all threads, background work included)\n", cpuPerCall)
+		tripsPerCall := 0.0
+		if counts {
+			tripsPerCall = float64(trips.RoundTrips()-trips0) / float64(*queries)
+			fmt.Fprintf(stdout, "round trips per recall: %.2f (counted at the Neo4j driver)\n", tripsPerCall)
+		}
 		host := hostCheck() // after the calls, so as not to disturb them
 		fmt.Fprintf(stdout, "host, right after: %s\n", host)
 		more := rb.report(stdout, *budget, *queries)
+		if counts {
+			more += fmt.Sprintf(`,"round_trips":%.2f`, tripsPerCall)
+		}
 		more += fmt.Sprintf(`,"host_read_gb_s":%.2f,"host_sha256_mb_s":%.0f`, host.ReadGBs, host.SHAMBs)
 		if *scaling > 0 {
 			first := *queries + 50 // the scaling calls' queries follow the timed ones and the warm-up's

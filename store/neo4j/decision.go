@@ -3,8 +3,6 @@ package neo4j
 import (
 	"context"
 
-	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
 	"github.com/salience-ai/salience/models"
 )
 
@@ -59,7 +57,7 @@ func (s *Store) FindDecisions(ctx context.Context, f models.DecisionFilter) ([]*
 		limit = 1000
 	}
 	var out []*models.Decision
-	err := s.read(ctx, "find decisions", func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "find decisions", func(tx runner) error {
 		order := 0
 		if f.Desc {
 			order = 1

@@ -10,12 +10,13 @@ import (
 
 // The labels whose nodes carry a namespace, in the order DeleteNamespace deletes them, with
 // their queries (constants: TestCypherIsConstant). Memories go first, to be counted (their
-// chunks are :Memory too); :Node then takes the concepts; the :Space, which holds the
+// chunks are :Memory too); :Node then takes the concepts; :Term, the text statistics, counts
+// among no records; the :Space, which holds the
 // namespace's embedding size and counters, goes last. TestNeo4j/DeleteNamespaceLeavesNothing
 // checks that no node of the namespace is left under any label.
 var (
 	deleteNSLabels = []string{"Memory", "Node", "Surfacing", "Event", "Decision", "Conversation",
-		"QueueItem", "Experiment", "UpdateLock", "Space"}
+		"QueueItem", "Experiment", "UpdateLock", "Term", "Space"}
 	deleteNSBatch = map[string]string{
 		"Memory":       `MATCH (n:Memory {ns: $ns}) WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS n`,
 		"Node":         `MATCH (n:Node {ns: $ns}) WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS n`,
@@ -26,6 +27,7 @@ var (
 		"QueueItem":    `MATCH (n:QueueItem {ns: $ns}) WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS n`,
 		"Experiment":   `MATCH (n:Experiment {ns: $ns}) WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS n`,
 		"UpdateLock":   `MATCH (n:UpdateLock {ns: $ns}) WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS n`,
+		"Term":         `MATCH (n:Term {ns: $ns}) WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS n`,
 		"Space":        `MATCH (n:Space {ns: $ns}) WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS n`,
 	}
 )
@@ -59,7 +61,9 @@ func (s *Store) DeleteNamespace(ctx context.Context, ns string) (models.Namespac
 			if label == "Memory" {
 				d.Memories += int(n)
 			}
-			d.Records += int(n)
+			if label != "Term" { // the text index's statistics (bm25.go), not records
+				d.Records += int(n)
+			}
 			if n < int64(pruneBatch) {
 				break
 			}

@@ -98,23 +98,36 @@ func TestOpenRejectsBadURIs(t *testing.T) {
 }
 
 func TestLuceneQuery(t *testing.T) {
+	tok := nsToken("ns") + "_"
 	for _, tt := range []struct {
 		terms []string
-		docs  int
 		want  string
 	}{
-		{[]string{"zither", "kayak"}, 0, `"zither" "kayak"`},
-		{[]string{"kayak", "kayak"}, 0, `"kayak" "kayak"`},      // repeated terms count twice, as in the embedded BM25
-		{[]string{`a"b`, `c\d`}, 0, `"a\"b" "c\\d"`},            // escaped, though nlp.Terms never makes these
-		{[]string{"and", "xor", "not"}, 0, `"and" "xor" "not"`}, // quoted: never operators
-		// Common words carry their general prior as a boost (nlp.Prior), rare ones none; the
-		// boost fades as the index grows: 0.49 alone, its square root at 300 documents.
-		{[]string{"place", "harmonica"}, 0, `"place"^0.4900 "harmonica"`},
-		{[]string{"place", "harmonica"}, 300, `"place"^0.7000 "harmonica"`},
+		{[]string{"zither", "kayak"}, `"` + tok + `zither" "` + tok + `kayak"`},
+		{[]string{"kayak", "zither", "kayak"}, `"` + tok + `kayak" "` + tok + `kayak" "` + tok + `zither"`}, // repeated terms count twice, as in the score
+		{[]string{`a"b`, `c\d`}, `"` + tok + `a\"b" "` + tok + `c\\d"`},                                     // escaped, though nlp.Terms never makes these
+		{[]string{"and", "xor"}, `"` + tok + `and" "` + tok + `xor"`},                                       // quoted: never operators
+		// Common words carry their general prior (nlp.Prior) as a boost, rare ones none.
+		{[]string{"place", "harmonica"}, `"` + tok + `place"^0.8482 "` + tok + `harmonica"`},
 	} {
-		if got := luceneQuery(tt.terms, tt.docs); got != tt.want {
-			t.Fatalf("luceneQuery(%q, %d) = %s, want %s", tt.terms, tt.docs, got, tt.want)
+		if got := newTextQuery(tt.terms).lucene("ns"); got != tt.want {
+			t.Fatalf("lucene(%q) = %s, want %s", tt.terms, got, tt.want)
 		}
+	}
+}
+
+// TestNamespaceTokens: each namespace's indexed terms carry its own token, hex of a fixed
+// length, so Lucene reads one namespace's postings.
+func TestNamespaceTokens(t *testing.T) {
+	a, b := nsToken("alpha"), nsToken("beta")
+	if a == b || len(a) != 16 || strings.Trim(a, "0123456789abcdef") != "" {
+		t.Fatalf("nsToken: %q and %q", a, b)
+	}
+	if got, want := ixTerms("alpha", []string{"x", "y"}), a+"_x "+a+"_y"; got != want {
+		t.Fatalf("ixTerms = %q, want %q", got, want)
+	}
+	if got := ixTerms("alpha", nil); got != "" {
+		t.Fatalf("ixTerms(nothing) = %q", got)
 	}
 }
 

@@ -89,7 +89,7 @@ func (s *Store) GetExperiment(ctx context.Context, ns, id string) (*models.Exper
 		return nil, err
 	}
 	var out *models.Experiment
-	err := s.read(ctx, "get experiment", func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "get experiment", func(tx runner) error {
 		recs, err := collect(ctx, tx, getExperiment, map[string]any{"ns": ns, "id": id})
 		if err != nil {
 			return err
@@ -109,7 +109,7 @@ func (s *Store) FindExperiments(ctx context.Context, ns string) ([]*models.Exper
 		return nil, err
 	}
 	var out []*models.Experiment
-	err := s.read(ctx, "find experiments", func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "find experiments", func(tx runner) error {
 		recs, err := collect(ctx, tx, findExperiments, map[string]any{"ns": ns})
 		if err != nil {
 			return err
@@ -162,7 +162,7 @@ func (s *Store) TallyExperiment(ctx context.Context, ns, id string, asOf time.Ti
 	}
 	var t models.Tallies
 	params := map[string]any{"ns": ns, "id": id}
-	err = s.read(ctx, "tally experiment", func(tx neo4j.ManagedTransaction) error {
+	err = s.read(ctx, "tally experiment", func(tx runner) error {
 		t = models.Tallies{} // a retried transaction starts over
 		recs, err := collect(ctx, tx, tallyDecisions, params)
 		if err != nil {

@@ -23,7 +23,7 @@ func (s *Store) Neighbors(ctx context.Context, ns string, ids []string) ([]*mode
 		return nil, nil
 	}
 	var out []*models.Edge
-	err := s.read(ctx, "neighbors", func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "neighbors", func(tx runner) error {
 		recs, err := collect(ctx, tx, neighbors, map[string]any{"ns": ns, "ids": ids})
 		if err != nil {
 			return err
@@ -39,21 +39,13 @@ func (s *Store) Neighbors(ctx context.Context, ns string, ids []string) ([]*mode
 // perNodeEdges groups records of (i, from, to, r) by i, orders each group with order, and
 // concatenates the groups in i's order, each edge once.
 func perNodeEdges(ns string, n int, recs []*neo4j.Record, order func([]*models.Edge)) ([]*models.Edge, error) {
-	groups := make([][]*models.Edge, n)
-	for _, r := range recs {
-		i, _ := r.Values[0].(int64)
-		es, err := edgeRows(ns, []*neo4j.Record{r})
-		if err != nil {
-			return nil, err
-		}
-		if i >= 0 && int(i) < n {
-			groups[i] = append(groups[i], es[0])
-		}
+	groups, err := edgeGroups(ns, n, recs, order)
+	if err != nil {
+		return nil, err
 	}
 	var out []*models.Edge
 	seen := map[models.EdgeKey]bool{}
 	for _, g := range groups {
-		order(g)
 		for _, e := range g {
 			if seen[e.Key()] {
 				continue
@@ -65,13 +57,46 @@ func perNodeEdges(ns string, n int, recs []*neo4j.Record, order func([]*models.E
 	return out, nil
 }
 
-// strongestNeighbors reads, for each id, its perNode heaviest edges of the types asked
-// (null = all), heaviest first and then in key order. The database sorts a hub's edges; only
-// perNode of them per node come back.
+// edgeGroups groups records of (i, from, to, r) by i, each group ordered with order.
+func edgeGroups(ns string, n int, recs []*neo4j.Record, order func([]*models.Edge)) ([][]*models.Edge, error) {
+	groups := make([][]*models.Edge, n)
+	for _, r := range recs {
+		i, _ := r.Values[0].(int64)
+		es, err := edgeRows(ns, []*neo4j.Record{r})
+		if err != nil {
+			return nil, err
+		}
+		if i >= 0 && int(i) < n {
+			groups[i] = append(groups[i], es[0])
+		}
+	}
+	for _, g := range groups {
+		order(g)
+	}
+	return groups, nil
+}
+
+// strongestNeighbors reads, for each id, its perNode heaviest edges of any type, heaviest
+// first and then in key order. The database sorts a hub's edges; only perNode of them per
+// node come back.
 const strongestNeighbors = `UNWIND range(0, size($ids) - 1) AS i
 	CALL (i) {
 		MATCH (n:Node {ns: $ns, id: $ids[i]})-[r]-()
-		WHERE $types IS NULL OR r.type IN $types
+		WITH DISTINCT r
+		WITH r, startNode(r).id AS from, endNode(r).id AS to
+		ORDER BY r.weight DESC, from, to, r.type
+		LIMIT $per
+		RETURN from, to, r {.*} AS props
+	}
+	RETURN i, from, to, props AS r`
+
+// strongestTyped is strongestNeighbors for the edges of some types: it walks only the
+// relationships of those types ($rts), not a memory's many mentions, and keeps those whose
+// type as written is one asked ($types).
+const strongestTyped = `UNWIND range(0, size($ids) - 1) AS i
+	CALL (i) {
+		MATCH (n:Node {ns: $ns, id: $ids[i]})-[r:$any($rts)]-()
+		WHERE r.type IN $types
 		WITH DISTINCT r
 		WITH r, startNode(r).id AS from, endNode(r).id AS to
 		ORDER BY r.weight DESC, from, to, r.type
@@ -90,21 +115,48 @@ func (s *Store) StrongestNeighbors(ctx context.Context, ns string, ids []string,
 	if len(ids) == 0 || perNode <= 0 {
 		return nil, nil
 	}
-	var typeParam any
-	if len(types) > 0 {
-		ts := make([]string, len(types))
-		for i, t := range types {
-			ts[i] = string(t)
-		}
-		typeParam = ts
+	groups, err := s.strongestGroups(ctx, ns, ids, perNode, types)
+	if err != nil {
+		return nil, err
 	}
 	var out []*models.Edge
-	err := s.read(ctx, "strongest neighbors", func(tx neo4j.ManagedTransaction) error {
-		recs, err := collect(ctx, tx, strongestNeighbors, map[string]any{"ns": ns, "ids": ids, "types": typeParam, "per": int64(perNode)})
+	seen := map[models.EdgeKey]bool{}
+	for _, g := range groups {
+		for _, e := range g {
+			if !seen[e.Key()] {
+				seen[e.Key()] = true
+				out = append(out, e)
+			}
+		}
+	}
+	return out, nil
+}
+
+// strongestGroups is StrongestNeighbors by node: for each of ids, its perNode strongest
+// edges of types, strongest first, equal weights in key order (an edge between two of ids
+// is in both groups).
+func (s *Store) strongestGroups(ctx context.Context, ns string, ids []string, perNode int, types []models.EdgeType) ([][]*models.Edge, error) {
+	params := map[string]any{"ns": ns, "ids": ids, "per": int64(perNode)}
+	if len(types) > 0 {
+		ts, rts := make([]string, len(types)), make([]string, len(types))
+		for i, t := range types {
+			ts[i], rts[i] = string(t), relType(t)
+		}
+		params["types"], params["rts"] = ts, rts
+	}
+	var groups [][]*models.Edge
+	err := s.read(ctx, "strongest neighbors", func(tx runner) error {
+		var recs []*neo4j.Record
+		var err error
+		if len(types) > 0 {
+			recs, err = collect(ctx, tx, strongestTyped, params)
+		} else {
+			recs, err = collect(ctx, tx, strongestNeighbors, params)
+		}
 		if err != nil {
 			return err
 		}
-		out, err = perNodeEdges(ns, len(ids), recs, func(es []*models.Edge) {
+		groups, err = edgeGroups(ns, len(ids), recs, func(es []*models.Edge) {
 			slices.SortStableFunc(es, func(a, b *models.Edge) int {
 				switch {
 				case a.Weight > b.Weight:
@@ -117,7 +169,7 @@ func (s *Store) StrongestNeighbors(ctx context.Context, ns string, ids []string,
 		})
 		return err
 	})
-	return out, err
+	return groups, err
 }
 
 const getConcepts = `UNWIND $ids AS id MATCH (c:Node {ns: $ns, id: id}) WHERE c:Concept
@@ -141,7 +193,7 @@ func (s *Store) GetConcepts(ctx context.Context, ns string, names []string) ([]*
 		return nil, nil
 	}
 	byID := map[string]*models.Concept{}
-	err := s.read(ctx, "get concepts", func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "get concepts", func(tx runner) error {
 		clear(byID)
 		var recs []*neo4j.Record
 		// In slices: ingest asks about every phrase of a batch, tens of thousands of names,
@@ -196,7 +248,7 @@ func (s *Store) ScanEdges(ctx context.Context, ns string, after models.EdgeKey, 
 		return nil, models.Invalid("limit", "limit must be at least 1")
 	}
 	var out []*models.Edge
-	err := s.read(ctx, "scan edges", func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "scan edges", func(tx runner) error {
 		recs, err := collect(ctx, tx, scanEdges, map[string]any{"ns": ns, "from": after.From, "to": after.To,
 			"type": string(after.Type), "limit": int64(limit)})
 		if err != nil {
@@ -219,7 +271,7 @@ func (s *Store) GraphStats(ctx context.Context, ns string) (nodes, edges int, er
 	if err := models.ValidateNamespace(ns); err != nil {
 		return 0, 0, err
 	}
-	err = s.read(ctx, "graph stats", func(tx neo4j.ManagedTransaction) error {
+	err = s.read(ctx, "graph stats", func(tx runner) error {
 		recs, err := collect(ctx, tx, graphStats, map[string]any{"ns": ns})
 		if err != nil {
 			return err
@@ -237,7 +289,7 @@ const namespaces = `MATCH (sp:Space) WHERE sp.mems > 0 RETURN sp.ns AS ns ORDER 
 // Namespaces lists the namespaces that hold any memory, sorted.
 func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
 	var out []string
-	err := s.read(ctx, "list namespaces", func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "list namespaces", func(tx runner) error {
 		recs, err := collect(ctx, tx, namespaces, nil)
 		if err != nil {
 			return err

@@ -47,12 +47,18 @@ func editProps(m *models.Memory) map[string]any {
 	return map[string]any{"importance": m.Importance, "valid": encTime(m.ValidAt), "invalid": encTime(m.InvalidAt), "sensitive": m.Sensitive}
 }
 
-// memoryMap projects a memory node m without the index-only and lock properties.
+// memoryMap projects a memory node m: the properties memoryProps writes, by name, so the
+// index-only ones (terms, ixterms) and the lock are never read, nor the embedding where it
+// is not wanted (memoryMapNoVector).
 const (
-	memoryMap    = ` m {.*, terms: null, lk: null}`
+	memoryFields = `.id, .ns, .kind, .content, .created, .valid, .invalid, .conv, .msg, .speaker, .role,
+		.importance, .domains, .triggers, .concepts, .triple, .sensitive, .confidence, .usage, .last_used,
+		.surfaces, .last_surfaced, .dismissals, .irrelevant, .schedule, .parent, .chunk_count, .chunk_index,
+		.learned`
+	memoryMap    = ` m {` + memoryFields + `, .embedding}`
 	memoryReturn = memoryMap + ` AS m`
 	// memoryMapNoVector is memoryMap without the embedding.
-	memoryMapNoVector = ` m {.*, terms: null, lk: null, embedding: null}`
+	memoryMapNoVector = ` m {` + memoryFields + `}`
 )
 
 func decMemory(v any) (*models.Memory, error) {
@@ -100,7 +106,8 @@ func memoryRecords(recs []*neo4j.Record) ([]*models.Memory, error) {
 type nsWrite struct {
 	ns       string
 	ids      []string
-	units    []map[string]any // memory and chunk rows: {p: props, meta: props, unit: bool, terms}
+	units    []map[string]any // memory and chunk rows: {p: props, meta: props, unit: bool, terms, ix}
+	counts   termCounts       // the indexed units' terms, for the namespace's text statistics
 	parents  int64
 	dims     int
 	embedder string // the batch's embedder name for this namespace; "" when not given
@@ -171,9 +178,11 @@ func prepare(writes []*models.MemoryWrite) ([]*nsWrite, error) {
 					p.embedder = w.Embedder
 				}
 			}
-			row := map[string]any{"p": memoryProps(&c), "meta": metaProps(&c), "unit": c.Indexed(), "terms": nil}
+			row := map[string]any{"p": memoryProps(&c), "meta": metaProps(&c), "unit": c.Indexed(), "terms": nil, "ix": nil}
 			if c.Indexed() {
-				row["terms"] = strings.Join(nlp.Terms(c.Content), " ")
+				terms := nlp.Terms(c.Content)
+				row["terms"], row["ix"] = strings.Join(terms, " "), ixTerms(ns, terms)
+				p.counts.add(terms)
 			}
 			p.units = append(p.units, row)
 			p.ids = append(p.ids, c.ID)
@@ -284,6 +293,17 @@ const (
 	countSpace = `MERGE (sp:Space {ns: $ns}) ON CREATE SET sp.dims = 0, sp.mems = 0, sp.concepts = 0, sp.edges = 0
 		SET sp.dims = CASE WHEN $dims > 0 THEN $dims ELSE sp.dims END,
 			sp.mems = sp.mems + $mems, sp.concepts = sp.concepts + $concepts, sp.edges = sp.edges + $edges`
+	// countText moves the namespace's text statistics (bm25.go) by the units a transaction
+	// created or deleted: their number and length on the :Space, and each term's document
+	// frequency on its :Term, which goes when no unit holds the term any more.
+	countText = `MATCH (sp:Space {ns: $ns})
+		SET sp.units = coalesce(sp.units, 0) + $units, sp.tlen = coalesce(sp.tlen, 0) + $tlen
+		WITH sp
+		UNWIND $rows AS r
+		MERGE (t:Term {ns: $ns, t: r.t}) ON CREATE SET t.df = 0
+		SET t.df = t.df + r.n
+		WITH t WHERE t.df <= 0
+		DELETE t`
 
 	// createMemories writes memory and chunk nodes. A node an edge named before keeps its
 	// edges and becomes the memory.
@@ -291,7 +311,7 @@ const (
 		MERGE (m:Node {ns: $ns, id: r.p.id})
 		SET m:Memory, m += r.p, m += r.meta
 		WITH m, r WHERE r.unit
-		SET m:Unit, m.terms = r.terms`
+		SET m:Unit, m.terms = r.terms, m.ixterms = r.ix`
 
 	// upsertConcepts merges concepts: mentions add up (at least one per write), FirstSeen
 	// and Kind stay, new aliases are appended, LastSeen only moves forward.
@@ -386,6 +406,9 @@ func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite
 				"concepts": int64(concepts), "edges": int64(edges)}); err != nil {
 				return err
 			}
+			if err := countTerms(ctx, tx, p.ns, &p.counts, 1); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -453,7 +476,7 @@ func (s *Store) getMemories(ctx context.Context, ns string, ids []string, q int)
 		return nil, nil
 	}
 	var ms []*models.Memory
-	err := s.read(ctx, "get memories", func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "get memories", func(tx runner) error {
 		ms = ms[:0]
 		for part := range slices.Chunk(slices.Compact(slices.Sorted(slices.Values(ids))), maxListParam) {
 			recs, err := collect(ctx, tx, memoryQueries[q], map[string]any{"ns": ns, "ids": part})
@@ -562,7 +585,7 @@ func (s *Store) FindMemories(ctx context.Context, f models.MemoryFilter) ([]*mod
 	params["offset"], params["limit"] = int64(f.Offset), int64(limit)
 	var ms []*models.Memory
 	var total int64
-	err = s.read(ctx, "find memories", func(tx neo4j.ManagedTransaction) error {
+	err = s.read(ctx, "find memories", func(tx runner) error {
 		recs, err := collect(ctx, tx, findMemoriesQueries[all][asc], params)
 		if err != nil {
 			return err
@@ -598,7 +621,7 @@ func (s *Store) LastInConversation(ctx context.Context, ns, conversationID strin
 		return nil, models.Invalid("conversation_id", "conversation id is required")
 	}
 	var ms []*models.Memory
-	err := s.read(ctx, "last in conversation", func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "last in conversation", func(tx runner) error {
 		recs, err := collect(ctx, tx, lastInConversation, map[string]any{"ns": ns, "conv": conversationID})
 		if err != nil {
 			return err
@@ -620,7 +643,27 @@ const (
 	chunkIDs     = `MATCH (m:Memory {ns: $ns, parent: $id}) RETURN m.id AS id`
 	dequeueIDs   = `UNWIND $ids AS id MATCH (q:QueueItem {ns: $ns, memory: id}) DELETE q`
 	deleteNodes  = `UNWIND $ids AS id MATCH (m:Memory {ns: $ns, id: id}) DETACH DELETE m`
+	unitTerms    = `UNWIND $ids AS id MATCH (m:Memory {ns: $ns, id: id}) WHERE m:Unit RETURN m.terms AS terms`
 )
+
+// countTerms moves ns's text statistics by c, sign times (countText), in slices of
+// maxListParam terms.
+func countTerms(ctx context.Context, tx runner, ns string, c *termCounts, sign int) error {
+	if c.units == 0 {
+		return nil
+	}
+	rows := c.rows(sign)
+	units, tlen := int64(sign*c.units), int64(sign*c.tlen)
+	for first := true; first || len(rows) > 0; first = false { // once at least: the counts
+		part := rows[:min(len(rows), maxListParam)]
+		rows = rows[len(part):]
+		if err := exec(ctx, tx, countText, map[string]any{"ns": ns, "units": units, "tlen": tlen, "rows": part}); err != nil {
+			return err
+		}
+		units, tlen = 0, 0
+	}
+	return nil
+}
 
 // DeleteMemory removes a memory with its chunks, their vectors and index entries, every
 // edge touching any of them, and their resurfacing queue items. Surfacings and events stay:
@@ -657,6 +700,18 @@ func (s *Store) DeleteMemory(ctx context.Context, ns, id string) error {
 		}
 		params := map[string]any{"ns": ns, "ids": ids}
 		if err := exec(ctx, tx, dequeueIDs, params); err != nil {
+			return err
+		}
+		recs, err = collect(ctx, tx, unitTerms, params)
+		if err != nil {
+			return err
+		}
+		var gone termCounts
+		for _, r := range recs {
+			ts, _ := r.Values[0].(string)
+			gone.add(strings.Fields(ts))
+		}
+		if err := countTerms(ctx, tx, ns, &gone, -1); err != nil {
 			return err
 		}
 		c, err := execCount(ctx, tx, deleteNodes, params)

@@ -13,13 +13,16 @@
 //     :JobRun, :State, and :Space (per namespace: the embedding dimension and memory count).
 //
 // Search runs on Neo4j's own indexes, never on copies in this process: a full-text index
-// over the terms package nlp produces for the embedded store's BM25 (Lucene's BM25 over the
-// same terms), and a vector index (cosine) for nearest neighbours. Nothing is cached here,
+// over the terms package nlp produces, each behind its namespace's token, proposes units that
+// the embedded store's BM25 then scores over the namespace's statistics kept in the graph
+// (bm25.go), and a vector index (cosine) finds nearest neighbours. Nothing is cached here,
 // so every replica sees every write at once.
 //
-// Every operation that must be atomic is one managed transaction (ExecuteWrite/ExecuteRead)
-// and so retried by the driver on transient failures (deadlocks, leader changes): the work
-// functions, Update's fn included, must be safe to run again. The namespace and every value
+// Every operation that must be atomic is one transaction: a managed one (ExecuteWrite),
+// retried by the driver on transient failures (deadlocks, leader changes), or one statement
+// in an auto-commit transaction (writeOne), retried here; either way the work, Update's fn
+// included, must be safe to run again. A read runs each of its queries as an auto-commit
+// transaction, one round trip each, and retries itself. The namespace and every value
 // travel as query parameters; the Cypher text is constant (TestCypherIsConstant checks it).
 package neo4j
 
@@ -29,6 +32,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -67,6 +71,7 @@ type Store struct {
 	// process made before it even when a cluster routes it to another member.
 	bookmarks     neo4j.BookmarkManager
 	followerReads bool
+	trips         atomic.Int64 // round trips made (RoundTrips)
 }
 
 var _ models.Store = (*Store)(nil)
@@ -95,7 +100,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		if opts.MaxConnections > 0 {
 			c.MaxConnectionPoolSize = opts.MaxConnections
 		}
-		c.MaxTransactionRetryTime = 30 * time.Second
+		c.MaxTransactionRetryTime = retryTime
 	})
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: %w", translate(err, "connect"))
@@ -122,14 +127,15 @@ func (s *Store) Close() error {
 
 // Ping checks that the database answers a query, for readiness probes.
 func (s *Store) Ping(ctx context.Context) error {
-	return s.read(ctx, "ping", func(tx neo4j.ManagedTransaction) error {
+	return s.read(ctx, "ping", func(tx runner) error {
 		_, err := collect(ctx, tx, `RETURN 1`, nil)
 		return err
 	})
 }
 
 func (s *Store) session(ctx context.Context, mode neo4j.AccessMode) neo4j.SessionWithContext {
-	return s.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: mode, DatabaseName: s.db, BookmarkManager: s.bookmarks})
+	return s.driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: mode, DatabaseName: s.db, BookmarkManager: s.bookmarks,
+		BoltLogger: &tripLog{total: &s.trips}})
 }
 
 // write runs fn in one managed write transaction, retried by the driver on transient
@@ -141,21 +147,71 @@ func (s *Store) write(ctx context.Context, what string, fn func(tx neo4j.Managed
 	return translate(err, what)
 }
 
-// read runs fn in one managed transaction that only reads: on the leader, or on a
-// follower with Options.FollowerReads.
-func (s *Store) read(ctx context.Context, what string, fn func(tx neo4j.ManagedTransaction) error) error {
-	if !s.followerReads {
-		return s.write(ctx, what, fn)
+// runner runs one query: a managed transaction (write), or a session whose every query is a
+// transaction of its own (read).
+type runner interface {
+	Run(ctx context.Context, cypher string, params map[string]any) (neo4j.ResultWithContext, error)
+}
+
+// autoCommit runs each query as an auto-commit transaction of its session: one round trip
+// (RUN and PULL pipelined, the server commits as it answers), where a managed transaction
+// takes three (BEGIN, then RUN and PULL, then COMMIT).
+type autoCommit struct{ sess neo4j.SessionWithContext }
+
+func (a autoCommit) Run(ctx context.Context, cypher string, params map[string]any) (neo4j.ResultWithContext, error) {
+	return a.sess.Run(ctx, cypher, params)
+}
+
+// retryTime bounds the retries of a transaction that failed transiently (a leader change, a
+// dropped connection): the driver's for managed transactions (Open), read's for its own.
+const retryTime = 30 * time.Second
+
+// read runs fn, which only reads, each of its queries in a transaction of its own, on the
+// leader, or on a follower with Options.FollowerReads. Neo4j reads at read-committed
+// isolation, so queries sharing a transaction saw each other's commits no less; they only
+// paid two more round trips for it.
+func (s *Store) read(ctx context.Context, what string, fn func(tx runner) error) error {
+	mode := neo4j.AccessModeWrite
+	if s.followerReads {
+		mode = neo4j.AccessModeRead
 	}
-	sess := s.session(ctx, neo4j.AccessModeRead)
-	defer sess.Close(ctx)
-	_, err := sess.ExecuteRead(ctx, func(tx neo4j.ManagedTransaction) (any, error) { return nil, fn(tx) })
+	return s.auto(ctx, what, mode, fn)
+}
+
+// writeOne runs one write statement as an auto-commit transaction: atomic as any
+// transaction, and one round trip where a managed one takes three. It returns once the
+// commit is durable, as a managed transaction's does.
+func (s *Store) writeOne(ctx context.Context, what, query string, params map[string]any) error {
+	return s.auto(ctx, what, neo4j.AccessModeWrite, func(tx runner) error {
+		return exec(ctx, tx, query, params)
+	})
+}
+
+// auto runs fn with each query an auto-commit transaction, and again after a transient
+// error (a deadlock, a leader change, a dropped connection) after a growing pause, for up to
+// retryTime, as the driver does with managed transactions: fn must be safe to run again.
+func (s *Store) auto(ctx context.Context, what string, mode neo4j.AccessMode, fn func(tx runner) error) error {
+	var err error
+	deadline := time.Now().Add(retryTime)
+	for pause := 10 * time.Millisecond; ; pause = min(2*pause, time.Second) {
+		sess := s.session(ctx, mode)
+		err = fn(autoCommit{sess})
+		sess.Close(ctx)
+		if err == nil || !neo4j.IsRetryable(err) || time.Now().Add(pause).After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return translate(err, what)
+		case <-time.After(pause):
+		}
+	}
 	return translate(err, what)
 }
 
 // collect runs one query in tx and returns all its records. query is always a constant;
 // values go in params.
-func collect(ctx context.Context, tx neo4j.ManagedTransaction, query string, params map[string]any) ([]*neo4j.Record, error) {
+func collect(ctx context.Context, tx runner, query string, params map[string]any) ([]*neo4j.Record, error) {
 	res, err := tx.Run(ctx, query, params)
 	if err != nil {
 		return nil, err
@@ -165,7 +221,7 @@ func collect(ctx context.Context, tx neo4j.ManagedTransaction, query string, par
 
 // execCount runs one query in tx for its effect and returns the changes it made (nodes,
 // relationships and labels created or deleted), for the namespace's counters.
-func execCount(ctx context.Context, tx neo4j.ManagedTransaction, query string, params map[string]any) (neo4j.Counters, error) {
+func execCount(ctx context.Context, tx runner, query string, params map[string]any) (neo4j.Counters, error) {
 	res, err := tx.Run(ctx, query, params)
 	if err != nil {
 		return nil, err
@@ -178,7 +234,7 @@ func execCount(ctx context.Context, tx neo4j.ManagedTransaction, query string, p
 }
 
 // exec runs one query in tx for its effect.
-func exec(ctx context.Context, tx neo4j.ManagedTransaction, query string, params map[string]any) error {
+func exec(ctx context.Context, tx runner, query string, params map[string]any) error {
 	res, err := tx.Run(ctx, query, params)
 	if err != nil {
 		return err

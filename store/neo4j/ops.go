@@ -50,7 +50,7 @@ func (s *Store) Queue(ctx context.Context, ns string, limit int) ([]*models.Resu
 		lim = int64(limit)
 	}
 	var out []*models.ResurfaceItem
-	err := s.read(ctx, "queue", func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "queue", func(tx runner) error {
 		recs, err := collect(ctx, tx, queue, map[string]any{"ns": ns, "limit": lim})
 		if err != nil {
 			return err
@@ -163,7 +163,7 @@ func (s *Store) FindJobRuns(ctx context.Context, job string, limit int) ([]*mode
 		lim = int64(limit)
 	}
 	var out []*models.JobRun
-	err := s.read(ctx, "find job runs", func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "find job runs", func(tx runner) error {
 		recs, err := collect(ctx, tx, findJobRuns, map[string]any{"job": optString(job), "limit": lim})
 		if err != nil {
 			return err
@@ -194,7 +194,7 @@ func (s *Store) GetState(ctx context.Context, key string) (string, error) {
 		return "", models.Invalid("key", "key is required")
 	}
 	var v string
-	err := s.read(ctx, "get state", func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "get state", func(tx runner) error {
 		recs, err := collect(ctx, tx, getState, map[string]any{"key": key})
 		if err != nil {
 			return err

@@ -141,7 +141,7 @@ func (s *Store) PruneHistory(ctx context.Context, pc models.PruneCut) (models.Pr
 func (s *Store) pruneWalk(ctx context.Context, label, ns string, cut time.Time) (int, error) {
 	params := map[string]any{"ns": ns, "cut": filterTime(cut), "after": int64(noTime), "batch": int64(pruneBatch), "top": int64(0)}
 	if label == "Event" {
-		err := s.read(ctx, "prune events", func(tx neo4j.ManagedTransaction) error {
+		err := s.read(ctx, "prune events", func(tx runner) error {
 			recs, err := collect(ctx, tx, pruneTopEvent, params)
 			if err == nil && len(recs) == 1 {
 				params["top"] = asInt64(recs[0].Values[0])
@@ -185,7 +185,7 @@ func (s *Store) pruneWalk(ctx context.Context, label, ns string, cut time.Time) 
 }
 
 // pruneDeleteKeys deletes label's nodes of params["keys"], if any, and returns how many went.
-func pruneDeleteKeys(ctx context.Context, tx neo4j.ManagedTransaction, label string, params map[string]any) (int, error) {
+func pruneDeleteKeys(ctx context.Context, tx runner, label string, params map[string]any) (int, error) {
 	if keys, _ := params["keys"].([]any); len(keys) == 0 {
 		return 0, nil
 	}
@@ -199,7 +199,7 @@ func pruneDeleteKeys(ctx context.Context, tx neo4j.ManagedTransaction, label str
 // pruneNamespacesOf lists the namespaces with nodes of label (a key of pruneNamespaces).
 func (s *Store) pruneNamespacesOf(ctx context.Context, label string) ([]string, error) {
 	var nss []string
-	err := s.read(ctx, "prune "+label, func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "prune "+label, func(tx runner) error {
 		recs, err := collect(ctx, tx, pruneNamespaces[label], nil)
 		nss = nss[:0]
 		for _, r := range recs {

@@ -65,7 +65,7 @@ func (s *Store) Reembed(ctx context.Context, ns string, to models.EmbedderIdenti
 	done, after := 0, ""
 	for {
 		var ids, texts []string
-		err := s.read(ctx, "reembed: read", func(tx neo4j.ManagedTransaction) error {
+		err := s.read(ctx, "reembed: read", func(tx runner) error {
 			recs, err := collect(ctx, tx, reembedRead, map[string]any{"ns": ns, "after": after, "n": int64(batch)})
 			if err != nil {
 				return err

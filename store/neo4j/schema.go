@@ -2,13 +2,14 @@ package neo4j
 
 import (
 	"context"
+	"strings"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
 // Index names the queries refer to.
 const (
-	textIndex   = "salience_unit_terms"
+	textIndex   = "salience_unit_ixterms"
 	vectorIndex = "salience_unit_embedding"
 )
 
@@ -29,6 +30,7 @@ var schema = []string{
 	`CREATE CONSTRAINT salience_state_key IF NOT EXISTS FOR (n:State) REQUIRE n.key IS UNIQUE`,
 	`CREATE CONSTRAINT salience_decision_key IF NOT EXISTS FOR (n:Decision) REQUIRE (n.ns, n.turn) IS UNIQUE`,
 	`CREATE CONSTRAINT salience_experiment_key IF NOT EXISTS FOR (n:Experiment) REQUIRE (n.ns, n.id) IS UNIQUE`,
+	`CREATE CONSTRAINT salience_term_key IF NOT EXISTS FOR (n:Term) REQUIRE (n.ns, n.t) IS UNIQUE`,
 	`CREATE INDEX salience_surfacing_experiment IF NOT EXISTS FOR (n:Surfacing) ON (n.ns, n.experiment)`,
 	`CREATE INDEX salience_decision_experiment IF NOT EXISTS FOR (n:Decision) ON (n.ns, n.experiment)`,
 	`CREATE INDEX salience_decision_at IF NOT EXISTS FOR (n:Decision) ON (n.ns, n.at)`,
@@ -46,10 +48,11 @@ var schema = []string{
 	`CREATE INDEX salience_event_seq IF NOT EXISTS FOR (n:Event) ON (n.ns, n.seq)`,
 	`CREATE INDEX salience_queue_ns IF NOT EXISTS FOR (n:QueueItem) ON (n.ns)`,
 	`CREATE INDEX salience_jobrun_job IF NOT EXISTS FOR (n:JobRun) ON (n.job)`,
-	// The terms are nlp.Terms of the unit's text joined by spaces: the whitespace analyzer
-	// splits them back and changes nothing else, so Lucene's BM25 scores the very terms the
-	// embedded store's BM25 does. Not eventually consistent: a committed write is searchable.
-	`CREATE FULLTEXT INDEX ` + textIndex + ` IF NOT EXISTS FOR (n:Unit) ON EACH [n.terms]
+	// A unit's ixterms are nlp.Terms of its text, each behind the namespace's token, joined by
+	// spaces (bm25.go): the whitespace analyzer splits them back and changes nothing else, so
+	// a query reads only its namespace's postings. Not eventually consistent: a committed
+	// write is searchable.
+	`CREATE FULLTEXT INDEX ` + textIndex + ` IF NOT EXISTS FOR (n:Unit) ON EACH [n.ixterms]
 		OPTIONS {indexConfig: {` + "`fulltext.analyzer`" + `: 'whitespace', ` + "`fulltext.eventually_consistent`" + `: false}}`,
 	// No fixed dimension: the embedder decides it, and a namespace's :Space node keeps it.
 	// The index answers a query only with vectors of the query's dimension. Quantization
@@ -75,7 +78,10 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	return s.migrateNoTime(ctx)
+	if err := s.migrateNoTime(ctx); err != nil {
+		return err
+	}
+	return s.migrateTextStats(ctx)
 }
 
 // noTimeProps are the optional time properties that stored the zero time as 0 before
@@ -104,7 +110,7 @@ var noTimeProps = []string{
 // Migration node records it; rerunning is harmless, only a scan).
 func (s *Store) migrateNoTime(ctx context.Context) error {
 	done := false
-	if err := s.read(ctx, "check migrations", func(tx neo4j.ManagedTransaction) error {
+	if err := s.read(ctx, "check migrations", func(tx runner) error {
 		recs, err := collect(ctx, tx, `MATCH (m:Migration {name: 'no_time'}) RETURN m.name`, nil)
 		done = len(recs) > 0
 		return err
@@ -120,5 +126,87 @@ func (s *Store) migrateNoTime(ctx context.Context) error {
 	}
 	return s.write(ctx, "migrate no_time", func(tx neo4j.ManagedTransaction) error {
 		return exec(ctx, tx, `MERGE (:Migration {name: 'no_time'})`, nil)
+	})
+}
+
+// The text statistics migration (bm25.go): a database written before them has units without
+// ixterms, no :Term counts and no unit counts on its :Space nodes.
+const (
+	textMigrated  = `MATCH (m:Migration {name: 'text_stats'}) RETURN m.name`
+	textMigrate   = `MERGE (:Migration {name: 'text_stats'})`
+	allSpaces     = `MATCH (sp:Space) RETURN sp.ns AS ns ORDER BY ns`
+	lockSpace     = `MATCH (sp:Space {ns: $ns}) SET sp.lk = NOT coalesce(sp.lk, false), sp.units = 0, sp.tlen = 0`
+	clearTerms    = `MATCH (t:Term {ns: $ns}) DETACH DELETE t`
+	readUnitTerms = `MATCH (u:Unit {ns: $ns}) WHERE u.id > $after
+		RETURN u.id AS id, coalesce(u.terms, '') AS terms ORDER BY id LIMIT $batch`
+	setIxTerms  = `UNWIND $rows AS r MATCH (u:Memory {ns: $ns, id: r.id}) SET u.ixterms = r.ix`
+	dropOldText = `DROP INDEX salience_unit_terms IF EXISTS`
+)
+
+// migrateTextStats builds the text statistics of every namespace once per database (a
+// Migration node records it), each namespace in one transaction under its write lock, so a
+// replica writing meanwhile waits and then counts on top; and drops the full-text index of
+// before, which read every namespace's postings.
+func (s *Store) migrateTextStats(ctx context.Context) error {
+	done := false
+	var spaces []string
+	if err := s.read(ctx, "check migrations", func(tx runner) error {
+		recs, err := collect(ctx, tx, textMigrated, nil)
+		if done = len(recs) > 0; err != nil || done {
+			return err
+		}
+		recs, err = collect(ctx, tx, allSpaces, nil)
+		spaces = spaces[:0]
+		for _, r := range recs {
+			ns, _ := r.Values[0].(string)
+			spaces = append(spaces, ns)
+		}
+		return err
+	}); err != nil || done {
+		return err
+	}
+	for _, ns := range spaces {
+		if err := s.write(ctx, "migrate text_stats", func(tx neo4j.ManagedTransaction) error {
+			if err := exec(ctx, tx, lockSpace, map[string]any{"ns": ns}); err != nil {
+				return err
+			}
+			if err := exec(ctx, tx, clearTerms, map[string]any{"ns": ns}); err != nil {
+				return err
+			}
+			var c termCounts
+			for after := ""; ; {
+				recs, err := collect(ctx, tx, readUnitTerms, map[string]any{"ns": ns, "after": after, "batch": int64(maxListParam)})
+				if err != nil {
+					return err
+				}
+				rows := make([]map[string]any, 0, len(recs))
+				for _, r := range recs {
+					id, _ := r.Values[0].(string)
+					ts, _ := r.Values[1].(string)
+					terms := strings.Fields(ts)
+					c.add(terms)
+					rows = append(rows, map[string]any{"id": id, "ix": ixTerms(ns, terms)})
+					after = id
+				}
+				if err := exec(ctx, tx, setIxTerms, map[string]any{"ns": ns, "rows": rows}); err != nil {
+					return err
+				}
+				if len(recs) < maxListParam {
+					break
+				}
+			}
+			return countTerms(ctx, tx, ns, &c, 1)
+		}); err != nil {
+			return err
+		}
+	}
+	// Schema and data cannot share a transaction.
+	if err := s.write(ctx, "migrate text_stats", func(tx neo4j.ManagedTransaction) error {
+		return exec(ctx, tx, dropOldText, nil)
+	}); err != nil {
+		return err
+	}
+	return s.write(ctx, "migrate text_stats", func(tx neo4j.ManagedTransaction) error {
+		return exec(ctx, tx, textMigrate, nil)
 	})
 }

@@ -3,7 +3,6 @@ package neo4j
 import (
 	"context"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -13,51 +12,25 @@ import (
 	"github.com/salience-ai/salience/nlp"
 )
 
-// searchText asks the full-text index and keeps the namespace's units. Lucene's statistics
-// (document frequencies, average length) span the whole index, every namespace: the one
-// place where scores differ from the embedded store's per-namespace BM25 beyond the BM25
-// variant. Ties go to the smaller id, as in the embedded store.
-const searchText = `CALL db.index.fulltext.queryNodes('` + textIndex + `', $query) YIELD node, score
-	WHERE node.ns = $ns
-	RETURN node.id AS id, score ORDER BY score DESC, id ASC LIMIT $k`
-
-// countUnits is how many documents Lucene's statistics come from: the units of every
-// namespace (Neo4j's count store answers it without a scan).
-const countUnits = `MATCH (n:Unit) RETURN count(n) AS n`
-
-// luceneQuery turns analysed terms into a Lucene query: each term a quoted phrase (with the
-// whitespace analyzer, one term), OR'ed. A term repeated in the query is repeated in the
-// query, so it counts once per occurrence, as in the embedded store. Terms hold only
-// letters and digits (nlp.Tokens); quotes and backslashes are escaped all the same.
-//
-// A term that is common in general English is boosted by its general prior (below 1), so its
-// weight is Lucene's idf times the prior, as the embedded store's (index.BM25) is the
-// namespace's idf times it: filler does not decide a match here either. docs is the number
-// of documents Lucene's statistics span, which the prior fades with (nlp.Prior).
-func luceneQuery(terms []string, docs int) string {
-	var b strings.Builder
-	for i, t := range terms {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteByte('"')
-		for _, r := range t {
-			if r == '"' || r == '\\' {
-				b.WriteByte('\\')
-			}
-			b.WriteRune(r)
-		}
-		b.WriteByte('"')
-		if g := nlp.Prior(t, docs); g < 1 {
-			// Lucene refuses a negative boost and a zero one drops the term's score.
-			b.WriteString("^" + strconv.FormatFloat(max(g, 1e-4), 'f', 4, 64))
-		}
+// searchText reads, in one round trip, the namespace's statistics for the query's terms and
+// the candidates Lucene proposes from the namespace's postings (bm25.go), each with its
+// analysed terms for the score.
+const searchText = `OPTIONAL MATCH (sp:Space {ns: $ns})
+	CALL () {
+		UNWIND $terms AS t
+		OPTIONAL MATCH (x:Term {ns: $ns, t: t})
+		RETURN collect(coalesce(x.df, 0)) AS dfs
 	}
-	return b.String()
-}
+	CALL () {
+		CALL db.index.fulltext.queryNodes('` + textIndex + `', $query, {limit: $n}) YIELD node
+		WHERE node.ns = $ns
+		RETURN collect([node.id, node.terms]) AS cands
+	}
+	RETURN coalesce(sp.units, 0) AS units, coalesce(sp.tlen, 0) AS tlen, dfs, cands`
 
-// SearchText returns the top k indexed units of ns by BM25 over the terms nlp.Terms makes of
-// the query (Lucene's BM25 through Neo4j's full-text index). EINVALID when k < 1.
+// SearchText returns the top k indexed units of ns by the namespace's BM25 over the terms
+// nlp.Terms makes of the query (bm25.go): Lucene proposes, the namespace's statistics score.
+// EINVALID when k < 1.
 func (s *Store) SearchText(ctx context.Context, ns, query string, k int) ([]models.Hit, error) {
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
@@ -69,25 +42,46 @@ func (s *Store) SearchText(ctx context.Context, ns, query string, k int) ([]mode
 	if len(terms) == 0 {
 		return nil, nil
 	}
+	q := newTextQuery(terms)
 	var hits []models.Hit
-	err := s.read(ctx, "search text", func(tx neo4j.ManagedTransaction) error {
-		recs, err := collect(ctx, tx, countUnits, nil)
+	err := s.read(ctx, "search text", func(tx runner) error {
+		recs, err := collect(ctx, tx, searchText, textParams(ns, q, k))
 		if err != nil {
 			return err
 		}
-		docs := 0
-		if len(recs) == 1 {
-			n, _ := recs[0].Values[0].(int64)
-			docs = int(n)
-		}
-		recs, err = collect(ctx, tx, searchText, map[string]any{"ns": ns, "query": luceneQuery(terms, docs), "k": int64(k)})
-		if err != nil {
-			return err
-		}
-		hits, err = hitRecords(recs, false)
-		return err
+		hits = textHits(q, recs[0].Values, k)
+		return nil
 	})
 	return hits, err
+}
+
+// textParams are searchText's parameters.
+func textParams(ns string, q textQuery, k int) map[string]any {
+	return map[string]any{"ns": ns, "terms": q.terms, "query": q.lucene(ns), "n": int64(max(candidateFactor*k, 20))}
+}
+
+// textHits scores searchText's answer: units, tlen, dfs, cands.
+func textHits(q textQuery, v []any, k int) []models.Hit {
+	st := textStats{}
+	st.units, _ = v[0].(int64)
+	st.tlen, _ = v[1].(int64)
+	dfs, _ := v[2].([]any)
+	for _, d := range dfs {
+		n, _ := d.(int64)
+		st.df = append(st.df, n)
+	}
+	rows, _ := v[3].([]any)
+	cands := make([]textCandidate, 0, len(rows))
+	for _, r := range rows {
+		pair, _ := r.([]any)
+		if len(pair) != 2 {
+			continue
+		}
+		id, _ := pair[0].(string)
+		ts, _ := pair[1].(string)
+		cands = append(cands, textCandidate{id: id, terms: strings.Fields(ts)})
+	}
+	return q.score(st, cands, k)
 }
 
 func hitRecords(recs []*neo4j.Record, similarity bool) ([]models.Hit, error) {
@@ -159,7 +153,7 @@ func (s *Store) SearchVector(ctx context.Context, ns string, vec []float32, k in
 		return nil, models.Invalid("vector", "the query vector has a NaN or infinite component")
 	}
 	var hits []models.Hit
-	err = s.read(ctx, "search vector", func(tx neo4j.ManagedTransaction) error {
+	err = s.read(ctx, "search vector", func(tx runner) error {
 		params := map[string]any{"ns": ns, "vec": encVector(q), "k": int64(k)}
 		for n := max(overfetch*k, minCandidates); n <= maxCandidates; n *= growth {
 			params["n"] = int64(n)
@@ -228,7 +222,7 @@ const recordEmbedder = `MATCH (sp:Space {ns: $ns}) WHERE sp.dims = $dims AND coa
 // ("" when the vectors predate recorded names) and size.
 func (s *Store) Embedders(ctx context.Context) (map[string]models.EmbedderIdentity, error) {
 	out := map[string]models.EmbedderIdentity{}
-	err := s.read(ctx, "embedders", func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "embedders", func(tx runner) error {
 		recs, err := collect(ctx, tx, vectorDims, nil)
 		if err != nil {
 			return err

@@ -3,6 +3,7 @@ package neo4j
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/nlp"
 	"github.com/salience-ai/salience/store/storetest"
 )
 
@@ -39,8 +41,10 @@ func openTestStore(t *testing.T) *Store {
 
 const wipeAll = `MATCH (n) DETACH DELETE n`
 
-// nodesOfNamespace counts a namespace's nodes under any label: its :Space, and the others.
-const nodesOfNamespace = `MATCH (n) WHERE n.ns = $ns RETURN n:Space AS space, count(*) AS n`
+// nodesOfNamespace counts a namespace's nodes under any label: its :Space, its :Term nodes
+// (the text statistics), and the others.
+const nodesOfNamespace = `MATCH (n) WHERE n.ns = $ns
+	RETURN CASE WHEN n:Space THEN 'space' WHEN n:Term THEN 'term' ELSE 'other' END AS kind, count(*) AS n`
 
 func wipe(t *testing.T, s *Store) {
 	t.Helper()
@@ -89,7 +93,7 @@ func TestNeo4j(t *testing.T) {
 			return s
 		})
 		var left []*neo4j.Record
-		err := s.read(context.Background(), "left", func(tx neo4j.ManagedTransaction) error {
+		err := s.read(context.Background(), "left", func(tx runner) error {
 			var err error
 			left, err = collect(context.Background(), tx, nodesOfNamespace, map[string]any{"ns": "suite"})
 			return err
@@ -97,13 +101,18 @@ func TestNeo4j(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The suite made the namespace anew with one memory: its node and its :Space.
-		got := map[bool]int64{}
+		// The suite made the namespace anew with one memory: its node, its :Space, and a :Term
+		// for each of its terms.
+		got := map[string]int64{}
 		for _, r := range left {
-			got[r.Values[0].(bool)] += r.Values[1].(int64)
+			got[r.Values[0].(string)] += r.Values[1].(int64)
 		}
-		if len(got) != 2 || got[true] != 1 || got[false] != 1 {
-			t.Fatalf("nodes of the deleted and recreated namespace (true: its :Space): %v; want one of each", got)
+		terms := map[string]bool{}
+		for _, t := range nlp.Terms("a fresh start") { // the content storetest gives it
+			terms[t] = true
+		}
+		if want := map[string]int64{"space": 1, "other": 1, "term": int64(len(terms))}; !maps.Equal(got, want) {
+			t.Fatalf("nodes of the deleted and recreated namespace: %v; want %v", got, want)
 		}
 	})
 	t.Run("Reembed", func(t *testing.T) { testReembed(t, s) })

@@ -85,7 +85,7 @@ type conversationJSON struct {
 }
 
 // RecordSurfacings stores the surfacings of one turn and the conversation's new state
-// (state may be nil) in one transaction, and counts each surfacing on its memory.
+// (state may be nil) in one transaction (one statement), and counts each surfacing on its memory.
 // ECONFLICT when a surfacing id exists.
 func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, state *models.ConversationState) error {
 	seen := map[[2]string]bool{}
@@ -150,14 +150,14 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 	for i, k := range order {
 		bumpRows[i] = bumps[k]
 	}
-	return s.write(ctx, "record surfacings", func(tx neo4j.ManagedTransaction) error {
-		// An id that exists fails the uniqueness constraint: ECONFLICT, all rolled back.
-		var st any
-		if stateParams != nil {
-			st = stateParams
-		}
-		return exec(ctx, tx, recordTurn, map[string]any{"rows": rows, "bumps": bumpRows, "state": st})
-	})
+	// An id that exists fails the uniqueness constraint: ECONFLICT, all rolled back. One
+	// statement, so one auto-commit transaction: recall's record is one round trip, and it
+	// returns once the commit is durable, so a surfacing id recall hands out is never lost.
+	var st any
+	if stateParams != nil {
+		st = stateParams
+	}
+	return s.writeOne(ctx, "record surfacings", recordTurn, map[string]any{"rows": rows, "bumps": bumpRows, "state": st})
 }
 
 func cmpString(a, b string) int {
@@ -181,7 +181,7 @@ func (s *Store) GetSurfacing(ctx context.Context, ns, id string) (*models.Surfac
 		return nil, err
 	}
 	var out []*models.Surfacing
-	err := s.read(ctx, "get surfacing", func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "get surfacing", func(tx runner) error {
 		recs, err := collect(ctx, tx, getSurfacing, map[string]any{"ns": ns, "id": id})
 		if err != nil {
 			return err
@@ -224,7 +224,7 @@ var findSurfacingsQueries = [2][2]string{
 // FindSurfacings lists surfacings matching f, oldest first unless f.Desc.
 func (s *Store) FindSurfacings(ctx context.Context, f models.SurfacingFilter) ([]*models.Surfacing, error) {
 	var out []*models.Surfacing
-	err := s.read(ctx, "find surfacings", func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "find surfacings", func(tx runner) error {
 		var err error
 		out, err = findSurfacings(ctx, tx, f)
 		return err
@@ -232,7 +232,7 @@ func (s *Store) FindSurfacings(ctx context.Context, f models.SurfacingFilter) ([
 	return out, err
 }
 
-func findSurfacings(ctx context.Context, tx neo4j.ManagedTransaction, f models.SurfacingFilter) ([]*models.Surfacing, error) {
+func findSurfacings(ctx context.Context, tx runner, f models.SurfacingFilter) ([]*models.Surfacing, error) {
 	all := 1
 	if f.Namespace != "" {
 		if err := models.ValidateNamespace(f.Namespace); err != nil {
@@ -274,7 +274,7 @@ func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.Con
 	}
 	var text string
 	found := false
-	err := s.read(ctx, "get conversation", func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "get conversation", func(tx runner) error {
 		recs, err := collect(ctx, tx, getConversation, map[string]any{"ns": ns, "id": id})
 		if err != nil {
 			return err
@@ -372,7 +372,7 @@ func (s *Store) CountEvents(ctx context.Context, f models.EventFilter) ([]models
 		after = f.AfterSeq
 	}
 	var out []models.EventTally
-	err := s.read(ctx, "count events", func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "count events", func(tx runner) error {
 		recs, err := collect(ctx, tx, countEventsQueries[all], map[string]any{"ns": optString(f.Namespace),
 			"since": optTime(f.Since), "until": optTime(f.Until), "after": after})
 		if err != nil {
@@ -413,7 +413,7 @@ func (s *Store) FindEvents(ctx context.Context, f models.EventFilter) ([]*models
 		limit = int64(f.Limit)
 	}
 	var out []*models.Event
-	err := s.read(ctx, "find events", func(tx neo4j.ManagedTransaction) error {
+	err := s.read(ctx, "find events", func(tx runner) error {
 		order := 0
 		if f.BySeq {
 			order = 1

@@ -44,6 +44,8 @@ func Run(t *testing.T, open func(t *testing.T) models.Store) {
 		{"SearchText", testSearchText},
 		{"FillerNeverDecides", testFillerNeverDecides},
 		{"SearchVector", testSearchVector},
+		{"TenantScores", testTenantScores},
+		{"ReadTurn", testReadTurn},
 		{"Neighbors", testNeighbors},
 		{"StrongestNeighbors", testStrongestNeighbors},
 		{"ScanEdges", testScanEdges},
