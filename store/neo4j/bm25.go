@@ -202,17 +202,5 @@ func (q textQuery) score(st textStats, cands []textCandidate, k int) []models.Hi
 			out = append(out, models.Hit{ID: c.id, Score: s, Norm: info})
 		}
 	}
-	slices.SortFunc(out, func(a, b models.Hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	if len(out) > k {
-		out = out[:k]
-	}
-	return out
+	return bestHits(out, k)
 }

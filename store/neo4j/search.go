@@ -197,19 +197,7 @@ func vectorHits(rows []any, k int) []models.Hit {
 		score, _ := pair[1].(float64)
 		out = append(out, models.Hit{ID: id, Score: cosine(score)})
 	}
-	slices.SortFunc(out, func(a, b models.Hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	if len(out) > k {
-		out = out[:k]
-	}
-	return out
+	return bestHits(out, k)
 }
 
 const vectorDims = `MATCH (sp:Space) WHERE sp.dims > 0 RETURN sp.ns AS ns, sp.dims AS dims, coalesce(sp.embedder, '') AS embedder`
@@ -248,4 +236,18 @@ func (s *Store) RecordEmbedder(ctx context.Context, ns string, id models.Embedde
 	return s.write(ctx, "record embedder", func(tx neo4j.ManagedTransaction) error {
 		return exec(ctx, tx, recordEmbedder, map[string]any{"ns": ns, "dims": int64(id.Dims), "embedder": id.Name})
 	})
+}
+
+// bestHits sorts hits best first (ties by id, so the order is stable) and keeps the first k.
+func bestHits(out []models.Hit, k int) []models.Hit {
+	slices.SortFunc(out, func(a, b models.Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out[:min(len(out), k)]
 }
