@@ -622,3 +622,34 @@ func FuzzParseSpec(f *testing.F) {
 		}
 	})
 }
+
+// endWatcher is the store, with a hook that runs once, as a run's end is recorded.
+type endWatcher struct {
+	*sqlite.Store
+	ended func()
+}
+
+func (w *endWatcher) RecordJobRun(ctx context.Context, run *models.JobRun) error {
+	if f := w.ended; run.Finished && f != nil {
+		w.ended = nil
+		f()
+	}
+	return w.Store.RecordJobRun(ctx, run)
+}
+
+// TestAJobIsFreeOnceItsEndIsRecorded: whoever reads a run as ended — a script polling the job
+// runs, as the resurfacing test does — may start the job again at once: no 409 for a run
+// that has finished.
+func TestAJobIsFreeOnceItsEndIsRecorded(t *testing.T) {
+	var c counter
+	w := &endWatcher{Store: openStore(t)}
+	s := newScheduler(t, w, "A", newClock(), c.job("count", "A"))
+	var again error
+	w.ended = func() { _, again = s.Trigger(context.Background(), "count") }
+	if _, err := s.Tick(context.Background(), "count"); err != nil {
+		t.Fatal(err)
+	}
+	if again != nil {
+		t.Fatalf("starting the job as its end is recorded: %v (code %s)", again, code(again))
+	}
+}

@@ -179,6 +179,14 @@ func (x *execution) execute() {
 	case err != nil:
 		rec.Error = err.Error()
 	}
+	// The job is free before its end is recorded: whoever reads the run as ended may start it
+	// again at once (a job run's record appearing finished used to precede this by a moment,
+	// and a run started in it got 409).
+	x.out = *rec
+	s.mu.Lock()
+	x.e.running = nil
+	x.e.busy = false
+	s.mu.Unlock()
 	rctx, rcancel := context.WithTimeout(context.Background(), storeTimeout)
 	if rerr := s.store.RecordJobRun(rctx, rec); rerr != nil {
 		s.log.Error("jobs: recording a run", "job", name, "run", rec.ID, "error", rerr)
@@ -191,12 +199,6 @@ func (x *execution) execute() {
 	}
 	level("jobs: run ended", "job", name, "run", rec.ID, "items", rec.Items, "finished", rec.Finished,
 		"error", rec.Error, "duration", rec.End.Sub(rec.Start).String())
-
-	x.out = *rec
-	s.mu.Lock()
-	x.e.running = nil
-	x.e.busy = false
-	s.mu.Unlock()
 }
 
 func (x *execution) final() *models.JobRun {
