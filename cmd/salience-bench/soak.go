@@ -523,6 +523,8 @@ func (c *soakClient) call(ctx context.Context, route, method, url string, body, 
 	data, err := io.ReadAll(res.Body)
 	d := time.Since(start)
 	switch {
+	case err != nil && ctx.Err() != nil:
+		return false // the run ended while the answer was read: not the server's error
 	case err != nil:
 		st.add(d, res.StatusCode, "reading the body: "+err.Error())
 		return false

@@ -104,6 +104,7 @@ func kill9Stream(t *testing.T, p *process, acks *kill9Acks, round int, afterReca
 		writes, recalls sync.WaitGroup
 		pause           atomic.Bool // writers, reporters and recall caller 1 stop
 		armed           atomic.Bool // the next recall answered with results kills p
+		marker          string      // what the armed recalls search for, set before armed
 		kill            sync.Once
 		killErr         error
 		killed          = make(chan struct{})
@@ -145,16 +146,16 @@ func kill9Stream(t *testing.T, p *process, acks *kill9Acks, round int, afterReca
 		wg.Go(func() {
 			for i := 0; ctx.Err() == nil && (c == 0 || !pause.Load()); i++ {
 				req := api.RecallRequest{ConversationID: fmt.Sprintf("c%d-%d", c, i%3), TurnID: fmt.Sprintf("r%d-c%d-t%d", round, c, i), Limit: 4}
-				if armed.Load() {
-					// A conversation of its own: in the three used so far, the reporters'
-					// dismissals may by now hold back every memory a topic finds.
-					req.ConversationID = fmt.Sprintf("armed-%d-%d", round, i)
-				}
 				if c == 0 {
 					req.Mode, req.Query = "search", kill9Topics[i%3]
 				} else {
 					req.Mode, req.ThresholdPolicy = "ambient", "fixed:0"
 					req.Messages = []api.Message{{Speaker: "user", Content: "what about " + kill9Topics[i%3] + "?"}}
+				}
+				if armed.Load() {
+					// A memory nobody was shown yet, in a conversation of its own: the
+					// reporters' dismissals may by now hold back every memory a topic finds.
+					req.ConversationID, req.Query = fmt.Sprintf("armed-%d-%d", round, i), marker
 				}
 				var out api.RecallResponse
 				if !kill9Post(ctx, p.base, kill9NS+"/recall", req, &out) {
@@ -238,6 +239,15 @@ func kill9Stream(t *testing.T, p *process, acks *kill9Acks, round int, afterReca
 	if afterRecall {
 		pause.Store(true)
 		writes.Wait()
+		marker = fmt.Sprintf("marker of round %d: a quokka juggling teacups", round)
+		mark := api.CreateMemoriesRequest{Memories: []api.MemoryInput{{Kind: "fact", Content: marker}}}
+		var marked api.CreateMemoriesResponse
+		if !kill9Post(ctx, p.base, kill9NS+"/memories", mark, &marked) {
+			t.Fatal("writing the armed recalls' memory failed")
+		}
+		acks.mu.Lock()
+		acks.memories = append(acks.memories, kill9Memory{marked.Memories[0].ID, marker})
+		acks.mu.Unlock()
 		armed.Store(true)
 	} else {
 		doKill()
