@@ -49,6 +49,7 @@ func TestMeasureScaling(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[int]bool{}
 	inFlight, peak := 0, map[int]int{} // peak in-flight calls by block
+	waitUntil := map[int]time.Time{}   // by block: how long its calls may wait for n at once
 	// A CPU clock the calls move: 1 ms for each call at concurrency 1, 2 ms for each at n
 	// (its blocks are 1, 2, 5, 6 of 0–7: the rounds alternate).
 	var clock atomic.Int64
@@ -63,7 +64,23 @@ func TestMeasureScaling(t *testing.T) {
 		seen[i] = true
 		inFlight++
 		peak[i/calls] = max(peak[i/calls], inFlight)
+		if _, ok := waitUntil[b]; !ok {
+			waitUntil[b] = time.Now().Add(time.Second)
+		}
+		deadline := waitUntil[b]
 		mu.Unlock()
+		// In a block meant to run n at once, its first calls wait (a second at most, for the
+		// whole block) until n are in flight, so a loaded machine's scheduling cannot hide the
+		// concurrency.
+		for (b/2)%2 != b%2 && time.Now().Before(deadline) {
+			mu.Lock()
+			reached := peak[b] >= n
+			mu.Unlock()
+			if reached {
+				break
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
 		time.Sleep(2 * time.Millisecond)
 		mu.Lock()
 		inFlight--
