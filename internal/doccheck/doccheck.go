@@ -320,27 +320,13 @@ func Citations(root string, files []string) ([]Anchor, error) {
 
 // Links returns the section links of Markdown files, their targets relative to root.
 func Links(root string, files []string) ([]Anchor, error) {
-	var out []Anchor
-	for _, path := range files {
-		lines, err := Lines(path)
-		if err != nil {
-			return nil, err
+	return proseMatches(root, files, linkRE, func(rel string, m []string) Anchor {
+		target := rel
+		if m[1] != "" {
+			target = filepath.Clean(filepath.Join(filepath.Dir(rel), m[1]))
 		}
-		rel, _ := filepath.Rel(root, path)
-		for _, l := range lines {
-			if l.Code {
-				continue
-			}
-			for _, m := range linkRE.FindAllStringSubmatch(l.Text, -1) {
-				target := rel
-				if m[1] != "" {
-					target = filepath.Clean(filepath.Join(filepath.Dir(rel), m[1]))
-				}
-				out = append(out, Anchor{From: fmt.Sprintf("%s:%d", rel, l.Number), File: filepath.ToSlash(target), Anchor: m[2]})
-			}
-		}
-	}
-	return out, nil
+		return Anchor{File: filepath.ToSlash(target), Anchor: m[2]}
+	})
 }
 
 // fileLinkRE finds Markdown links and images to a file of the repository: not a URL, not a
@@ -349,6 +335,15 @@ var fileLinkRE = regexp.MustCompile(`\]\(([^)#\s:]+)(?:#[^)]*)?\)`)
 
 // FileLinks returns the files the Markdown files link to, relative to root.
 func FileLinks(root string, files []string) ([]Anchor, error) {
+	return proseMatches(root, files, fileLinkRE, func(rel string, m []string) Anchor {
+		return Anchor{File: filepath.ToSlash(filepath.Clean(filepath.Join(filepath.Dir(rel), m[1])))}
+	})
+}
+
+// proseMatches returns an Anchor for each match of re in the Markdown files' lines outside
+// code blocks, made by anchor from the file's path relative to root and the match, with
+// From set to where it stands.
+func proseMatches(root string, files []string, re *regexp.Regexp, anchor func(rel string, m []string) Anchor) ([]Anchor, error) {
 	var out []Anchor
 	for _, path := range files {
 		lines, err := Lines(path)
@@ -360,9 +355,10 @@ func FileLinks(root string, files []string) ([]Anchor, error) {
 			if l.Code {
 				continue
 			}
-			for _, m := range fileLinkRE.FindAllStringSubmatch(l.Text, -1) {
-				target := filepath.Clean(filepath.Join(filepath.Dir(rel), m[1]))
-				out = append(out, Anchor{From: fmt.Sprintf("%s:%d", rel, l.Number), File: filepath.ToSlash(target)})
+			for _, m := range re.FindAllStringSubmatch(l.Text, -1) {
+				a := anchor(rel, m)
+				a.From = fmt.Sprintf("%s:%d", rel, l.Number)
+				out = append(out, a)
 			}
 		}
 	}
