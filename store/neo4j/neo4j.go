@@ -72,6 +72,9 @@ type Store struct {
 	bookmarks     neo4j.BookmarkManager
 	followerReads bool
 	trips         atomic.Int64 // round trips made (RoundTrips)
+	// nsVectors: the server filters its vector index by namespace inside the search
+	// (Neo4j 2026.02 and later; schema.go), so a search reads only its namespace's vectors.
+	nsVectors bool
 }
 
 var _ models.Store = (*Store)(nil)

@@ -2,6 +2,7 @@ package neo4j
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -11,6 +12,9 @@ import (
 const (
 	textIndex   = "salience_unit_ixterms"
 	vectorIndex = "salience_unit_embedding"
+	// nsVectorIndex is vectorIndex with the namespace as a filter property, for servers that
+	// filter inside the vector search (Neo4j 2026.02 and later): it replaces vectorIndex there.
+	nsVectorIndex = "salience_unit_embedding_ns"
 )
 
 // schema is created at every start; IF NOT EXISTS makes each statement idempotent, so
@@ -54,21 +58,75 @@ var schema = []string{
 	// write is searchable.
 	`CREATE FULLTEXT INDEX ` + textIndex + ` IF NOT EXISTS FOR (n:Unit) ON EACH [n.ixterms]
 		OPTIONS {indexConfig: {` + "`fulltext.analyzer`" + `: 'whitespace', ` + "`fulltext.eventually_consistent`" + `: false}}`,
-	// No fixed dimension: the embedder decides it, and a namespace's :Space node keeps it.
-	// The index answers a query only with vectors of the query's dimension. Quantization
-	// off: quantized scores are off by ~3e-4 and rank near-ties differently from the
-	// embedded store; re-reading the vectors to score them exactly costs more than the
-	// search (16 ms for 160 candidates of 256 dimensions).
-	`CREATE VECTOR INDEX ` + vectorIndex + ` IF NOT EXISTS FOR (n:Unit) ON n.embedding
-		OPTIONS {indexConfig: {` + "`vector.similarity_function`" + `: 'cosine', ` + "`vector.quantization.enabled`" + `: false}}`,
+}
+
+// vectorIndexOptions: no fixed dimension: the embedder decides it, and a namespace's :Space
+// node keeps it; the index answers a query only with vectors of the query's dimension.
+// Quantization off: quantized scores are off by ~3e-4 and rank near-ties differently from
+// the embedded store; re-reading the vectors to score them exactly costs more than the
+// search (16 ms for 160 candidates of 256 dimensions).
+const vectorIndexOptions = ` OPTIONS {indexConfig: {` + "`vector.similarity_function`" + `: 'cosine', ` + "`vector.quantization.enabled`" + `: false}}`
+
+// The vector index: where the server filters inside a vector search (nsVectors), the
+// index carries the namespace as a filter property, so a search reads only its namespace's
+// vectors whatever the others hold, and the older shared index is dropped (a second index
+// on the same vectors would double every write's cost). Elsewhere (Neo4j 5) the one index is
+// shared and searches filter afterwards (search.go).
+var vectorSchema = map[bool][]string{ // by nsVectors
+	false: {`CREATE VECTOR INDEX ` + vectorIndex + ` IF NOT EXISTS FOR (n:Unit) ON n.embedding` + vectorIndexOptions},
+	true: {
+		`CYPHER 25 CREATE VECTOR INDEX ` + nsVectorIndex + ` IF NOT EXISTS FOR (n:Unit) ON n.embedding WITH [n.ns]` + vectorIndexOptions,
+		`DROP INDEX ` + vectorIndex + ` IF EXISTS`,
+	},
+}
+
+// filtersVectors reports whether a Neo4j kernel version filters inside a vector search:
+// the SEARCH clause's in-index filters are generally available from 2026.02. Versions are
+// "5.26.14" (Neo4j 5) or calendar ones such as "2026.08.1"; anything else reads as no.
+func filtersVectors(version string) bool {
+	parts := strings.SplitN(version, ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	year, err1 := strconv.Atoi(parts[0])
+	month, err2 := strconv.Atoi(strings.TrimRightFunc(parts[1], func(r rune) bool { return r < '0' || r > '9' }))
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return year > 2026 || year == 2026 && month >= 2
+}
+
+// serverVersion returns the Neo4j kernel's version, "" when the server does not say.
+func (s *Store) serverVersion(ctx context.Context) (string, error) {
+	var version string
+	err := s.read(ctx, "server version", func(tx runner) error {
+		recs, err := collect(ctx, tx, `CALL dbms.components() YIELD name, versions WHERE name = 'Neo4j Kernel' RETURN versions[0]`, nil)
+		if err == nil && len(recs) > 0 {
+			version, _ = recs[0].Values[0].(string)
+		}
+		return err
+	})
+	return version, err
 }
 
 // ensureSchema creates what is missing and waits for the indexes to be online. Schema
 // statements cannot share a transaction with data, so each runs on its own.
 func (s *Store) ensureSchema(ctx context.Context) error {
+	version, err := s.serverVersion(ctx)
+	if err != nil {
+		return err
+	}
+	s.nsVectors = filtersVectors(version)
 	for i := range schema {
 		if err := s.write(ctx, "create schema", func(tx neo4j.ManagedTransaction) error {
 			return exec(ctx, tx, schema[i], nil)
+		}); err != nil {
+			return err
+		}
+	}
+	for i := range vectorSchema[s.nsVectors] {
+		if err := s.write(ctx, "create schema", func(tx neo4j.ManagedTransaction) error {
+			return exec(ctx, tx, vectorSchema[s.nsVectors][i], nil)
 		}); err != nil {
 			return err
 		}

@@ -116,6 +116,20 @@ const (
 		}
 		RETURN dims, seen, hits`
 
+	// searchVectorNS is searchVector where the index filters by namespace inside the search
+	// (nsVectorIndex): it reads only this namespace's vectors and returns its $n best (or all
+	// it has), so one query always answers. $n is the same overfetch as searchVector's
+	// first ask, for the same approximate recall and ties settled as the embedded store does.
+	searchVectorNS = `CYPHER 25 OPTIONAL MATCH (sp:Space {ns: $ns})
+		WITH coalesce(sp.dims, 0) AS dims
+		CALL (dims) {
+			WITH dims WHERE dims = size($vec)
+			MATCH (u:Unit)
+			SEARCH u IN (VECTOR INDEX ` + nsVectorIndex + ` FOR $vec WHERE u.ns = $ns LIMIT $n) SCORE AS score
+			RETURN collect([u.id, score]) AS hits
+		}
+		RETURN dims, hits`
+
 	// searchVectorExact scores every unit of the namespace: the fallback when the namespace
 	// is a small part of a big index and the approximate search keeps finding others'.
 	searchVectorExact = `MATCH (u:Unit {ns: $ns}) WHERE u.embedding IS NOT NULL
@@ -155,6 +169,20 @@ func (s *Store) SearchVector(ctx context.Context, ns string, vec []float32, k in
 	var hits []models.Hit
 	err = s.read(ctx, "search vector", func(tx runner) error {
 		params := map[string]any{"ns": ns, "vec": encVector(q), "k": int64(k)}
+		if s.nsVectors {
+			params["n"] = int64(max(overfetch*k, minCandidates))
+			recs, err := collect(ctx, tx, searchVectorNS, params)
+			if err != nil {
+				return err
+			}
+			dims, _ := recs[0].Values[0].(int64)
+			rows, _ := recs[0].Values[1].([]any)
+			if dims != 0 && dims != int64(len(q)) {
+				return models.Invalid("vector", "the query vector has %d dimensions; namespace %s uses %d", len(q), ns, dims)
+			}
+			hits = vectorHits(rows, k)
+			return nil
+		}
 		for n := max(overfetch*k, minCandidates); n <= maxCandidates; n *= growth {
 			params["n"] = int64(n)
 			recs, err := collect(ctx, tx, searchVector, params)

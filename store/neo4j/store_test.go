@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -83,6 +84,7 @@ func TestNeo4j(t *testing.T) {
 	})
 	t.Run("VectorDimensions", func(t *testing.T) { testVectorDimensions(t, s) })
 	t.Run("VectorSmallNamespace", func(t *testing.T) { testVectorSmallNamespace(t, s) })
+	t.Run("VectorIndexes", func(t *testing.T) { testVectorIndexes(t, s) })
 	t.Run("DropNamespace", func(t *testing.T) { testDropNamespace(t, s) })
 	t.Run("DeleteNamespaceSmallBatches", func(t *testing.T) {
 		// Batches of two nodes, and then no node of the deleted namespace under any label.
@@ -190,6 +192,7 @@ func testVectorSmallNamespace(t *testing.T, s *Store) {
 	defer func(n int) { maxCandidates = n }(maxCandidates)
 	for _, limit := range []int{20000, 60} { // widening finds them; so does the exact scan
 		maxCandidates = limit
+		trips := s.RoundTrips()
 		hits, err := s.SearchVector(ctx, "small", []float32{1, 0, 0}, 2)
 		if err != nil {
 			t.Fatal(err)
@@ -197,6 +200,52 @@ func testVectorSmallNamespace(t *testing.T, s *Store) {
 		if len(hits) != 2 || hits[0].ID != "far" || hits[1].ID != "farther" ||
 			math.Abs(hits[0].Score) > 1e-6 || math.Abs(hits[1].Score-(-1/math.Sqrt(1.01))) > 1e-4 {
 			t.Fatalf("maxCandidates %d: hits %v, want far (cos 0) then farther (cos −0.995)", limit, hits)
+		}
+		// Where the index filters by namespace, the others' 120 vectors cost nothing: one
+		// query answers. On Neo4j 5 the shared index is asked again, wider, then scanned.
+		switch n := s.RoundTrips() - trips; {
+		case s.nsVectors && n != 1:
+			t.Fatalf("maxCandidates %d: %d round trips with the namespace-filtered index, want 1", limit, n)
+		case !s.nsVectors && n < 2:
+			t.Fatalf("maxCandidates %d: %d round trips with the shared index, want the widening's 2 or more", limit, n)
+		}
+	}
+}
+
+// testVectorIndexes: the server's vector indexes are the one its version calls for: the
+// namespace-filtered index where the server filters inside a vector search, the shared
+// one elsewhere, never both.
+func testVectorIndexes(t *testing.T, s *Store) {
+	ctx := context.Background()
+	var got []string
+	err := s.read(ctx, "vector indexes", func(tx runner) error {
+		recs, err := collect(ctx, tx, `SHOW VECTOR INDEXES YIELD name, properties RETURN name, properties ORDER BY name`, nil)
+		for _, r := range recs {
+			got = append(got, fmt.Sprintln(r.Values...))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{vectorIndex + " [embedding]\n"}
+	if s.nsVectors {
+		want = []string{nsVectorIndex + " [embedding ns]\n"}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("vector indexes %q, want %q", got, want)
+	}
+	t.Logf("server filters vector searches by namespace: %v", s.nsVectors)
+}
+
+func TestFiltersVectors(t *testing.T) {
+	for v, want := range map[string]bool{
+		"5.26.14": false, "5.27.0-aura": false, "2025.12.1": false, "2026.01.4": false,
+		"2026.02.0": true, "2026.08.1": true, "2027.01.0": true, "2026.10-aura": true,
+		"": false, "dev": false, "2026": false, "x.y.z": false,
+	} {
+		if got := filtersVectors(v); got != want {
+			t.Errorf("filtersVectors(%q) = %v, want %v", v, got, want)
 		}
 	}
 }
