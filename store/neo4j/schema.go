@@ -69,16 +69,17 @@ const vectorIndexOptions = ` OPTIONS {indexConfig: {` + "`vector.similarity_func
 
 // The vector index: where the server filters inside a vector search (nsVectors), the
 // index carries the namespace as a filter property, so a search reads only its namespace's
-// vectors whatever the others hold, and the older shared index is dropped (a second index
-// on the same vectors would double every write's cost). Elsewhere (Neo4j 5) the one index is
-// shared and searches filter afterwards (search.go).
-var vectorSchema = map[bool][]string{ // by nsVectors
-	false: {`CREATE VECTOR INDEX ` + vectorIndex + ` IF NOT EXISTS FOR (n:Unit) ON n.embedding` + vectorIndexOptions},
-	true: {
-		`CYPHER 25 CREATE VECTOR INDEX ` + nsVectorIndex + ` IF NOT EXISTS FOR (n:Unit) ON n.embedding WITH [n.ns]` + vectorIndexOptions,
-		`DROP INDEX ` + vectorIndex + ` IF EXISTS`,
-	},
+// vectors whatever the others hold. Elsewhere (Neo4j 5) the one index is shared and searches
+// filter afterwards (search.go).
+var vectorSchema = map[bool]string{ // by nsVectors
+	false: `CREATE VECTOR INDEX ` + vectorIndex + ` IF NOT EXISTS FOR (n:Unit) ON n.embedding` + vectorIndexOptions,
+	true:  `CYPHER 25 CREATE VECTOR INDEX ` + nsVectorIndex + ` IF NOT EXISTS FOR (n:Unit) ON n.embedding WITH [n.ns]` + vectorIndexOptions,
 }
+
+// dropSharedVectors drops the shared vector index once the namespace-filtered one is online
+// (a database that began on Neo4j 5): a second index on the same vectors would double every
+// write's cost, and until then the servers of the earlier version still search it.
+const dropSharedVectors = `DROP INDEX ` + vectorIndex + ` IF EXISTS`
 
 // filtersVectors reports whether a Neo4j kernel version filters inside a vector search:
 // the SEARCH clause's in-index filters are generally available from 2026.02. Versions are
@@ -124,17 +125,22 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 			return err
 		}
 	}
-	for i := range vectorSchema[s.nsVectors] {
-		if err := s.write(ctx, "create schema", func(tx neo4j.ManagedTransaction) error {
-			return exec(ctx, tx, vectorSchema[s.nsVectors][i], nil)
-		}); err != nil {
-			return err
-		}
+	if err := s.write(ctx, "create schema", func(tx neo4j.ManagedTransaction) error {
+		return exec(ctx, tx, vectorSchema[s.nsVectors], nil)
+	}); err != nil {
+		return err
 	}
 	if err := s.write(ctx, "await indexes", func(tx neo4j.ManagedTransaction) error {
 		return exec(ctx, tx, `CALL db.awaitIndexes(300)`, nil)
 	}); err != nil {
 		return err
+	}
+	if s.nsVectors {
+		if err := s.write(ctx, "drop the shared vector index", func(tx neo4j.ManagedTransaction) error {
+			return exec(ctx, tx, dropSharedVectors, nil)
+		}); err != nil {
+			return err
+		}
 	}
 	if err := s.migrateNoTime(ctx); err != nil {
 		return err
