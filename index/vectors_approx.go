@@ -334,22 +334,6 @@ func (v *Vectors) firstThreshold(q1 query1, keep int, sc *scratch) (t float32, f
 	return jthBest(sample, j), true
 }
 
-// gatherRows copies rows row(0), …, row(n−1) of plane (stride bytes a row) into dst, one
-// after another, prefetching prefetchAhead rows ahead: the rows lie at random, and a copy
-// that waited out each one's cache miss in turn cost about 40 ns a row.
-func gatherRows(dst, plane []byte, stride, n int, row func(i int) int) {
-	for i := range min(n, prefetchAhead) {
-		prefetchRow(plane, stride, row(i))
-	}
-	for i := range n {
-		if i+prefetchAhead < n {
-			prefetchRow(plane, stride, row(i+prefetchAhead))
-		}
-		r := row(i)
-		copy(dst[i*stride:(i+1)*stride], plane[r*stride:(r+1)*stride])
-	}
-}
-
 // jthBest returns the j-th best (1-based, 1 ≤ j ≤ len(s)) of s, reordering s: a quickselect
 // on the values, or for a small j, the j best kept in order as s is read (jthBestSmall).
 func jthBest[F float32 | float64](s []F, j int) F {
@@ -546,19 +530,3 @@ const (
 	sampleRun     = 8
 	selectSlack   = 8
 )
-
-// offerAll offers every row of scores to h.
-func offerAll(h *topK, scores []float32) {
-	for r, s := range scores {
-		offerOne(h, int32(r), s)
-	}
-}
-
-// offerOne offers one row, with a cheap pre-check against the current worst kept that keeps
-// most rows out of the heap.
-func offerOne(h *topK, r int32, s float32) {
-	if len(h.heap) == h.k && float64(s) < h.heap[0].score {
-		return
-	}
-	h.offer(r, float64(s))
-}

@@ -41,9 +41,6 @@ func NewPolicies(name string, params decay.Params, settings SettingsSource, log 
 	return &Policies{def: def, params: params, settings: settings, log: log}, nil
 }
 
-// Default returns the configured default policy.
-func (p *Policies) Default() decay.Policy { return p.def }
-
 // For returns ns's policy. Settings that cannot be read fall back to the default (and are
 // logged): a decay policy is never worth failing a request over.
 func (p *Policies) For(ns string) decay.Policy {

@@ -3,7 +3,6 @@ package neo4j
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -86,8 +85,6 @@ func encVector(v []float32) any {
 	}
 	return out
 }
-
-func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
 // props reads a node's or relationship's property map as returned by a map projection.
 // Missing properties read as zero values; a property of the wrong type is an error.

@@ -196,8 +196,6 @@ func boolInt(b bool) int {
 	return 0
 }
 
-func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
-
 // queryAll runs a query and scans every row with scan; errors are wrapped with what.
 func queryAll[T any](ctx context.Context, q interface {
 	QueryContext(context.Context, string, ...any) (rowReader, error)
