@@ -3,6 +3,7 @@ package models
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -334,6 +335,35 @@ func ValidateStoredEdge(e *Edge, ns, field string) (*Edge, error) {
 		return nil, err
 	}
 	return &c, nil
+}
+
+// ValidateStoredConcept checks a concept written with a memory and returns a copy, its own
+// aliases, with its name normalized and its namespace set to ns when empty. One function,
+// so SQLite and Neo4j refuse the same concepts with the same fields.
+func ValidateStoredConcept(c *Concept, ns, field string) (*Concept, error) {
+	if c == nil {
+		return nil, Invalid(field, "concept is missing")
+	}
+	cc := *c
+	cc.Aliases = slices.Clone(c.Aliases)
+	cc.Name = NormalizeConcept(c.Name)
+	if cc.Namespace == "" {
+		cc.Namespace = ns
+	}
+	switch {
+	case cc.Namespace != ns:
+		return nil, Invalid(field+".namespace", "concept of another namespace")
+	case cc.Name == "":
+		return nil, Invalid(field+".name", "concept name is empty")
+	case cc.Kind == "":
+		return nil, Invalid(field+".kind", "concept kind is required")
+	case cc.Mentions < 0:
+		return nil, Invalid(field+".mentions", "mentions must not be negative")
+	}
+	if err := errors.Join(CheckStoredTime(field+".first_seen", cc.FirstSeen), CheckStoredTime(field+".last_seen", cc.LastSeen)); err != nil {
+		return nil, err
+	}
+	return &cc, nil
 }
 
 // CheckStoredTime fails when t is set and outside the times a store can hold.

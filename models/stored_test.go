@@ -6,6 +6,42 @@ import (
 	"time"
 )
 
+// TestValidateStoredConcept: the concept checks both stores share, each failure naming its
+// field; a valid concept comes back as a normalized copy that owns its aliases.
+func TestValidateStoredConcept(t *testing.T) {
+	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	ok := Concept{Name: "  Berlin ", Kind: ConceptEntity, Aliases: []string{"BER"}, FirstSeen: t0}
+	with := func(f func(*Concept)) *Concept { c := ok; f(&c); return &c }
+	for _, tc := range []struct {
+		name, field string // field "" = valid
+		c           *Concept
+		msg         string
+	}{
+		{"missing", "concepts[0]", nil, "concept is missing"},
+		{"other namespace", "concepts[0].namespace", with(func(c *Concept) { c.Namespace = "other" }), "concept of another namespace"},
+		{"empty name", "concepts[0].name", with(func(c *Concept) { c.Name = " ?! " }), "concept name is empty"},
+		{"no kind", "concepts[0].kind", with(func(c *Concept) { c.Kind = "" }), "concept kind is required"},
+		{"negative mentions", "concepts[0].mentions", with(func(c *Concept) { c.Mentions = -1 }), "mentions must not be negative"},
+		{"time out of range", "concepts[0].last_seen", with(func(c *Concept) { c.LastSeen = time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC) }), ""},
+	} {
+		_, err := ValidateStoredConcept(tc.c, "ns", "concepts[0]")
+		if ErrorCode(err) != EINVALID || ErrorField(err) != tc.field || (tc.msg != "" && ErrorMessage(err) != tc.msg) {
+			t.Errorf("%s: error %v (field %q), want EINVALID on %q: %q", tc.name, err, ErrorField(err), tc.field, tc.msg)
+		}
+	}
+	got, err := ValidateStoredConcept(&ok, "ns", "concepts[0]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "berlin" || got.Namespace != "ns" || got.Kind != ConceptEntity || !got.FirstSeen.Equal(t0) {
+		t.Fatalf("got %+v, want berlin in ns", got)
+	}
+	got.Aliases[0] = "changed"
+	if ok.Aliases[0] != "BER" || ok.Name != "  Berlin " {
+		t.Fatalf("the caller's concept changed: %+v", ok)
+	}
+}
+
 // TestValidateStoredEdge: the edge checks both stores share, each failure naming its field.
 func TestValidateStoredEdge(t *testing.T) {
 	ok := Edge{From: "m1", To: "c:x", Type: EdgeMentions, Weight: 0.3}

@@ -2,16 +2,14 @@ package neo4j
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
-	"github.com/salience-ai/salience/index"
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/nlp"
+	"github.com/salience-ai/salience/store/batch"
 )
 
 // memoryProps is what a :Memory node stores. Lists of lists and structs are JSON text;
@@ -117,68 +115,31 @@ type nsWrite struct {
 	conceptAt map[string]int // concept id → its row in concepts
 }
 
-// prepare validates a batch and groups it by namespace, in the order namespaces appear.
-// ECONFLICT when an id repeats within the batch.
+// prepare checks a batch (batch.Prepare) and groups it by namespace, in the order
+// namespaces appear. ECONFLICT when an id repeats within the batch.
 func prepare(writes []*models.MemoryWrite) ([]*nsWrite, error) {
+	prep, ids, err := batch.Prepare(writes)
+	if err != nil {
+		return nil, err
+	}
 	var out []*nsWrite
 	byNS := map[string]*nsWrite{}
 	seen := map[[2]string]bool{}
-	for i, w := range writes {
-		f := fmt.Sprintf("writes[%d]", i)
-		if w == nil || w.Memory == nil {
-			return nil, models.Invalid(f+".memory", "memory is missing")
-		}
-		m := w.Memory
-		if err := models.ValidateStoredMemory(m, f+".memory"); err != nil {
-			return nil, err
-		}
-		if m.ParentID != "" {
-			return nil, models.Invalid(f+".memory.parent_id", "a chunk cannot be written without its parent")
-		}
-		if m.ChunkCount != len(w.Chunks) {
-			return nil, models.Invalid(f+".memory.chunk_count", "chunk_count is %d but %d chunks were given", m.ChunkCount, len(w.Chunks))
-		}
-		ns := m.Namespace
+	for _, w := range prep {
+		ns := w.Namespace
 		p := byNS[ns]
 		if p == nil {
-			p = &nsWrite{ns: ns}
+			p = &nsWrite{ns: ns, dims: ids[ns].Dims, embedder: ids[ns].Name}
 			byNS[ns] = p
 			out = append(out, p)
 		}
 		p.parents++
-		for j, um := range append([]*models.Memory{m}, w.Chunks...) {
-			uf := f + ".memory"
-			if j > 0 {
-				uf = fmt.Sprintf("%s.chunks[%d]", f, j-1)
-				if err := models.ValidateStoredMemory(um, uf); err != nil {
-					return nil, err
-				}
-				if um.ParentID != m.ID || um.Namespace != ns || um.ChunkCount != 0 {
-					return nil, models.Invalid(uf+".parent_id", "a chunk must belong to its memory's namespace, name it as parent and have no chunks")
-				}
+		for _, c := range w.Units {
+			if seen[[2]string{ns, c.ID}] {
+				return nil, conflict("memory %s appears twice in the batch", c.ID)
 			}
-			if seen[[2]string{ns, um.ID}] {
-				return nil, conflict("memory %s appears twice in the batch", um.ID)
-			}
-			seen[[2]string{ns, um.ID}] = true
-			c := *um
-			if len(c.Embedding) > 0 {
-				v, err := index.Normalize(c.Embedding)
-				if err != nil {
-					return nil, models.Invalid(uf+".embedding", "embedding has a NaN or infinite component")
-				}
-				if p.dims != 0 && p.dims != len(v) {
-					return nil, models.Invalid(uf+".embedding", "embedding has %d dimensions, others in the batch %d", len(v), p.dims)
-				}
-				if w.Embedder != "" && p.embedder != "" && w.Embedder != p.embedder {
-					return nil, models.Invalid(f+".embedder", "embedder %s differs from %s of others in the batch", w.Embedder, p.embedder)
-				}
-				c.Embedding, p.dims = v, len(v)
-				if w.Embedder != "" {
-					p.embedder = w.Embedder
-				}
-			}
-			row := map[string]any{"p": memoryProps(&c), "meta": metaProps(&c), "unit": c.Indexed(), "terms": nil, "ix": nil}
+			seen[[2]string{ns, c.ID}] = true
+			row := map[string]any{"p": memoryProps(c), "meta": metaProps(c), "unit": c.Indexed(), "terms": nil, "ix": nil}
 			if c.Indexed() {
 				terms := nlp.Terms(c.Content)
 				row["terms"], row["ix"] = strings.Join(terms, " "), ixTerms(ns, terms)
@@ -187,19 +148,10 @@ func prepare(writes []*models.MemoryWrite) ([]*nsWrite, error) {
 			p.units = append(p.units, row)
 			p.ids = append(p.ids, c.ID)
 		}
-		for j, c := range w.Concepts {
-			cf := fmt.Sprintf("%s.concepts[%d]", f, j)
-			row, err := conceptRow(c, ns, cf)
-			if err != nil {
-				return nil, err
-			}
-			p.addConcept(row)
+		for _, c := range w.Concepts {
+			p.addConcept(conceptRow(c))
 		}
-		for j, e := range w.Edges {
-			ec, err := models.ValidateStoredEdge(e, ns, fmt.Sprintf("%s.edges[%d]", f, j))
-			if err != nil {
-				return nil, err
-			}
+		for _, ec := range w.Edges {
 			p.edges = append(p.edges, map[string]any{"from": ec.From, "to": ec.To, "rt": relType(ec.Type), "type": string(ec.Type), "p": edgeProps(ec)})
 		}
 	}
@@ -234,30 +186,9 @@ func (p *nsWrite) addConcept(row map[string]any) {
 	old["last"] = max(old["last"].(int64), row["last"].(int64))
 }
 
-// conceptRow validates a written concept and returns its parameters: the normalized name,
-// its node id, and the values the upsert merges.
-func conceptRow(c *models.Concept, ns, field string) (map[string]any, error) {
-	if c == nil {
-		return nil, models.Invalid(field, "concept is missing")
-	}
-	cc := *c
-	cc.Name = models.NormalizeConcept(c.Name)
-	if cc.Namespace == "" {
-		cc.Namespace = ns
-	}
-	switch {
-	case cc.Namespace != ns:
-		return nil, models.Invalid(field+".namespace", "concept of another namespace")
-	case cc.Name == "":
-		return nil, models.Invalid(field+".name", "concept name is empty")
-	case cc.Kind == "":
-		return nil, models.Invalid(field+".kind", "concept kind is required")
-	case cc.Mentions < 0:
-		return nil, models.Invalid(field+".mentions", "mentions must not be negative")
-	}
-	if err := errors.Join(models.CheckStoredTime(field+".first_seen", cc.FirstSeen), models.CheckStoredTime(field+".last_seen", cc.LastSeen)); err != nil {
-		return nil, err
-	}
+// conceptRow is the parameters of a checked concept (models.ValidateStoredConcept): its
+// node id, and the values the upsert merges.
+func conceptRow(cc *models.Concept) map[string]any {
 	first, last := cc.FirstSeen, cc.LastSeen
 	if first.IsZero() {
 		first = last
@@ -274,7 +205,7 @@ func conceptRow(c *models.Concept, ns, field string) (map[string]any, error) {
 	return map[string]any{
 		"id": models.ConceptPrefix + cc.Name, "name": cc.Name, "kind": string(cc.Kind), "aliases": aliases,
 		"add": int64(max(cc.Mentions, 1)), "first": encTime(first), "last": encTime(last),
-	}, nil
+	}
 }
 
 const (

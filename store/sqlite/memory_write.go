@@ -7,11 +7,13 @@ import (
 	"fmt"
 
 	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/nlp"
+	"github.com/salience-ai/salience/store/batch"
 	"github.com/salience-ai/salience/store/memindex"
 )
 
 // The writes of memories: CreateMemories (with their chunks, concepts and edges) and
-// DeleteMemory. Validation is in memory_validate.go, the row codec in memory_row.go.
+// DeleteMemory. Validation is store/batch's, the row codec in memory_row.go.
 
 // CreateMemories writes the batch in one transaction: memories, chunks, concepts (upserted:
 // Mentions grows by the written concept's Mentions, at least 1; FirstSeen, Kind and existing
@@ -22,33 +24,32 @@ func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite
 	if len(writes) == 0 {
 		return nil
 	}
-	prep, dims, err := prepareWrites(writes)
+	prep, dims, err := batch.Prepare(writes)
 	if err != nil {
 		return err
 	}
+	units := indexUnits(prep)
 	return s.write(ctx, "create memories", func(tx *wtx) (func(), error) {
 		nsDims, err := fixDims(ctx, tx, dims)
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range prep {
-			for _, u := range p.units {
-				if _, err := tx.ExecContext(ctx, insertMemory.sql, insertMemory.bind(&memoryRow{m: *u.M})...); err != nil {
-					if isConstraintUnique(err) {
-						return nil, models.Errorf(models.ECONFLICT, "memory %s exists", u.M.ID)
-					}
-					return nil, fmt.Errorf("insert memory %s: %w", u.M.ID, err)
+		for _, u := range units {
+			if _, err := tx.ExecContext(ctx, insertMemory.sql, insertMemory.bind(&memoryRow{m: *u.M})...); err != nil {
+				if isConstraintUnique(err) {
+					return nil, models.Errorf(models.ECONFLICT, "memory %s exists", u.M.ID)
 				}
-				if u.M.SurfaceCount != 0 || !u.M.LastSurfaced.IsZero() {
-					if err := putSurfaced(ctx, tx, u.M); err != nil {
-						return nil, fmt.Errorf("insert memory %s: %w", u.M.ID, err)
-					}
+				return nil, fmt.Errorf("insert memory %s: %w", u.M.ID, err)
+			}
+			if u.M.SurfaceCount != 0 || !u.M.LastSurfaced.IsZero() {
+				if err := putSurfaced(ctx, tx, u.M); err != nil {
+					return nil, fmt.Errorf("insert memory %s: %w", u.M.ID, err)
 				}
 			}
 		}
 		var merged []*models.Concept
 		for _, p := range prep {
-			for _, c := range p.concepts {
+			for _, c := range p.Concepts {
 				m, err := upsertConcept(ctx, tx, c)
 				if err != nil {
 					return nil, err
@@ -58,7 +59,7 @@ func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite
 		}
 		var created []*models.Edge
 		for _, p := range prep {
-			for _, e := range p.edges {
+			for _, e := range p.Edges {
 				res, err := tx.ExecContext(ctx, insertEdge.sql, insertEdge.bind(e)...)
 				if err != nil {
 					return nil, fmt.Errorf("insert edge: %w", err)
@@ -68,14 +69,24 @@ func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite
 				}
 			}
 		}
-		return func() {
-			var units []memindex.Unit
-			for _, p := range prep {
-				units = append(units, p.units...)
-			}
-			s.mem.Create(units, nsDims, merged, created)
-		}, nil
+		return func() { s.mem.Create(units, nsDims, merged, created) }, nil
 	})
+}
+
+// indexUnits is what the in-memory indexes take of a prepared batch: every memory and chunk,
+// with the terms of those searched, found before the write lock is taken.
+func indexUnits(prep []batch.Write) []memindex.Unit {
+	var units []memindex.Unit
+	for _, w := range prep {
+		for _, m := range w.Units {
+			u := memindex.Unit{M: m}
+			if m.Indexed() {
+				u.Terms = nlp.Terms(m.Content)
+			}
+			units = append(units, u)
+		}
+	}
+	return units
 }
 
 // fixDims checks each namespace's embedding dimension and embedder against the batch and
