@@ -39,6 +39,25 @@ type EmbedderIdentity struct {
 	Dims int
 }
 
+// Admit returns the identity of a namespace holding cur's vectors once a batch of b's
+// vectors (Dims 0: none; Name "": not given) joins it: a namespace without vectors takes the
+// batch's, one whose vectors predate recorded names takes the batch's name. EINVALID when
+// the sizes or the names differ.
+func (cur EmbedderIdentity) Admit(ns string, b EmbedderIdentity) (EmbedderIdentity, error) {
+	switch {
+	case b.Dims == 0:
+	case cur.Dims == 0:
+		return b, nil
+	case cur.Dims != b.Dims:
+		return cur, Invalid("embedding", "embedding has %d dimensions; namespace %s uses %d", b.Dims, ns, cur.Dims)
+	case b.Name != "" && cur.Name != "" && cur.Name != b.Name:
+		return cur, Invalid("embedding", "embedding made by %s; namespace %s holds vectors of %s", b.Name, ns, cur.Name)
+	case b.Name != "" && cur.Name == "":
+		return EmbedderIdentity{Name: b.Name, Dims: cur.Dims}, nil
+	}
+	return cur, nil
+}
+
 // SurfacingFilter selects surfacings. Zero fields do not filter.
 type SurfacingFilter struct {
 	Namespace      string

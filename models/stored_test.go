@@ -230,3 +230,36 @@ func TestMemoryFilterCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbedderIdentityAdmit: how a batch's vectors join a namespace's, as both stores
+// record it; a mismatch names the embedding with the sizes or names at odds.
+func TestEmbedderIdentityAdmit(t *testing.T) {
+	e1, e2 := EmbedderIdentity{Name: "e1", Dims: 384}, EmbedderIdentity{Name: "e2", Dims: 384}
+	for _, tc := range []struct {
+		name    string
+		cur, b  EmbedderIdentity
+		want    EmbedderIdentity
+		wantErr string // "" = admitted
+	}{
+		{"no vectors in the batch", e1, EmbedderIdentity{}, e1, ""},
+		{"no vectors in the batch, none stored", EmbedderIdentity{}, EmbedderIdentity{}, EmbedderIdentity{}, ""},
+		{"first vectors", EmbedderIdentity{}, e1, e1, ""},
+		{"first vectors, no name", EmbedderIdentity{Name: "old"}, EmbedderIdentity{Dims: 8}, EmbedderIdentity{Dims: 8}, ""},
+		{"same embedder", e1, e1, e1, ""},
+		{"batch names none", e1, EmbedderIdentity{Dims: 384}, e1, ""},
+		{"vectors from before names", EmbedderIdentity{Dims: 384}, e1, e1, ""},
+		{"other size", e1, EmbedderIdentity{Name: "e1", Dims: 768}, e1, "embedding has 768 dimensions; namespace ns uses 384"},
+		{"other embedder", e1, e2, e1, "embedding made by e2; namespace ns holds vectors of e1"},
+	} {
+		got, err := tc.cur.Admit("ns", tc.b)
+		if tc.wantErr == "" {
+			if err != nil || got != tc.want {
+				t.Errorf("%s: Admit = %+v, %v; want %+v", tc.name, got, err, tc.want)
+			}
+			continue
+		}
+		if ErrorCode(err) != EINVALID || ErrorField(err) != "embedding" || ErrorMessage(err) != tc.wantErr {
+			t.Errorf("%s: error %v, want EINVALID on embedding: %q", tc.name, err, tc.wantErr)
+		}
+	}
+}

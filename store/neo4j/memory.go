@@ -107,8 +107,7 @@ type nsWrite struct {
 	units    []map[string]any // memory and chunk rows: {p: props, meta: props, unit: bool, terms, ix}
 	counts   termCounts       // the indexed units' terms, for the namespace's text statistics
 	parents  int64
-	dims     int
-	embedder string // the batch's embedder name for this namespace; "" when not given
+	vectors  models.EmbedderIdentity // of the batch's vectors in this namespace (batch.Prepare)
 	concepts []map[string]any
 	edges    []map[string]any
 
@@ -129,7 +128,7 @@ func prepare(writes []*models.MemoryWrite) ([]*nsWrite, error) {
 		ns := w.Namespace
 		p := byNS[ns]
 		if p == nil {
-			p = &nsWrite{ns: ns, dims: ids[ns].Dims, embedder: ids[ns].Name}
+			p = &nsWrite{ns: ns, vectors: ids[ns]}
 			byNS[ns] = p
 			out = append(out, p)
 		}
@@ -284,23 +283,16 @@ func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite
 			}
 			dims, _ := recs[0].Values[0].(int64)
 			name, _ := recs[0].Values[1].(string)
-			record := false // the batch's name becomes the namespace's
-			switch {
-			case p.dims == 0:
-			case dims == 0:
-				dims, record = int64(p.dims), p.embedder != ""
-			case dims != int64(p.dims):
-				return models.Invalid("embedding", "embedding has %d dimensions; namespace %s uses %d", p.dims, p.ns, dims)
-			case p.embedder != "" && name != "" && name != p.embedder:
-				return models.Invalid("embedding", "embedding made by %s; namespace %s holds vectors of %s", p.embedder, p.ns, name)
-			case p.embedder != "" && name == "":
-				record = true
+			next, err := models.EmbedderIdentity{Name: name, Dims: int(dims)}.Admit(p.ns, p.vectors)
+			if err != nil {
+				return err
 			}
-			if record {
-				if err := exec(ctx, tx, nameSpace, map[string]any{"ns": p.ns, "embedder": p.embedder}); err != nil {
+			if next.Name != "" && next.Name != name { // countSpace records the dimension
+				if err := exec(ctx, tx, nameSpace, map[string]any{"ns": p.ns, "embedder": next.Name}); err != nil {
 					return err
 				}
 			}
+			dims = int64(next.Dims)
 			// Lists go in slices of maxListParam rows (see GetConcepts).
 			for part := range slices.Chunk(p.ids, maxListParam) {
 				recs, err = collect(ctx, tx, existingMemories, map[string]any{"ns": p.ns, "ids": part})

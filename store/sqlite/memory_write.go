@@ -89,9 +89,8 @@ func indexUnits(prep []batch.Write) []memindex.Unit {
 	return units
 }
 
-// fixDims checks each namespace's embedding dimension and embedder against the batch and
-// records them for namespaces that had none; it returns the dimension of every namespace of
-// the batch. A namespace whose vectors predate recorded names takes the batch's name.
+// fixDims admits the batch's vectors to each namespace (models.EmbedderIdentity.Admit) and
+// records what changes; it returns the dimension of every namespace of the batch.
 func fixDims(ctx context.Context, tx *wtx, batch map[string]models.EmbedderIdentity) (map[string]int, error) {
 	out := make(map[string]int, len(batch))
 	for ns, b := range batch {
@@ -105,19 +104,16 @@ func fixDims(ctx context.Context, tx *wtx, batch map[string]models.EmbedderIdent
 			cur = b
 		case err != nil:
 			return nil, err
-		case b.Dims == 0:
-		case cur.Dims == 0:
-			if _, err := tx.ExecContext(ctx, `UPDATE namespaces SET dims = ?, embedder = ? WHERE ns = ?`, b.Dims, b.Name, ns); err != nil {
+		default:
+			next, err := cur.Admit(ns, b)
+			if err != nil {
 				return nil, err
 			}
-			cur = b
-		case cur.Dims != b.Dims:
-			return nil, models.Invalid("embedding", "embedding has %d dimensions; namespace %s uses %d", b.Dims, ns, cur.Dims)
-		case b.Name != "" && cur.Name != "" && cur.Name != b.Name:
-			return nil, models.Invalid("embedding", "embedding made by %s; namespace %s holds vectors of %s", b.Name, ns, cur.Name)
-		case b.Name != "" && cur.Name == "":
-			if _, err := tx.ExecContext(ctx, `UPDATE namespaces SET embedder = ? WHERE ns = ?`, b.Name, ns); err != nil {
-				return nil, err
+			if next != cur {
+				if _, err := tx.ExecContext(ctx, `UPDATE namespaces SET dims = ?, embedder = ? WHERE ns = ?`, next.Dims, next.Name, ns); err != nil {
+					return nil, err
+				}
+				cur = next
 			}
 		}
 		out[ns] = cur.Dims
