@@ -75,6 +75,16 @@ type SurfacingFilter struct {
 	Brief bool
 }
 
+// Check validates f as every store reads it and returns the number of surfacings it asks for.
+func (f *SurfacingFilter) Check() (limit int, err error) {
+	if f.Namespace != "" {
+		if err := ValidateNamespace(f.Namespace); err != nil {
+			return 0, err
+		}
+	}
+	return defaultLimit(f.Limit, 1000)
+}
+
 // EventFilter selects engagement events. Zero fields do not filter.
 type EventFilter struct {
 	Namespace    string
@@ -84,6 +94,32 @@ type EventFilter struct {
 	BySeq    bool
 	AfterSeq int64
 	Limit    int // 0 = all
+}
+
+// Check validates f as every store reads it.
+func (f *EventFilter) Check() error {
+	if f.Namespace != "" {
+		if err := ValidateNamespace(f.Namespace); err != nil {
+			return err
+		}
+	}
+	return ValidateLimit(f.Limit)
+}
+
+// ValidateLimit checks the limit of a listing whose 0 stands for all rows (or a default).
+func ValidateLimit(limit int) error {
+	if limit < 0 {
+		return Invalid("limit", "limit must not be negative")
+	}
+	return nil
+}
+
+// defaultLimit is limit, or def when limit is 0.
+func defaultLimit(limit, def int) (int, error) {
+	if limit == 0 {
+		return def, nil
+	}
+	return limit, ValidateLimit(limit)
 }
 
 // EventTally is how many events of one type, implicit or not, matched a filter.

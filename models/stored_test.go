@@ -2,6 +2,7 @@ package models
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -260,6 +261,46 @@ func TestEmbedderIdentityAdmit(t *testing.T) {
 		}
 		if ErrorCode(err) != EINVALID || ErrorField(err) != "embedding" || ErrorMessage(err) != tc.wantErr {
 			t.Errorf("%s: error %v, want EINVALID on embedding: %q", tc.name, err, tc.wantErr)
+		}
+	}
+}
+
+// TestFilterChecks: the listing filters' checks both stores run, and the limits they stand for.
+func TestFilterChecks(t *testing.T) {
+	bad := strings.Repeat("n", 200) // a namespace ValidateNamespace refuses
+	if err := ValidateNamespace(bad); err == nil {
+		t.Fatal("the bad namespace is valid")
+	}
+	for _, tc := range []struct {
+		name      string
+		check     func() (int, error)
+		want      int
+		wantField string // "" = valid
+	}{
+		{"surfacings: default", (&SurfacingFilter{}).Check, 1000, ""},
+		{"surfacings: given", (&SurfacingFilter{Namespace: "a", Limit: 7}).Check, 7, ""},
+		{"surfacings: negative", (&SurfacingFilter{Limit: -1}).Check, 0, "limit"},
+		{"surfacings: bad namespace", (&SurfacingFilter{Namespace: bad, Limit: -1}).Check, 0, "namespace"},
+		{"decisions: default", (&DecisionFilter{Namespace: "a"}).Check, 1000, ""},
+		{"decisions: given", (&DecisionFilter{Namespace: "a", Limit: 3}).Check, 3, ""},
+		{"decisions: negative", (&DecisionFilter{Namespace: "a", Limit: -1}).Check, 0, "limit"},
+		{"decisions: no namespace", (&DecisionFilter{}).Check, 0, "namespace"},
+		{"events: all", func() (int, error) { return 0, (&EventFilter{}).Check() }, 0, ""},
+		{"events: negative", func() (int, error) { return 0, (&EventFilter{Namespace: "a", Limit: -1}).Check() }, 0, "limit"},
+		{"events: bad namespace", func() (int, error) { return 0, (&EventFilter{Namespace: bad}).Check() }, 0, "namespace"},
+	} {
+		got, err := tc.check()
+		if tc.wantField == "" {
+			if err != nil || got != tc.want {
+				t.Errorf("%s: Check = %d, %v; want %d", tc.name, got, err, tc.want)
+			}
+			continue
+		}
+		if ErrorCode(err) != EINVALID || ErrorField(err) != tc.wantField {
+			t.Errorf("%s: error %v (field %q), want EINVALID on %q", tc.name, err, ErrorField(err), tc.wantField)
+		}
+		if tc.wantField == "limit" && ErrorMessage(err) != "limit must not be negative" {
+			t.Errorf("%s: message %q", tc.name, ErrorMessage(err))
 		}
 	}
 }

@@ -42,8 +42,8 @@ func (s *Store) Queue(ctx context.Context, ns string, limit int) ([]*models.Resu
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
-	if limit < 0 {
-		return nil, models.Invalid("limit", "limit must not be negative")
+	if err := models.ValidateLimit(limit); err != nil {
+		return nil, err
 	}
 	lim := noLimit
 	if limit > 0 {
@@ -155,8 +155,8 @@ func (s *Store) RecordJobRun(ctx context.Context, run *models.JobRun) error {
 
 // FindJobRuns lists the newest runs of a job ("" = all jobs), newest first (then by id).
 func (s *Store) FindJobRuns(ctx context.Context, job string, limit int) ([]*models.JobRun, error) {
-	if limit < 0 {
-		return nil, models.Invalid("limit", "limit must not be negative")
+	if err := models.ValidateLimit(limit); err != nil {
+		return nil, err
 	}
 	lim := noLimit
 	if limit > 0 {

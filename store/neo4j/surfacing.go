@@ -233,19 +233,13 @@ func (s *Store) FindSurfacings(ctx context.Context, f models.SurfacingFilter) ([
 }
 
 func findSurfacings(ctx context.Context, tx runner, f models.SurfacingFilter) ([]*models.Surfacing, error) {
+	limit, err := f.Check()
+	if err != nil {
+		return nil, err
+	}
 	all := 1
 	if f.Namespace != "" {
-		if err := models.ValidateNamespace(f.Namespace); err != nil {
-			return nil, err
-		}
 		all = 0
-	}
-	limit := f.Limit
-	switch {
-	case limit == 0:
-		limit = 1000
-	case limit < 0:
-		return nil, models.Invalid("limit", "limit must not be negative")
 	}
 	desc := 0
 	if f.Desc {
@@ -357,15 +351,12 @@ const countEventsEnd = `
 // CountEvents counts the events matching f (its order and Limit aside) by type and
 // Implicit, in the database: the metrics need the counts, not every event.
 func (s *Store) CountEvents(ctx context.Context, f models.EventFilter) ([]models.EventTally, error) {
+	if err := f.Check(); err != nil {
+		return nil, err
+	}
 	all := 1
 	if f.Namespace != "" {
-		if err := models.ValidateNamespace(f.Namespace); err != nil {
-			return nil, err
-		}
 		all = 0
-	}
-	if f.Limit < 0 {
-		return nil, models.Invalid("limit", "limit must not be negative")
 	}
 	var after any
 	if f.AfterSeq > 0 {
@@ -398,15 +389,12 @@ const noLimit = int64(1) << 62
 
 // FindEvents lists engagement events matching f, oldest first (then by id).
 func (s *Store) FindEvents(ctx context.Context, f models.EventFilter) ([]*models.Event, error) {
+	if err := f.Check(); err != nil {
+		return nil, err
+	}
 	all := 1
 	if f.Namespace != "" {
-		if err := models.ValidateNamespace(f.Namespace); err != nil {
-			return nil, err
-		}
 		all = 0
-	}
-	if f.Limit < 0 {
-		return nil, models.Invalid("limit", "limit must not be negative")
 	}
 	limit := noLimit
 	if f.Limit > 0 {

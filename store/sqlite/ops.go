@@ -36,8 +36,8 @@ func (s *Store) Queue(ctx context.Context, ns string, limit int) ([]*models.Resu
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
-	if limit < 0 {
-		return nil, models.Invalid("limit", "limit must not be negative")
+	if err := models.ValidateLimit(limit); err != nil {
+		return nil, err
 	}
 	if limit == 0 {
 		limit = -1 // SQLite: no limit
@@ -117,8 +117,8 @@ func (s *Store) RecordJobRun(ctx context.Context, run *models.JobRun) error {
 // FindJobRuns lists the runs of a job ("" = all jobs), newest first by Start then id; at
 // most limit (0 = all; EINVALID when negative).
 func (s *Store) FindJobRuns(ctx context.Context, job string, limit int) ([]*models.JobRun, error) {
-	if limit < 0 {
-		return nil, models.Invalid("limit", "limit must not be negative")
+	if err := models.ValidateLimit(limit); err != nil {
+		return nil, err
 	}
 	if limit == 0 {
 		limit = -1

@@ -192,12 +192,13 @@ func findSurfacings(ctx context.Context, q querier, f models.SurfacingFilter) ([
 
 // surfacingQuery is the SELECT of FindSurfacings for f, with its arguments and row scanner.
 func surfacingQuery(f models.SurfacingFilter) (string, []any, func(scanner) (*models.Surfacing, error), error) {
+	limit, err := f.Check()
+	if err != nil {
+		return "", nil, nil, err
+	}
 	var where []string
 	var args []any
 	if f.Namespace != "" {
-		if err := models.ValidateNamespace(f.Namespace); err != nil {
-			return "", nil, nil, err
-		}
 		where, args = append(where, "ns = ?"), append(args, f.Namespace)
 	}
 	if f.ConversationID != "" {
@@ -217,13 +218,6 @@ func surfacingQuery(f models.SurfacingFilter) (string, []any, func(scanner) (*mo
 	}
 	if f.NoOutcome {
 		where = append(where, "outcome = ''")
-	}
-	limit := f.Limit
-	switch {
-	case limit == 0:
-		limit = 1000
-	case limit < 0:
-		return "", nil, nil, models.Invalid("limit", "limit must not be negative")
 	}
 	order := "at ASC, id ASC"
 	if f.Desc {
@@ -321,12 +315,12 @@ func (s *Store) CountEvents(ctx context.Context, f models.EventFilter) ([]models
 
 // eventWhere is the WHERE clause of f's filters (all but its order and Limit).
 func eventWhere(f models.EventFilter) ([]string, []any, error) {
+	if err := f.Check(); err != nil {
+		return nil, nil, err
+	}
 	var where []string
 	var args []any
 	if f.Namespace != "" {
-		if err := models.ValidateNamespace(f.Namespace); err != nil {
-			return nil, nil, err
-		}
 		where, args = append(where, "ns = ?"), append(args, f.Namespace)
 	}
 	if !f.Since.IsZero() {
@@ -337,9 +331,6 @@ func eventWhere(f models.EventFilter) ([]string, []any, error) {
 	}
 	if f.AfterSeq > 0 {
 		where, args = append(where, "seq > ?"), append(args, f.AfterSeq)
-	}
-	if f.Limit < 0 {
-		return nil, nil, models.Invalid("limit", "limit must not be negative")
 	}
 	return where, args, nil
 }
