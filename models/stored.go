@@ -280,6 +280,33 @@ func ValidateLeaseRequest(name, holder string, ttl time.Duration, now time.Time)
 	return errors.Join(CheckStoredTime("now", now), CheckStoredTime("ttl", now.Add(ttl)))
 }
 
+// ValidateStoredExperiment checks an experiment before a store creates it: present, valid
+// (Experiment.Validate) and with times a store can hold.
+func ValidateStoredExperiment(e *Experiment) error {
+	if e == nil {
+		return Invalid("experiment", "experiment is missing")
+	}
+	if err := e.Validate(); err != nil {
+		return err
+	}
+	return errors.Join(CheckStoredTime("created_at", e.CreatedAt), CheckStoredTime("stopped_at", e.StoppedAt))
+}
+
+// ValidateReembed checks a request to re-embed namespace ns's units with the embedder to,
+// batch units a transaction.
+func ValidateReembed(ns string, to EmbedderIdentity, batch int) error {
+	if err := ValidateNamespace(ns); err != nil {
+		return err
+	}
+	if to.Dims <= 0 || batch <= 0 {
+		return Invalid("dims", "dims and batch must be positive")
+	}
+	if to.Name == "" {
+		return Invalid("embedder", "the embedder's name is required")
+	}
+	return nil
+}
+
 // ValidateStopExperiment checks a request to stop experiment id of namespace ns at at.
 func ValidateStopExperiment(ns, id string, at time.Time) error {
 	if err := ValidateNamespace(ns); err != nil {

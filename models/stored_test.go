@@ -304,3 +304,55 @@ func TestFilterChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateStoredExperiment: what a store refuses before it creates an experiment.
+func TestValidateStoredExperiment(t *testing.T) {
+	valid := func() *Experiment {
+		return &Experiment{ID: "e1", Namespace: "ns", Name: "weights", Status: ExperimentRunning, CreatedAt: time.Unix(1, 0),
+			Variants: []Variant{{Name: "control", Share: 0.5}, {Name: "b", Share: 0.5}}}
+	}
+	if err := ValidateStoredExperiment(valid()); err != nil {
+		t.Fatalf("valid experiment: %v", err)
+	}
+	late := valid()
+	late.StoppedAt = time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC)
+	noName := valid()
+	noName.Name = ""
+	for _, tc := range []struct {
+		name, field, msg string
+		e                *Experiment
+	}{
+		{"missing", "experiment", "experiment is missing", nil},
+		{"invalid (Validate)", "name", "name is required (at most 200 bytes)", noName},
+		{"stop time out of range", "stopped_at", "time 2300-01-01T00:00:00Z is outside the years 1678–2262", late},
+	} {
+		err := ValidateStoredExperiment(tc.e)
+		if ErrorCode(err) != EINVALID || ErrorField(err) != tc.field || ErrorMessage(err) != tc.msg {
+			t.Errorf("%s: error %v (field %q), want EINVALID on %q: %q", tc.name, err, ErrorField(err), tc.field, tc.msg)
+		}
+	}
+}
+
+// TestValidateReembed: a re-embedding needs a namespace, a positive size and batch, and the
+// embedder's name.
+func TestValidateReembed(t *testing.T) {
+	to := EmbedderIdentity{Name: "e1", Dims: 384}
+	if err := ValidateReembed("ns", to, 100); err != nil {
+		t.Fatalf("valid request: %v", err)
+	}
+	for _, tc := range []struct {
+		name, ns, field, msg string
+		to                   EmbedderIdentity
+		batch                int
+	}{
+		{"bad namespace", "", "namespace", "", to, 100},
+		{"no size", "ns", "dims", "dims and batch must be positive", EmbedderIdentity{Name: "e1"}, 100},
+		{"no batch", "ns", "dims", "dims and batch must be positive", to, 0},
+		{"no name", "ns", "embedder", "the embedder's name is required", EmbedderIdentity{Dims: 384}, 100},
+	} {
+		err := ValidateReembed(tc.ns, tc.to, tc.batch)
+		if ErrorCode(err) != EINVALID || ErrorField(err) != tc.field || (tc.msg != "" && ErrorMessage(err) != tc.msg) {
+			t.Errorf("%s: error %v (field %q), want EINVALID on %q: %q", tc.name, err, ErrorField(err), tc.field, tc.msg)
+		}
+	}
+}

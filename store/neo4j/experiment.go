@@ -2,7 +2,6 @@ package neo4j
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -54,13 +53,7 @@ const (
 
 // CreateExperiment stores a new experiment under the namespace's update lock.
 func (s *Store) CreateExperiment(ctx context.Context, e *models.Experiment) error {
-	if e == nil {
-		return models.Invalid("experiment", "experiment is missing")
-	}
-	if err := e.Validate(); err != nil {
-		return err
-	}
-	if err := errors.Join(models.CheckStoredTime("created_at", e.CreatedAt), models.CheckStoredTime("stopped_at", e.StoppedAt)); err != nil {
+	if err := models.ValidateStoredExperiment(e); err != nil {
 		return err
 	}
 	return s.write(ctx, "create experiment", func(tx neo4j.ManagedTransaction) error {
