@@ -382,3 +382,22 @@ type TurnReads struct {
 	Nodes, Edges    int
 	GraphStatsErr   error
 }
+
+// GetMemory is Store.GetMemory over a store's GetMemories, so both stores check and answer
+// alike: the memory or chunk id of namespace ns, ENOTFOUND when missing.
+func GetMemory(ctx context.Context, getMemories func(context.Context, string, []string) ([]*Memory, error), ns, id string) (*Memory, error) {
+	if err := ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	if err := ValidateStoredID(id, "id"); err != nil {
+		return nil, err
+	}
+	ms, err := getMemories(ctx, ns, []string{id})
+	if err != nil {
+		return nil, err
+	}
+	if len(ms) == 0 {
+		return nil, Errorf(ENOTFOUND, "memory %s not found", id)
+	}
+	return ms[0], nil
+}

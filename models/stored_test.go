@@ -1,7 +1,9 @@
 package models
 
 import (
+	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -354,5 +356,42 @@ func TestValidateReembed(t *testing.T) {
 		if ErrorCode(err) != EINVALID || ErrorField(err) != tc.field || (tc.msg != "" && ErrorMessage(err) != tc.msg) {
 			t.Errorf("%s: error %v (field %q), want EINVALID on %q: %q", tc.name, err, ErrorField(err), tc.field, tc.msg)
 		}
+	}
+}
+
+// TestGetMemory: GetMemory checks its arguments before it asks, passes the store's error on,
+// and answers ENOTFOUND when GetMemories finds nothing.
+func TestGetMemory(t *testing.T) {
+	m1 := &Memory{ID: "m1", Namespace: "ns"}
+	var asked []string
+	get := func(_ context.Context, ns string, ids []string) ([]*Memory, error) {
+		asked = append(asked, ns+"/"+strings.Join(ids, ","))
+		switch ids[0] {
+		case "m1":
+			return []*Memory{m1}, nil
+		case "broken":
+			return nil, Errorf(EUNAVAILABLE, "down")
+		}
+		return nil, nil
+	}
+	ctx := context.Background()
+	if got, err := GetMemory(ctx, get, "ns", "m1"); err != nil || got != m1 {
+		t.Fatalf("m1: %v, %v", got, err)
+	}
+	for _, tc := range []struct {
+		ns, id, code, field, msg string
+	}{
+		{"ns", "gone", ENOTFOUND, "", "memory gone not found"},
+		{"ns", "broken", EUNAVAILABLE, "", "down"},
+		{"", "m1", EINVALID, "namespace", ""},
+		{"ns", "", EINVALID, "id", "id is required"},
+	} {
+		_, err := GetMemory(ctx, get, tc.ns, tc.id)
+		if ErrorCode(err) != tc.code || ErrorField(err) != tc.field || (tc.msg != "" && ErrorMessage(err) != tc.msg) {
+			t.Errorf("%q/%q: error %v, want %s on %q: %q", tc.ns, tc.id, err, tc.code, tc.field, tc.msg)
+		}
+	}
+	if want := []string{"ns/m1", "ns/gone", "ns/broken"}; !slices.Equal(asked, want) {
+		t.Fatalf("asked %v, want %v (nothing for invalid arguments)", asked, want)
 	}
 }

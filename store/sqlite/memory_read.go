@@ -13,20 +13,7 @@ import (
 
 // GetMemory returns one memory or chunk; ENOTFOUND when missing.
 func (s *Store) GetMemory(ctx context.Context, ns, id string) (*models.Memory, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
-		return nil, err
-	}
-	if err := models.ValidateStoredID(id, "id"); err != nil {
-		return nil, err
-	}
-	ms, err := s.GetMemories(ctx, ns, []string{id})
-	if err != nil {
-		return nil, err
-	}
-	if len(ms) == 0 {
-		return nil, notFound("memory %s not found", id)
-	}
-	return ms[0], nil
+	return models.GetMemory(ctx, s.GetMemories, ns, id)
 }
 
 // GetMemories returns the memories and chunks with these ids in the order asked, skipping
