@@ -59,6 +59,20 @@ func NormalizeConcept(name string) string {
 	return b.String()
 }
 
+// ConceptNames normalizes names (NormalizeConcept) and returns each non-empty one once, in the
+// order given: the concepts a store's GetConcepts looks up.
+func ConceptNames(names []string) []string {
+	out := make([]string, 0, len(names))
+	seen := make(map[string]bool, len(names))
+	for _, n := range names {
+		if n = NormalizeConcept(n); n != "" && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // EdgeType is the kind of a graph edge.
 type EdgeType string
 

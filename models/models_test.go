@@ -3,6 +3,7 @@ package models
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -140,5 +141,17 @@ func TestResurfaceable(t *testing.T) {
 		if got := m.Resurfaceable(now); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestConceptNames: normalized, each once, in the order asked, empty names dropped.
+func TestConceptNames(t *testing.T) {
+	got := ConceptNames([]string{"Berlin", "  paris ", "?!", "berlin", "New  York", "Paris"})
+	want := []string{"berlin", "paris", "new york"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("ConceptNames = %q, want %q", got, want)
+	}
+	if got := ConceptNames(nil); len(got) != 0 {
+		t.Fatalf("ConceptNames(nil) = %q, want none", got)
 	}
 }

@@ -181,16 +181,12 @@ func (s *Store) GetConcepts(ctx context.Context, ns string, names []string) ([]*
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
-	var ids []string
-	seen := map[string]bool{}
-	for _, n := range names {
-		if n = models.NormalizeConcept(n); n != "" && !seen[n] {
-			seen[n] = true
-			ids = append(ids, models.ConceptPrefix+n)
-		}
-	}
+	ids := models.ConceptNames(names)
 	if len(ids) == 0 {
 		return nil, nil
+	}
+	for i, n := range ids {
+		ids[i] = models.ConceptPrefix + n
 	}
 	byID := map[string]*models.Concept{}
 	err := s.read(ctx, "get concepts", func(tx runner) error {

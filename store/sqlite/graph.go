@@ -58,14 +58,7 @@ func (s *Store) GetConcepts(ctx context.Context, ns string, names []string) ([]*
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
-	norm := make([]string, 0, len(names))
-	seen := make(map[string]bool, len(names))
-	for _, n := range names {
-		if n = models.NormalizeConcept(n); n != "" && !seen[n] {
-			seen[n] = true
-			norm = append(norm, n)
-		}
-	}
+	norm := models.ConceptNames(names)
 	if len(norm) == 0 {
 		return nil, nil
 	}
