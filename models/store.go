@@ -386,10 +386,7 @@ type TurnReads struct {
 // GetMemory is Store.GetMemory over a store's GetMemories, so both stores check and answer
 // alike: the memory or chunk id of namespace ns, ENOTFOUND when missing.
 func GetMemory(ctx context.Context, getMemories func(context.Context, string, []string) ([]*Memory, error), ns, id string) (*Memory, error) {
-	if err := ValidateNamespace(ns); err != nil {
-		return nil, err
-	}
-	if err := ValidateStoredID(id, "id"); err != nil {
+	if err := ValidateKey(ns, id, "id"); err != nil {
 		return nil, err
 	}
 	ms, err := getMemories(ctx, ns, []string{id})

@@ -105,6 +105,15 @@ func ValidateStoredID(id, field string) error {
 	return nil
 }
 
+// ValidateKey checks the namespace and the id (named field) of an object a store is asked
+// to read, change or delete.
+func ValidateKey(ns, id, field string) error {
+	if err := ValidateNamespace(ns); err != nil {
+		return err
+	}
+	return ValidateStoredID(id, field)
+}
+
 // ValidateStoredMeta checks the fields a transaction's PutMemory writes: a memory's learned
 // state, not its content.
 func ValidateStoredMeta(m *Memory) error {
@@ -124,10 +133,7 @@ func validateStoredKey(m *Memory) error {
 	if m == nil {
 		return Invalid("memory", "memory is missing")
 	}
-	if err := ValidateNamespace(m.Namespace); err != nil {
-		return err
-	}
-	return ValidateStoredID(m.ID, "id")
+	return ValidateKey(m.Namespace, m.ID, "id")
 }
 
 // ValidateStoredEdit checks a memory before a store writes its editable fields
@@ -309,10 +315,7 @@ func ValidateReembed(ns string, to EmbedderIdentity, batch int) error {
 
 // ValidateStopExperiment checks a request to stop experiment id of namespace ns at at.
 func ValidateStopExperiment(ns, id string, at time.Time) error {
-	if err := ValidateNamespace(ns); err != nil {
-		return err
-	}
-	if err := ValidateStoredID(id, "id"); err != nil {
+	if err := ValidateKey(ns, id, "id"); err != nil {
 		return err
 	}
 	if at.IsZero() {

@@ -395,3 +395,22 @@ func TestGetMemory(t *testing.T) {
 		t.Fatalf("asked %v, want %v (nothing for invalid arguments)", asked, want)
 	}
 }
+
+// TestValidateKey: the namespace first, then the id under the field the caller names.
+func TestValidateKey(t *testing.T) {
+	if err := ValidateKey("ns", "m1", "id"); err != nil {
+		t.Fatalf("valid key: %v", err)
+	}
+	for _, tc := range []struct {
+		ns, id, field, msg string
+	}{
+		{"", "", "namespace", ""},
+		{"ns", "", "turn_id", "id is required"},
+		{"ns", strings.Repeat("x", MaxIDBytes+1), "turn_id", "id is longer than 200 bytes"},
+	} {
+		err := ValidateKey(tc.ns, tc.id, "turn_id")
+		if ErrorCode(err) != EINVALID || ErrorField(err) != tc.field || (tc.msg != "" && ErrorMessage(err) != tc.msg) {
+			t.Errorf("%q/%q: error %v (field %q), want EINVALID on %q: %q", tc.ns, tc.id, err, ErrorField(err), tc.field, tc.msg)
+		}
+	}
+}

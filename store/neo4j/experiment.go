@@ -75,10 +75,7 @@ func (s *Store) CreateExperiment(ctx context.Context, e *models.Experiment) erro
 
 // GetExperiment returns one experiment.
 func (s *Store) GetExperiment(ctx context.Context, ns, id string) (*models.Experiment, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
-		return nil, err
-	}
-	if err := models.ValidateStoredID(id, "id"); err != nil {
+	if err := models.ValidateKey(ns, id, "id"); err != nil {
 		return nil, err
 	}
 	var out *models.Experiment

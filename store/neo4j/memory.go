@@ -579,10 +579,7 @@ func countTerms(ctx context.Context, tx runner, ns string, c *termCounts, sign i
 // edge touching any of them, and their resurfacing queue items. Surfacings and events stay:
 // they are the engagement history. ENOTFOUND when missing; EINVALID for a chunk's id.
 func (s *Store) DeleteMemory(ctx context.Context, ns, id string) error {
-	if err := models.ValidateNamespace(ns); err != nil {
-		return err
-	}
-	if err := models.ValidateStoredID(id, "id"); err != nil {
+	if err := models.ValidateKey(ns, id, "id"); err != nil {
 		return err
 	}
 	return s.write(ctx, "delete memory", func(tx neo4j.ManagedTransaction) error {

@@ -174,10 +174,7 @@ const getSurfacing = `MATCH (s:Surfacing {ns: $ns, id: $id}) RETURN` + surfacing
 
 // GetSurfacing returns one surfacing; ENOTFOUND when missing.
 func (s *Store) GetSurfacing(ctx context.Context, ns, id string) (*models.Surfacing, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
-		return nil, err
-	}
-	if err := models.ValidateStoredID(id, "id"); err != nil {
+	if err := models.ValidateKey(ns, id, "id"); err != nil {
 		return nil, err
 	}
 	var out []*models.Surfacing
@@ -260,10 +257,7 @@ const getConversation = `MATCH (c:Conversation {ns: $ns, id: $id}) RETURN c.stat
 
 // GetConversation returns a conversation's state; ENOTFOUND when none was recorded.
 func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.ConversationState, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
-		return nil, err
-	}
-	if err := models.ValidateStoredID(id, "conversation_id"); err != nil {
+	if err := models.ValidateKey(ns, id, "conversation_id"); err != nil {
 		return nil, err
 	}
 	var text string

@@ -33,10 +33,7 @@ func (t *storeTx) GetDecision(ns, turnID string) (*models.Decision, error) {
 	if t.done {
 		return nil, errTxDone
 	}
-	if err := models.ValidateNamespace(ns); err != nil {
-		return nil, err
-	}
-	if err := models.ValidateStoredID(turnID, "turn_id"); err != nil {
+	if err := models.ValidateKey(ns, turnID, "turn_id"); err != nil {
 		return nil, err
 	}
 	d, err := scanDecision(t.tx.QueryRowContext(t.ctx, selectDecision, ns, turnID))

@@ -126,10 +126,7 @@ func fixDims(ctx context.Context, tx *wtx, batch map[string]models.EmbedderIdent
 // are the engagement history. ENOTFOUND when missing; EINVALID for a chunk's id (delete the
 // parent).
 func (s *Store) DeleteMemory(ctx context.Context, ns, id string) error {
-	if err := models.ValidateNamespace(ns); err != nil {
-		return err
-	}
-	if err := models.ValidateStoredID(id, "id"); err != nil {
+	if err := models.ValidateKey(ns, id, "id"); err != nil {
 		return err
 	}
 	return s.write(ctx, "delete memory", func(tx *wtx) (func(), error) {

@@ -248,10 +248,7 @@ func scanBriefSurfacing(r scanner) (*models.Surfacing, error) {
 
 // GetConversation returns a conversation's state; ENOTFOUND when none was recorded.
 func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.ConversationState, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
-		return nil, err
-	}
-	if err := models.ValidateStoredID(id, "conversation_id"); err != nil {
+	if err := models.ValidateKey(ns, id, "conversation_id"); err != nil {
 		return nil, err
 	}
 	if c := s.cachedConversation(ns, id); c != nil {
