@@ -313,6 +313,21 @@ func ValidateReembed(ns string, to EmbedderIdentity, batch int) error {
 	return nil
 }
 
+// ValidateLeaseRelease checks a request to release a lease.
+func ValidateLeaseRelease(name, holder string) error {
+	if name == "" || holder == "" {
+		return Invalid("name", "lease name and holder are required")
+	}
+	return nil
+}
+
+// LeaseTaken reports whether a lease is another's when holder asks for it at now: its
+// holder (cur; "" is nobody) is someone else and it expires after now. Otherwise it is
+// free, expired or holder's own, and holder takes or renews it.
+func LeaseTaken(cur string, expires time.Time, holder string, now time.Time) bool {
+	return cur != "" && cur != holder && expires.After(now)
+}
+
 // ValidateStopExperiment checks a request to stop experiment id of namespace ns at at.
 func ValidateStopExperiment(ns, id string, at time.Time) error {
 	if err := ValidateKey(ns, id, "id"); err != nil {

@@ -414,3 +414,34 @@ func TestValidateKey(t *testing.T) {
 		}
 	}
 }
+
+// TestLeaseTaken: a lease is another's only while someone else holds it and it has not
+// expired; expiring exactly at now frees it.
+func TestLeaseTaken(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name    string
+		cur     string
+		expires time.Time
+		want    bool
+	}{
+		{"another's, live", "b", now.Add(time.Second), true},
+		{"another's, expired", "b", now.Add(-time.Second), false},
+		{"another's, expiring now", "b", now, false},
+		{"own, live", "a", now.Add(time.Minute), false},
+		{"released (nobody)", "", now.Add(time.Minute), false},
+	} {
+		if got := LeaseTaken(tc.cur, tc.expires, "a", now); got != tc.want {
+			t.Errorf("%s: LeaseTaken = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	for _, tc := range [][2]string{{"", "a"}, {"jobs", ""}} {
+		err := ValidateLeaseRelease(tc[0], tc[1])
+		if ErrorCode(err) != EINVALID || ErrorField(err) != "name" || ErrorMessage(err) != "lease name and holder are required" {
+			t.Errorf("release %q by %q: %v", tc[0], tc[1], err)
+		}
+	}
+	if err := ValidateLeaseRelease("jobs", "a"); err != nil {
+		t.Errorf("valid release: %v", err)
+	}
+}

@@ -113,8 +113,8 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.
 		if p.err != nil {
 			return p.err
 		}
-		if cur != "" && cur != holder && expires > encTime(now) {
-			return nil // held by another holder
+		if models.LeaseTaken(cur, decTime(expires), holder, now) {
+			return nil
 		}
 		if err := exec(ctx, tx, takeLease, map[string]any{"name": name, "holder": holder, "until": encTime(until)}); err != nil {
 			return err
@@ -127,8 +127,8 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.
 
 // ReleaseLease frees the lease if holder has it.
 func (s *Store) ReleaseLease(ctx context.Context, name, holder string) error {
-	if name == "" || holder == "" {
-		return models.Invalid("name", "lease name and holder are required")
+	if err := models.ValidateLeaseRelease(name, holder); err != nil {
+		return err
 	}
 	return s.write(ctx, "release lease", func(tx neo4j.ManagedTransaction) error {
 		return exec(ctx, tx, releaseLease, map[string]any{"name": name, "holder": holder})

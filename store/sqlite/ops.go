@@ -81,8 +81,8 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
 			return nil, err
-		case cur != holder && expires > encTime(now):
-			return nil, nil // held by another holder
+		case models.LeaseTaken(cur, decTime(expires), holder, now):
+			return nil, nil
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?)
 			ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at`, name, holder, encTime(until))
@@ -94,8 +94,8 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.
 
 // ReleaseLease frees the lease if holder has it; otherwise it does nothing.
 func (s *Store) ReleaseLease(ctx context.Context, name, holder string) error {
-	if name == "" || holder == "" {
-		return models.Invalid("name", "lease name and holder are required")
+	if err := models.ValidateLeaseRelease(name, holder); err != nil {
+		return err
 	}
 	return s.write(ctx, "release lease", func(tx *wtx) (func(), error) {
 		_, err := tx.ExecContext(ctx, `DELETE FROM leases WHERE name = ? AND holder = ?`, name, holder)
