@@ -186,6 +186,20 @@ func ValidateStoredSurfacing(s *Surfacing, field string) error {
 	return errors.Join(CheckStoredTime(field+".at", s.At), CheckStoredTime(field+".outcome_at", s.OutcomeAt))
 }
 
+// ValidateStoredTurn checks a turn's surfacings, then its conversation state (nil: none),
+// before a store records them (Store.RecordSurfacings).
+func ValidateStoredTurn(ss []*Surfacing, state *ConversationState) error {
+	for i, sf := range ss {
+		if err := ValidateStoredSurfacing(sf, sprintf("surfacings[%d]", i)); err != nil {
+			return err
+		}
+	}
+	if state != nil {
+		return ValidateStoredState(state)
+	}
+	return nil
+}
+
 // ValidateStoredState checks a conversation's state before a store records it with a turn.
 func ValidateStoredState(st *ConversationState) error {
 	if err := ValidateNamespace(st.Namespace); err != nil {

@@ -445,3 +445,36 @@ func TestLeaseTaken(t *testing.T) {
 		t.Errorf("valid release: %v", err)
 	}
 }
+
+// TestValidateStoredTurn: each surfacing under its index, then the state; an empty turn is
+// valid.
+func TestValidateStoredTurn(t *testing.T) {
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	sf := func(id string) *Surfacing {
+		return &Surfacing{Namespace: "ns", ID: id, MemoryID: "m1", Mode: ModeAmbient, At: at}
+	}
+	state := &ConversationState{Namespace: "ns", ConversationID: "c1", UpdatedAt: at}
+	if err := ValidateStoredTurn([]*Surfacing{sf("s1"), sf("s2")}, state); err != nil {
+		t.Fatalf("valid turn: %v", err)
+	}
+	if err := ValidateStoredTurn(nil, nil); err != nil {
+		t.Fatalf("empty turn: %v", err)
+	}
+	noMemory := sf("s2")
+	noMemory.MemoryID = ""
+	for _, tc := range []struct {
+		name, field string
+		ss          []*Surfacing
+		state       *ConversationState
+	}{
+		{"second surfacing", "surfacings[1].memory_id", []*Surfacing{sf("s1"), noMemory}, state},
+		{"missing surfacing", "surfacings[0]", []*Surfacing{nil}, nil},
+		{"surfacings before state", "surfacings[1].memory_id", []*Surfacing{sf("s1"), noMemory}, &ConversationState{Namespace: "ns"}},
+		{"state", "state.conversation_id", []*Surfacing{sf("s1")}, &ConversationState{Namespace: "ns"}},
+	} {
+		err := ValidateStoredTurn(tc.ss, tc.state)
+		if ErrorCode(err) != EINVALID || ErrorField(err) != tc.field {
+			t.Errorf("%s: error %v (field %q), want EINVALID on %q", tc.name, err, ErrorField(err), tc.field)
+		}
+	}
+}

@@ -88,12 +88,12 @@ type conversationJSON struct {
 // (state may be nil) in one transaction (one statement), and counts each surfacing on its memory.
 // ECONFLICT when a surfacing id exists.
 func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, state *models.ConversationState) error {
+	if err := models.ValidateStoredTurn(ss, state); err != nil {
+		return err
+	}
 	seen := map[[2]string]bool{}
 	rows := make([]map[string]any, 0, len(ss))
-	for i, sf := range ss {
-		if err := models.ValidateStoredSurfacing(sf, fmt.Sprintf("surfacings[%d]", i)); err != nil {
-			return err
-		}
+	for _, sf := range ss {
 		k := [2]string{sf.Namespace, sf.ID}
 		if seen[k] {
 			return conflict("surfacing %s appears twice", sf.ID)
@@ -103,9 +103,6 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 	}
 	var stateParams map[string]any
 	if state != nil {
-		if err := models.ValidateStoredState(state); err != nil {
-			return err
-		}
 		cj := conversationJSON{Type: state.Type, Turns: state.Turns, RecentTopics: state.RecentTopics,
 			Participants: state.Participants, RecentSurfaced: state.RecentSurfaced, RecentTurns: state.RecentTurns}
 		if !state.UpdatedAt.IsZero() {

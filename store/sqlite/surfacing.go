@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -15,15 +14,8 @@ import (
 // RecordSurfacings stores the surfacings of one turn and the conversation's state (may be
 // nil) in one transaction. ECONFLICT when a surfacing id exists.
 func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, state *models.ConversationState) error {
-	for i, sf := range ss {
-		if err := models.ValidateStoredSurfacing(sf, fmt.Sprintf("surfacings[%d]", i)); err != nil {
-			return err
-		}
-	}
-	if state != nil {
-		if err := models.ValidateStoredState(state); err != nil {
-			return err
-		}
+	if err := models.ValidateStoredTurn(ss, state); err != nil {
+		return err
 	}
 	if len(ss) == 0 && state == nil {
 		return nil
