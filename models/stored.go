@@ -271,6 +271,16 @@ func ValidateResurfaceItem(it *ResurfaceItem, field string) error {
 	return errors.Join(CheckStoredTime(field+".due_at", it.DueAt), CheckStoredTime(field+".queued_at", it.QueuedAt))
 }
 
+// ValidateEnqueue checks the items of a Store.Enqueue, each under items[i].
+func ValidateEnqueue(items []*ResurfaceItem) error {
+	for i, it := range items {
+		if err := ValidateResurfaceItem(it, sprintf("items[%d]", i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ValidateStoredJobRun checks a job run before a store records it.
 func ValidateStoredJobRun(run *JobRun) error {
 	if run == nil {

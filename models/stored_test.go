@@ -478,3 +478,29 @@ func TestValidateStoredTurn(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateEnqueue: each item is checked under its index; no items is valid.
+func TestValidateEnqueue(t *testing.T) {
+	it := func(mem string, score float64) *ResurfaceItem {
+		return &ResurfaceItem{Namespace: "ns", MemoryID: mem, Score: score}
+	}
+	if err := ValidateEnqueue(nil); err != nil {
+		t.Fatalf("no items: %v", err)
+	}
+	if err := ValidateEnqueue([]*ResurfaceItem{it("m1", 1), it("m2", 0.5)}); err != nil {
+		t.Fatalf("valid items: %v", err)
+	}
+	for _, tc := range []struct {
+		items []*ResurfaceItem
+		field string
+	}{
+		{[]*ResurfaceItem{it("m1", 1), nil}, "items[1]"},
+		{[]*ResurfaceItem{it("m1", 1), it("m2", math.NaN())}, "items[1].score"},
+		{[]*ResurfaceItem{it("", 1)}, "items[0].memory_id"},
+	} {
+		err := ValidateEnqueue(tc.items)
+		if ErrorCode(err) != EINVALID || ErrorField(err) != tc.field {
+			t.Errorf("error %v (field %q), want EINVALID on %q", err, ErrorField(err), tc.field)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package neo4j
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -20,11 +19,11 @@ const (
 
 // Enqueue adds or replaces resurfacing queue items (one per memory).
 func (s *Store) Enqueue(ctx context.Context, items []*models.ResurfaceItem) error {
+	if err := models.ValidateEnqueue(items); err != nil {
+		return err
+	}
 	rows := make([]map[string]any, 0, len(items))
-	for i, it := range items {
-		if err := models.ValidateResurfaceItem(it, fmt.Sprintf("items[%d]", i)); err != nil {
-			return err
-		}
+	for _, it := range items {
 		rows = append(rows, map[string]any{"ns": it.Namespace, "memory": it.MemoryID, "due": encTime(it.DueAt),
 			"score": it.Score, "queued": encTime(it.QueuedAt)})
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/salience-ai/salience/models"
@@ -12,10 +11,8 @@ import (
 
 // Enqueue adds or replaces resurfacing queue items, one per (namespace, memory).
 func (s *Store) Enqueue(ctx context.Context, items []*models.ResurfaceItem) error {
-	for i, it := range items {
-		if err := models.ValidateResurfaceItem(it, fmt.Sprintf("items[%d]", i)); err != nil {
-			return err
-		}
+	if err := models.ValidateEnqueue(items); err != nil {
+		return err
 	}
 	if len(items) == 0 {
 		return nil
