@@ -172,3 +172,25 @@ func TestConceptNames(t *testing.T) {
 		t.Fatalf("ConceptNames(nil) = %q, want none", got)
 	}
 }
+
+// TestMemoriesInOrder: GetMemories' answer order; an id asked twice comes back twice, the
+// second a copy that shares nothing with the first.
+func TestMemoriesInOrder(t *testing.T) {
+	a := &Memory{ID: "a", Domains: []string{"x"}}
+	b := &Memory{ID: "b"}
+	got := MemoriesInOrder([]string{"b", "gone", "a", "b"}, map[string]*Memory{"a": a, "b": b})
+	if len(got) != 3 || got[0] != b || got[1] != a || got[2].ID != "b" {
+		t.Fatalf("MemoriesInOrder = %v, want b, a, b", got)
+	}
+	if got[2] == b {
+		t.Fatal("the second b is the first one, not a copy")
+	}
+	twice := MemoriesInOrder([]string{"a", "a"}, map[string]*Memory{"a": a})
+	twice[1].Domains[0] = "changed"
+	if a.Domains[0] != "x" {
+		t.Fatal("the copy shares its domains with the found memory")
+	}
+	if got := MemoriesInOrder([]string{"gone"}, map[string]*Memory{}); len(got) != 0 {
+		t.Fatalf("nothing found: %v", got)
+	}
+}

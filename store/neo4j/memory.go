@@ -408,38 +408,7 @@ func (s *Store) getMemories(ctx context.Context, ns string, ids []string, q int)
 	for _, m := range ms {
 		byID[m.ID] = m
 	}
-	out := make([]*models.Memory, 0, len(ms))
-	used := make(map[string]bool, len(ms))
-	for _, id := range ids {
-		m, ok := byID[id]
-		if !ok {
-			continue
-		}
-		if used[id] { // each answer is the caller's own copy
-			m = cloneMemory(m)
-		}
-		used[id] = true
-		out = append(out, m)
-	}
-	return out, nil
-}
-
-func cloneMemory(m *models.Memory) *models.Memory {
-	c := *m
-	c.Domains = slices.Clone(m.Domains)
-	c.Triggers = slices.Clone(m.Triggers)
-	c.Concepts = slices.Clone(m.Concepts)
-	c.Embedding = slices.Clone(m.Embedding)
-	if m.Triple != nil {
-		t := *m.Triple
-		c.Triple = &t
-	}
-	c.IrrelevantContexts = nil
-	for _, ctx := range m.IrrelevantContexts {
-		c.IrrelevantContexts = append(c.IrrelevantContexts, slices.Clone(ctx))
-	}
-	c.Learned = slices.Clone(m.Learned)
-	return &c
+	return models.MemoriesInOrder(ids, byID), nil
 }
 
 // FindMemories queries: one namespace (index-backed) or all, newest or oldest first. Every

@@ -81,20 +81,7 @@ func (s *Store) sqlMemories(ctx context.Context, ns string, ids []string) ([]*mo
 			byID[m.ID] = m
 		}
 	}
-	out := make([]*models.Memory, 0, len(byID))
-	seen := make(map[string]bool, len(byID))
-	for _, id := range ids {
-		m, ok := byID[id]
-		if !ok {
-			continue
-		}
-		if seen[id] { // asked twice: each answer is the caller's own copy
-			m = cloneMemory(m)
-		}
-		seen[id] = true
-		out = append(out, m)
-	}
-	return out, nil
+	return models.MemoriesInOrder(ids, byID), nil
 }
 
 // FindMemories lists memories (never chunks) matching f, with the total ignoring Offset and
