@@ -1,6 +1,7 @@
 package models
 
 import (
+	"cmp"
 	"strings"
 	"time"
 	"unicode"
@@ -105,6 +106,27 @@ type Edge struct {
 type EdgeKey struct {
 	From, To string
 	Type     EdgeType
+}
+
+// Compare orders edge keys as both stores list edges (ScanEdges, Neighbors): by From, then
+// To, then Type, byte-wise.
+func (k EdgeKey) Compare(o EdgeKey) int {
+	if c := cmp.Compare(k.From, o.From); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(k.To, o.To); c != 0 {
+		return c
+	}
+	return cmp.Compare(k.Type, o.Type)
+}
+
+// CompareStrongest orders edges strongest first, equal weights in key order: a node's
+// edges in StrongestNeighbors.
+func CompareStrongest(a, b *Edge) int {
+	if a.Weight != b.Weight {
+		return cmp.Compare(b.Weight, a.Weight)
+	}
+	return a.Key().Compare(b.Key())
 }
 
 // Key returns the edge's identity.

@@ -194,3 +194,33 @@ func TestMemoriesInOrder(t *testing.T) {
 		t.Fatalf("nothing found: %v", got)
 	}
 }
+
+// TestEdgeOrders: key order is From, To, Type, byte-wise; the strongest order puts heavier
+// edges first and breaks ties by key.
+func TestEdgeOrders(t *testing.T) {
+	e := func(from, to string, typ EdgeType, w float64) *Edge {
+		return &Edge{From: from, To: to, Type: typ, Weight: w}
+	}
+	es := []*Edge{
+		e("b", "a", EdgeMentions, 0.5), e("a", "c", EdgeMentions, 0.2), e("a", "b", EdgeTemporal, 0.9),
+		e("a", "b", EdgeMentions, 0.5), e("B", "z", EdgeMentions, 0.5),
+	}
+	key := func(e *Edge) string { return e.From + ">" + e.To + ":" + string(e.Type) }
+	keys := func(es []*Edge) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, key(e))
+		}
+		return out
+	}
+	byKey := slices.Clone(es)
+	slices.SortFunc(byKey, func(a, b *Edge) int { return a.Key().Compare(b.Key()) })
+	if got, want := keys(byKey), []string{"B>z:mentions", "a>b:mentions", "a>b:temporal", "a>c:mentions", "b>a:mentions"}; !slices.Equal(got, want) {
+		t.Fatalf("key order %q, want %q", got, want)
+	}
+	strongest := slices.Clone(es)
+	slices.SortFunc(strongest, CompareStrongest)
+	if got, want := keys(strongest), []string{"a>b:temporal", "B>z:mentions", "a>b:mentions", "b>a:mentions", "a>c:mentions"}; !slices.Equal(got, want) {
+		t.Fatalf("strongest order %q, want %q", got, want)
+	}
+}

@@ -29,7 +29,7 @@ func (s *Store) Neighbors(ctx context.Context, ns string, ids []string) ([]*mode
 			return err
 		}
 		out, err = perNodeEdges(ns, len(ids), recs, func(es []*models.Edge) {
-			slices.SortFunc(es, func(a, b *models.Edge) int { return compareKeys(a.Key(), b.Key()) })
+			slices.SortFunc(es, func(a, b *models.Edge) int { return a.Key().Compare(b.Key()) })
 		})
 		return err
 	})
@@ -157,15 +157,7 @@ func (s *Store) strongestGroups(ctx context.Context, ns string, ids []string, pe
 			return err
 		}
 		groups, err = edgeGroups(ns, len(ids), recs, func(es []*models.Edge) {
-			slices.SortStableFunc(es, func(a, b *models.Edge) int {
-				switch {
-				case a.Weight > b.Weight:
-					return -1
-				case a.Weight < b.Weight:
-					return 1
-				}
-				return compareKeys(a.Key(), b.Key())
-			})
+			slices.SortStableFunc(es, models.CompareStrongest)
 		})
 		return err
 	})
