@@ -40,21 +40,22 @@ func (s *Store) Neighbors(ctx context.Context, ns string, ids []string) ([]*mode
 // concatenates the groups in i's order, each edge once.
 func perNodeEdges(ns string, n int, recs []*neo4j.Record, order func([]*models.Edge)) ([]*models.Edge, error) {
 	groups, err := edgeGroups(ns, n, recs, order)
-	if err != nil {
-		return nil, err
-	}
+	return eachOnce(groups), err
+}
+
+// eachOnce concatenates groups, keeping an edge in two of them only where it comes first.
+func eachOnce(groups [][]*models.Edge) []*models.Edge {
 	var out []*models.Edge
 	seen := map[models.EdgeKey]bool{}
 	for _, g := range groups {
 		for _, e := range g {
-			if seen[e.Key()] {
-				continue
+			if !seen[e.Key()] {
+				seen[e.Key()] = true
+				out = append(out, e)
 			}
-			seen[e.Key()] = true
-			out = append(out, e)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // edgeGroups groups records of (i, from, to, r) by i, each group ordered with order.
@@ -119,17 +120,7 @@ func (s *Store) StrongestNeighbors(ctx context.Context, ns string, ids []string,
 	if err != nil {
 		return nil, err
 	}
-	var out []*models.Edge
-	seen := map[models.EdgeKey]bool{}
-	for _, g := range groups {
-		for _, e := range g {
-			if !seen[e.Key()] {
-				seen[e.Key()] = true
-				out = append(out, e)
-			}
-		}
-	}
-	return out, nil
+	return eachOnce(groups), nil
 }
 
 // strongestGroups is StrongestNeighbors by node: for each of ids, its perNode strongest
