@@ -114,6 +114,18 @@ func ValidateKey(ns, id, field string) error {
 	return ValidateStoredID(id, field)
 }
 
+// ValidateConversationRef checks the namespace and conversation id of a lookup by
+// conversation (Store.LastInConversation).
+func ValidateConversationRef(ns, conversationID string) error {
+	if err := ValidateNamespace(ns); err != nil {
+		return err
+	}
+	if conversationID == "" {
+		return Invalid("conversation_id", "conversation id is required")
+	}
+	return nil
+}
+
 // ValidateStoredMeta checks the fields a transaction's PutMemory writes: a memory's learned
 // state, not its content.
 func ValidateStoredMeta(m *Memory) error {

@@ -504,3 +504,17 @@ func TestValidateEnqueue(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateConversationRef: the namespace first, then a conversation id is required.
+func TestValidateConversationRef(t *testing.T) {
+	if err := ValidateConversationRef("ns", "c1"); err != nil {
+		t.Fatalf("valid: %v", err)
+	}
+	if err := ValidateConversationRef("", ""); ErrorField(err) != "namespace" {
+		t.Errorf("bad namespace: %v", err)
+	}
+	err := ValidateConversationRef("ns", "")
+	if ErrorCode(err) != EINVALID || ErrorField(err) != "conversation_id" || ErrorMessage(err) != "conversation id is required" {
+		t.Errorf("no conversation: %v", err)
+	}
+}

@@ -493,11 +493,8 @@ const lastInConversation = `MATCH (m:Memory {ns: $ns, conv: $conv}) WHERE m.pare
 // LastInConversation returns the newest memory (not chunk) of a conversation by CreatedAt
 // then id; ENOTFOUND when there is none.
 func (s *Store) LastInConversation(ctx context.Context, ns, conversationID string) (*models.Memory, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
+	if err := models.ValidateConversationRef(ns, conversationID); err != nil {
 		return nil, err
-	}
-	if conversationID == "" {
-		return nil, models.Invalid("conversation_id", "conversation id is required")
 	}
 	var ms []*models.Memory
 	err := s.read(ctx, "last in conversation", func(tx runner) error {

@@ -139,11 +139,8 @@ func (s *Store) FindMemories(ctx context.Context, f models.MemoryFilter) ([]*mod
 // LastInConversation returns the newest memory (not chunk) of a conversation by CreatedAt
 // then id; ENOTFOUND when there is none.
 func (s *Store) LastInConversation(ctx context.Context, ns, conversationID string) (*models.Memory, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
+	if err := models.ValidateConversationRef(ns, conversationID); err != nil {
 		return nil, err
-	}
-	if conversationID == "" {
-		return nil, models.Invalid("conversation_id", "conversation id is required")
 	}
 	if err := s.settleRead(ctx); err != nil { // the counters of every stored turn (surfaced.go)
 		return nil, err
