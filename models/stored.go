@@ -126,6 +126,17 @@ func ValidateConversationRef(ns, conversationID string) error {
 	return nil
 }
 
+// ValidateEdgeScan checks a page of a namespace's edges (Store.ScanEdges): at least one edge.
+func ValidateEdgeScan(ns string, limit int) error {
+	if err := ValidateNamespace(ns); err != nil {
+		return err
+	}
+	if limit < 1 {
+		return Invalid("limit", "limit must be at least 1")
+	}
+	return nil
+}
+
 // ValidateStoredMeta checks the fields a transaction's PutMemory writes: a memory's learned
 // state, not its content.
 func ValidateStoredMeta(m *Memory) error {

@@ -518,3 +518,17 @@ func TestValidateConversationRef(t *testing.T) {
 		t.Errorf("no conversation: %v", err)
 	}
 }
+
+// TestValidateEdgeScan: a namespace, then a page of at least one edge.
+func TestValidateEdgeScan(t *testing.T) {
+	if err := ValidateEdgeScan("ns", 1); err != nil {
+		t.Fatalf("valid: %v", err)
+	}
+	if err := ValidateEdgeScan("", 0); ErrorField(err) != "namespace" {
+		t.Errorf("bad namespace: %v", err)
+	}
+	err := ValidateEdgeScan("ns", 0)
+	if ErrorCode(err) != EINVALID || ErrorField(err) != "limit" || ErrorMessage(err) != "limit must be at least 1" {
+		t.Errorf("limit 0: %v", err)
+	}
+}

@@ -220,11 +220,8 @@ const scanEdges = `MATCH (a:Node {ns: $ns})-[r]->(b)
 // ScanEdges returns up to limit edges of the namespace ordered by (From, To, Type), after
 // the key given; EINVALID when limit < 1.
 func (s *Store) ScanEdges(ctx context.Context, ns string, after models.EdgeKey, limit int) ([]*models.Edge, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
+	if err := models.ValidateEdgeScan(ns, limit); err != nil {
 		return nil, err
-	}
-	if limit < 1 {
-		return nil, models.Invalid("limit", "limit must be at least 1")
 	}
 	var out []*models.Edge
 	err := s.read(ctx, "scan edges", func(tx runner) error {

@@ -98,11 +98,8 @@ func (s *Store) GetConcepts(ctx context.Context, ns string, names []string) ([]*
 // ScanEdges returns up to limit edges of the namespace ordered by (From, To, Type) byte-wise,
 // after the key given; EINVALID when limit < 1.
 func (s *Store) ScanEdges(ctx context.Context, ns string, after models.EdgeKey, limit int) ([]*models.Edge, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
+	if err := models.ValidateEdgeScan(ns, limit); err != nil {
 		return nil, err
-	}
-	if limit < 1 {
-		return nil, models.Invalid("limit", "limit must be at least 1")
 	}
 	return queryAll(ctx, s.rdb, "scan edges", edgeRows.sel+` WHERE ns = ? AND (src, dst, type) > (?, ?, ?)
 		ORDER BY src, dst, type LIMIT ?`, []any{ns, after.From, after.To, string(after.Type), limit}, scanEdge)
