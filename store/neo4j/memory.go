@@ -271,12 +271,12 @@ func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite
 	if len(writes) == 0 {
 		return nil
 	}
-	batch, err := prepare(writes)
+	byNS, err := prepare(writes)
 	if err != nil {
 		return err
 	}
 	return s.write(ctx, "create memories", func(tx neo4j.ManagedTransaction) error {
-		for _, p := range batch {
+		for _, p := range byNS {
 			recs, err := collect(ctx, tx, claimSpace, map[string]any{"ns": p.ns})
 			if err != nil {
 				return err
