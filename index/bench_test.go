@@ -175,7 +175,7 @@ func BenchmarkGraphLoad1M(b *testing.B) {
 				Type: models.EdgeMentions, Weight: float64(1+r.IntN(8)) / 8, CoOccurrences: 1, LastCoOccurred: at})
 		}
 	}
-	keyOrder := func(a, b models.Edge) int { return compareKeys(a.Key(), b.Key()) }
+	keyOrder := func(a, b models.Edge) int { return a.Key().Compare(b.Key()) }
 	slices.SortFunc(edges, keyOrder)
 	edges = slices.CompactFunc(edges, func(a, b models.Edge) bool { return keyOrder(a, b) == 0 })
 	shuffled := slices.Clone(edges)

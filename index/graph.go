@@ -235,33 +235,12 @@ func (g *Graph) compareKey(s int32, k models.EdgeKey) int {
 	return cmp.Compare(g.types[e.typ], k.Type)
 }
 
-// compareHeavySlots orders a heavy list: heavier first, then by key.
+// compareHeavySlots orders a heavy list: heavier first, then by key (models.CompareStrongest).
 func (g *Graph) compareHeavySlots(a, b int32) int {
 	if wa, wb := g.edges[a].weight, g.edges[b].weight; wa != wb {
 		return cmp.Compare(wb, wa)
 	}
 	return g.compareSlots(a, b)
-}
-
-// compareHeavy is compareHeavySlots on edges: heavier first, then by key.
-func compareHeavy(a, b *models.Edge) int {
-	if a.Weight != b.Weight {
-		return cmp.Compare(b.Weight, a.Weight)
-	}
-	return compareEdges(a, b)
-}
-
-func compareEdges(a, b *models.Edge) int { return compareKeys(a.Key(), b.Key()) }
-
-// compareKeys orders edge keys: by From, then To, then Type.
-func compareKeys(a, b models.EdgeKey) int {
-	if c := cmp.Compare(a.From, b.From); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.To, b.To); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.Type, b.Type)
 }
 
 // find returns the slot of the edge with key k.

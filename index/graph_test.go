@@ -234,7 +234,7 @@ func TestGraphStrongestFollowsWeights(t *testing.T) {
 				want = append(want, e)
 			}
 		}
-		slices.SortFunc(want, compareHeavy)
+		slices.SortFunc(want, models.CompareStrongest)
 		if len(want) > per {
 			want = want[:per]
 		}
@@ -295,7 +295,7 @@ func TestGraphCompactRoundTrip(t *testing.T) {
 				want = append(want, e)
 			}
 		}
-		slices.SortFunc(want, func(a, b models.Edge) int { return compareEdges(&a, &b) })
+		slices.SortFunc(want, func(a, b models.Edge) int { return a.Key().Compare(b.Key()) })
 		got := g.Neighbors([]string{id})
 		if len(got) != len(want) {
 			t.Fatalf("step %d: Neighbors(%s) has %d edges, want %d", step, id, len(got), len(want))
@@ -373,7 +373,7 @@ func TestGraphLoadMatchesPutRandom(t *testing.T) {
 		return g
 	}
 	inOrder := putAll(es).Neighbors(nodes) // every edge once
-	slices.SortFunc(inOrder, compareEdges)
+	slices.SortFunc(inOrder, func(a, b *models.Edge) int { return a.Key().Compare(b.Key()) })
 	again := *inOrder[100] // a key given twice in a row, the second time heavier
 	again.Weight += 2
 	twice := slices.Concat(inOrder[:101], []*models.Edge{&again}, inOrder[101:])

@@ -42,3 +42,11 @@ type DecisionFilter struct {
 	// latest decisions (the turn log proactive prediction learns from).
 	Desc bool
 }
+
+// Check validates f as every store reads it and returns the number of decisions it asks for.
+func (f *DecisionFilter) Check() (limit int, err error) {
+	if err := ValidateNamespace(f.Namespace); err != nil {
+		return 0, err
+	}
+	return defaultLimit(f.Limit, 1000)
+}

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"cmp"
 	"strings"
 	"time"
 	"unicode"
@@ -59,6 +60,20 @@ func NormalizeConcept(name string) string {
 	return b.String()
 }
 
+// ConceptNames normalizes names (NormalizeConcept) and returns each non-empty one once, in the
+// order given: the concepts a store's GetConcepts looks up.
+func ConceptNames(names []string) []string {
+	out := make([]string, 0, len(names))
+	seen := make(map[string]bool, len(names))
+	for _, n := range names {
+		if n = NormalizeConcept(n); n != "" && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // EdgeType is the kind of a graph edge.
 type EdgeType string
 
@@ -91,6 +106,27 @@ type Edge struct {
 type EdgeKey struct {
 	From, To string
 	Type     EdgeType
+}
+
+// Compare orders edge keys as both stores list edges (ScanEdges, Neighbors): by From, then
+// To, then Type, byte-wise.
+func (k EdgeKey) Compare(o EdgeKey) int {
+	if c := cmp.Compare(k.From, o.From); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(k.To, o.To); c != 0 {
+		return c
+	}
+	return cmp.Compare(k.Type, o.Type)
+}
+
+// CompareStrongest orders edges strongest first, equal weights in key order: a node's
+// edges in StrongestNeighbors.
+func CompareStrongest(a, b *Edge) int {
+	if a.Weight != b.Weight {
+		return cmp.Compare(b.Weight, a.Weight)
+	}
+	return a.Key().Compare(b.Key())
 }
 
 // Key returns the edge's identity.

@@ -171,6 +171,26 @@ func (m *Memory) Clone() *Memory {
 	return &c
 }
 
+// MemoriesInOrder is a store's GetMemories answer from the memories it found (byID): in the
+// order of ids, missing ones skipped, and an id asked twice answered twice, with a Clone, so
+// every answer is the caller's own.
+func MemoriesInOrder(ids []string, byID map[string]*Memory) []*Memory {
+	out := make([]*Memory, 0, len(byID))
+	seen := make(map[string]bool, len(byID))
+	for _, id := range ids {
+		m, ok := byID[id]
+		if !ok {
+			continue
+		}
+		if seen[id] {
+			m = m.Clone()
+		}
+		seen[id] = true
+		out = append(out, m)
+	}
+	return out
+}
+
 // IsChunk reports whether m is a chunk of a longer memory.
 func (m *Memory) IsChunk() bool { return m.ParentID != "" }
 

@@ -3,6 +3,7 @@ package models
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -117,6 +118,23 @@ func TestNamespaceOwnsKey(t *testing.T) {
 	}
 }
 
+// TestNamespaceKeys: the range a store deletes holds the keys NamespaceOwnsKey gives the
+// namespace and no other's, so DeleteNamespace takes its state and only its. (Not the bare
+// kind+ns+"/", which no key builder writes: the range starts after it.)
+func TestNamespaceKeys(t *testing.T) {
+	key, lo, hi := NamespaceKeys(SettingsKeyPrefix, "demo")
+	if key != "settings/demo" || lo != "settings/demo/" || hi != "settings/demo0" {
+		t.Fatalf("NamespaceKeys = %q, %q, %q", key, lo, hi)
+	}
+	inRange := func(k string) bool { return k == key || (k > lo && k < hi) }
+	for _, k := range []string{"settings/demo", "settings/demo/v2", "settings/demo2",
+		"settings/demo.v2", "settings/demo-x", "settings/dem", "settings/demo0", "settings/demo//x"} {
+		if got, want := inRange(k), NamespaceOwnsKey("demo", k); got != want {
+			t.Errorf("%q: in the range %v, NamespaceOwnsKey %v", k, got, want)
+		}
+	}
+}
+
 // TestResurfaceable: only a whole, non-sensitive memory that is still true and out of its
 // cooldown may come back unasked; each condition alone keeps it out.
 func TestResurfaceable(t *testing.T) {
@@ -140,5 +158,69 @@ func TestResurfaceable(t *testing.T) {
 		if got := m.Resurfaceable(now); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestConceptNames: normalized, each once, in the order asked, empty names dropped.
+func TestConceptNames(t *testing.T) {
+	got := ConceptNames([]string{"Berlin", "  paris ", "?!", "berlin", "New  York", "Paris"})
+	want := []string{"berlin", "paris", "new york"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("ConceptNames = %q, want %q", got, want)
+	}
+	if got := ConceptNames(nil); len(got) != 0 {
+		t.Fatalf("ConceptNames(nil) = %q, want none", got)
+	}
+}
+
+// TestMemoriesInOrder: GetMemories' answer order; an id asked twice comes back twice, the
+// second a copy that shares nothing with the first.
+func TestMemoriesInOrder(t *testing.T) {
+	a := &Memory{ID: "a", Domains: []string{"x"}}
+	b := &Memory{ID: "b"}
+	got := MemoriesInOrder([]string{"b", "gone", "a", "b"}, map[string]*Memory{"a": a, "b": b})
+	if len(got) != 3 || got[0] != b || got[1] != a || got[2].ID != "b" {
+		t.Fatalf("MemoriesInOrder = %v, want b, a, b", got)
+	}
+	if got[2] == b {
+		t.Fatal("the second b is the first one, not a copy")
+	}
+	twice := MemoriesInOrder([]string{"a", "a"}, map[string]*Memory{"a": a})
+	twice[1].Domains[0] = "changed"
+	if a.Domains[0] != "x" {
+		t.Fatal("the copy shares its domains with the found memory")
+	}
+	if got := MemoriesInOrder([]string{"gone"}, map[string]*Memory{}); len(got) != 0 {
+		t.Fatalf("nothing found: %v", got)
+	}
+}
+
+// TestEdgeOrders: key order is From, To, Type, byte-wise; the strongest order puts heavier
+// edges first and breaks ties by key.
+func TestEdgeOrders(t *testing.T) {
+	e := func(from, to string, typ EdgeType, w float64) *Edge {
+		return &Edge{From: from, To: to, Type: typ, Weight: w}
+	}
+	es := []*Edge{
+		e("b", "a", EdgeMentions, 0.5), e("a", "c", EdgeMentions, 0.2), e("a", "b", EdgeTemporal, 0.9),
+		e("a", "b", EdgeMentions, 0.5), e("B", "z", EdgeMentions, 0.5),
+	}
+	key := func(e *Edge) string { return e.From + ">" + e.To + ":" + string(e.Type) }
+	keys := func(es []*Edge) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, key(e))
+		}
+		return out
+	}
+	byKey := slices.Clone(es)
+	slices.SortFunc(byKey, func(a, b *Edge) int { return a.Key().Compare(b.Key()) })
+	if got, want := keys(byKey), []string{"B>z:mentions", "a>b:mentions", "a>b:temporal", "a>c:mentions", "b>a:mentions"}; !slices.Equal(got, want) {
+		t.Fatalf("key order %q, want %q", got, want)
+	}
+	strongest := slices.Clone(es)
+	slices.SortFunc(strongest, CompareStrongest)
+	if got, want := keys(strongest), []string{"a>b:temporal", "B>z:mentions", "a>b:mentions", "b>a:mentions", "a>c:mentions"}; !slices.Equal(got, want) {
+		t.Fatalf("strongest order %q, want %q", got, want)
 	}
 }

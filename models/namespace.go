@@ -32,6 +32,14 @@ func NamespaceOwnsKey(ns, key string) bool {
 	return false
 }
 
+// NamespaceKeys is where namespace ns's state keys of one kind lie, for a store to delete:
+// key itself and every key strictly between lo and hi, key+"/" and key+"0" ('0' follows '/'),
+// which are the keys NamespaceOwnsKey gives ns.
+func NamespaceKeys(kind, ns string) (key, lo, hi string) {
+	key = kind + ns
+	return key, key + "/", key + "0"
+}
+
 // NamespaceDeleted is what DeleteNamespace deleted.
 type NamespaceDeleted struct {
 	// Memories counts the memories, their chunks included.

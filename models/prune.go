@@ -39,6 +39,14 @@ func (c PruneCut) None() bool {
 	return true
 }
 
+// Check refuses a cut that deletes nothing, as PruneHistory does.
+func (c PruneCut) Check() error {
+	if c.None() {
+		return Invalid("before", "the cut deletes nothing: no cutoff is set")
+	}
+	return nil
+}
+
 // Pruned counts what Store.PruneHistory deleted: the rows whose rule below (SurfacingAge,
 // EventAge, DecisionAge, ConversationAge, JobRunAge) says they may go.
 type Pruned struct {

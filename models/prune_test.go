@@ -132,5 +132,12 @@ func TestPruneCut(t *testing.T) {
 		if got := tc.cut.None(); got != tc.want {
 			t.Errorf("%+v.None() = %v, want %v", tc.cut, got, tc.want)
 		}
+		err := tc.cut.Check()
+		if tc.want && (ErrorCode(err) != EINVALID || ErrorField(err) != "before" || ErrorMessage(err) != "the cut deletes nothing: no cutoff is set") {
+			t.Errorf("%+v.Check() = %v, want EINVALID on before", tc.cut, err)
+		}
+		if !tc.want && err != nil {
+			t.Errorf("%+v.Check() = %v, want nil", tc.cut, err)
+		}
 	}
 }

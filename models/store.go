@@ -39,6 +39,25 @@ type EmbedderIdentity struct {
 	Dims int
 }
 
+// Admit returns the identity of a namespace holding cur's vectors once a batch of b's
+// vectors (Dims 0: none; Name "": not given) joins it: a namespace without vectors takes the
+// batch's, one whose vectors predate recorded names takes the batch's name. EINVALID when
+// the sizes or the names differ.
+func (cur EmbedderIdentity) Admit(ns string, b EmbedderIdentity) (EmbedderIdentity, error) {
+	switch {
+	case b.Dims == 0:
+	case cur.Dims == 0:
+		return b, nil
+	case cur.Dims != b.Dims:
+		return cur, Invalid("embedding", "embedding has %d dimensions; namespace %s uses %d", b.Dims, ns, cur.Dims)
+	case b.Name != "" && cur.Name != "" && cur.Name != b.Name:
+		return cur, Invalid("embedding", "embedding made by %s; namespace %s holds vectors of %s", b.Name, ns, cur.Name)
+	case b.Name != "" && cur.Name == "":
+		return EmbedderIdentity{Name: b.Name, Dims: cur.Dims}, nil
+	}
+	return cur, nil
+}
+
 // SurfacingFilter selects surfacings. Zero fields do not filter.
 type SurfacingFilter struct {
 	Namespace      string
@@ -56,6 +75,16 @@ type SurfacingFilter struct {
 	Brief bool
 }
 
+// Check validates f as every store reads it and returns the number of surfacings it asks for.
+func (f *SurfacingFilter) Check() (limit int, err error) {
+	if f.Namespace != "" {
+		if err := ValidateNamespace(f.Namespace); err != nil {
+			return 0, err
+		}
+	}
+	return defaultLimit(f.Limit, 1000)
+}
+
 // EventFilter selects engagement events. Zero fields do not filter.
 type EventFilter struct {
 	Namespace    string
@@ -65,6 +94,32 @@ type EventFilter struct {
 	BySeq    bool
 	AfterSeq int64
 	Limit    int // 0 = all
+}
+
+// Check validates f as every store reads it.
+func (f *EventFilter) Check() error {
+	if f.Namespace != "" {
+		if err := ValidateNamespace(f.Namespace); err != nil {
+			return err
+		}
+	}
+	return ValidateLimit(f.Limit)
+}
+
+// ValidateLimit checks the limit of a listing whose 0 stands for all rows (or a default).
+func ValidateLimit(limit int) error {
+	if limit < 0 {
+		return Invalid("limit", "limit must not be negative")
+	}
+	return nil
+}
+
+// defaultLimit is limit, or def when limit is 0.
+func defaultLimit(limit, def int) (int, error) {
+	if limit == 0 {
+		return def, nil
+	}
+	return limit, ValidateLimit(limit)
 }
 
 // EventTally is how many events of one type, implicit or not, matched a filter.
@@ -326,4 +381,20 @@ type TurnReads struct {
 	ConceptEdgesErr error
 	Nodes, Edges    int
 	GraphStatsErr   error
+}
+
+// GetMemory is Store.GetMemory over a store's GetMemories, so both stores check and answer
+// alike: the memory or chunk id of namespace ns, ENOTFOUND when missing.
+func GetMemory(ctx context.Context, getMemories func(context.Context, string, []string) ([]*Memory, error), ns, id string) (*Memory, error) {
+	if err := ValidateKey(ns, id, "id"); err != nil {
+		return nil, err
+	}
+	ms, err := getMemories(ctx, ns, []string{id})
+	if err != nil {
+		return nil, err
+	}
+	if len(ms) == 0 {
+		return nil, Errorf(ENOTFOUND, "memory %s not found", id)
+	}
+	return ms[0], nil
 }

@@ -3,6 +3,7 @@ package models
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -104,6 +105,38 @@ func ValidateStoredID(id, field string) error {
 	return nil
 }
 
+// ValidateKey checks the namespace and the id (named field) of an object a store is asked
+// to read, change or delete.
+func ValidateKey(ns, id, field string) error {
+	if err := ValidateNamespace(ns); err != nil {
+		return err
+	}
+	return ValidateStoredID(id, field)
+}
+
+// ValidateConversationRef checks the namespace and conversation id of a lookup by
+// conversation (Store.LastInConversation).
+func ValidateConversationRef(ns, conversationID string) error {
+	if err := ValidateNamespace(ns); err != nil {
+		return err
+	}
+	if conversationID == "" {
+		return Invalid("conversation_id", "conversation id is required")
+	}
+	return nil
+}
+
+// ValidateEdgeScan checks a page of a namespace's edges (Store.ScanEdges): at least one edge.
+func ValidateEdgeScan(ns string, limit int) error {
+	if err := ValidateNamespace(ns); err != nil {
+		return err
+	}
+	if limit < 1 {
+		return Invalid("limit", "limit must be at least 1")
+	}
+	return nil
+}
+
 // ValidateStoredMeta checks the fields a transaction's PutMemory writes: a memory's learned
 // state, not its content.
 func ValidateStoredMeta(m *Memory) error {
@@ -123,10 +156,7 @@ func validateStoredKey(m *Memory) error {
 	if m == nil {
 		return Invalid("memory", "memory is missing")
 	}
-	if err := ValidateNamespace(m.Namespace); err != nil {
-		return err
-	}
-	return ValidateStoredID(m.ID, "id")
+	return ValidateKey(m.Namespace, m.ID, "id")
 }
 
 // ValidateStoredEdit checks a memory before a store writes its editable fields
@@ -177,6 +207,20 @@ func ValidateStoredSurfacing(s *Surfacing, field string) error {
 		return Invalid(field+".outcome", "unknown outcome %q", s.Outcome)
 	}
 	return errors.Join(CheckStoredTime(field+".at", s.At), CheckStoredTime(field+".outcome_at", s.OutcomeAt))
+}
+
+// ValidateStoredTurn checks a turn's surfacings, then its conversation state (nil: none),
+// before a store records them (Store.RecordSurfacings).
+func ValidateStoredTurn(ss []*Surfacing, state *ConversationState) error {
+	for i, sf := range ss {
+		if err := ValidateStoredSurfacing(sf, sprintf("surfacings[%d]", i)); err != nil {
+			return err
+		}
+	}
+	if state != nil {
+		return ValidateStoredState(state)
+	}
+	return nil
 }
 
 // ValidateStoredState checks a conversation's state before a store records it with a turn.
@@ -250,6 +294,16 @@ func ValidateResurfaceItem(it *ResurfaceItem, field string) error {
 	return errors.Join(CheckStoredTime(field+".due_at", it.DueAt), CheckStoredTime(field+".queued_at", it.QueuedAt))
 }
 
+// ValidateEnqueue checks the items of a Store.Enqueue, each under items[i].
+func ValidateEnqueue(items []*ResurfaceItem) error {
+	for i, it := range items {
+		if err := ValidateResurfaceItem(it, sprintf("items[%d]", i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ValidateStoredJobRun checks a job run before a store records it.
 func ValidateStoredJobRun(run *JobRun) error {
 	if run == nil {
@@ -279,12 +333,51 @@ func ValidateLeaseRequest(name, holder string, ttl time.Duration, now time.Time)
 	return errors.Join(CheckStoredTime("now", now), CheckStoredTime("ttl", now.Add(ttl)))
 }
 
-// ValidateStopExperiment checks a request to stop experiment id of namespace ns at at.
-func ValidateStopExperiment(ns, id string, at time.Time) error {
+// ValidateStoredExperiment checks an experiment before a store creates it: present, valid
+// (Experiment.Validate) and with times a store can hold.
+func ValidateStoredExperiment(e *Experiment) error {
+	if e == nil {
+		return Invalid("experiment", "experiment is missing")
+	}
+	if err := e.Validate(); err != nil {
+		return err
+	}
+	return errors.Join(CheckStoredTime("created_at", e.CreatedAt), CheckStoredTime("stopped_at", e.StoppedAt))
+}
+
+// ValidateReembed checks a request to re-embed namespace ns's units with the embedder to,
+// batch units a transaction.
+func ValidateReembed(ns string, to EmbedderIdentity, batch int) error {
 	if err := ValidateNamespace(ns); err != nil {
 		return err
 	}
-	if err := ValidateStoredID(id, "id"); err != nil {
+	if to.Dims <= 0 || batch <= 0 {
+		return Invalid("dims", "dims and batch must be positive")
+	}
+	if to.Name == "" {
+		return Invalid("embedder", "the embedder's name is required")
+	}
+	return nil
+}
+
+// ValidateLeaseRelease checks a request to release a lease.
+func ValidateLeaseRelease(name, holder string) error {
+	if name == "" || holder == "" {
+		return Invalid("name", "lease name and holder are required")
+	}
+	return nil
+}
+
+// LeaseTaken reports whether a lease is another's when holder asks for it at now: its
+// holder (cur; "" is nobody) is someone else and it expires after now. Otherwise it is
+// free, expired or holder's own, and holder takes or renews it.
+func LeaseTaken(cur string, expires time.Time, holder string, now time.Time) bool {
+	return cur != "" && cur != holder && expires.After(now)
+}
+
+// ValidateStopExperiment checks a request to stop experiment id of namespace ns at at.
+func ValidateStopExperiment(ns, id string, at time.Time) error {
+	if err := ValidateKey(ns, id, "id"); err != nil {
 		return err
 	}
 	if at.IsZero() {
@@ -334,6 +427,35 @@ func ValidateStoredEdge(e *Edge, ns, field string) (*Edge, error) {
 		return nil, err
 	}
 	return &c, nil
+}
+
+// ValidateStoredConcept checks a concept written with a memory and returns a copy, its own
+// aliases, with its name normalized and its namespace set to ns when empty. One function,
+// so SQLite and Neo4j refuse the same concepts with the same fields.
+func ValidateStoredConcept(c *Concept, ns, field string) (*Concept, error) {
+	if c == nil {
+		return nil, Invalid(field, "concept is missing")
+	}
+	cc := *c
+	cc.Aliases = slices.Clone(c.Aliases)
+	cc.Name = NormalizeConcept(c.Name)
+	if cc.Namespace == "" {
+		cc.Namespace = ns
+	}
+	switch {
+	case cc.Namespace != ns:
+		return nil, Invalid(field+".namespace", "concept of another namespace")
+	case cc.Name == "":
+		return nil, Invalid(field+".name", "concept name is empty")
+	case cc.Kind == "":
+		return nil, Invalid(field+".kind", "concept kind is required")
+	case cc.Mentions < 0:
+		return nil, Invalid(field+".mentions", "mentions must not be negative")
+	}
+	if err := errors.Join(CheckStoredTime(field+".first_seen", cc.FirstSeen), CheckStoredTime(field+".last_seen", cc.LastSeen)); err != nil {
+		return nil, err
+	}
+	return &cc, nil
 }
 
 // CheckStoredTime fails when t is set and outside the times a store can hold.

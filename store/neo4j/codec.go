@@ -277,13 +277,3 @@ func edgeRows(ns string, recs []*neo4j.Record) ([]*models.Edge, error) {
 	}
 	return out, nil
 }
-
-func compareKeys(a, b models.EdgeKey) int {
-	if c := strings.Compare(a.From, b.From); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.To, b.To); c != 0 {
-		return c
-	}
-	return strings.Compare(string(a.Type), string(b.Type))
-}

@@ -46,24 +46,18 @@ var findDecisionsBy = [2]string{findDecisions, findDecisionsDesc}
 
 // FindDecisions lists a namespace's threshold decisions, oldest first (newest with f.Desc).
 func (s *Store) FindDecisions(ctx context.Context, f models.DecisionFilter) ([]*models.Decision, error) {
-	if err := models.ValidateNamespace(f.Namespace); err != nil {
+	limit, err := f.Check()
+	if err != nil {
 		return nil, err
 	}
-	if f.Limit < 0 {
-		return nil, models.Invalid("limit", "limit must not be negative")
-	}
-	limit := int64(f.Limit)
-	if limit == 0 {
-		limit = 1000
-	}
 	var out []*models.Decision
-	err := s.read(ctx, "find decisions", func(tx runner) error {
+	err = s.read(ctx, "find decisions", func(tx runner) error {
 		order := 0
 		if f.Desc {
 			order = 1
 		}
 		recs, err := collect(ctx, tx, findDecisionsBy[order], map[string]any{"ns": f.Namespace, "pending": f.Pending,
-			"before": optTime(f.Before), "limit": limit})
+			"before": optTime(f.Before), "limit": int64(limit)})
 		if err != nil {
 			return err
 		}

@@ -32,8 +32,7 @@ var (
 	}
 )
 
-// deleteNSState deletes one kind of the namespace's state keys: kind+ns ($key) and those
-// between kind+ns+"/" and kind+ns+"0" ('0' follows '/').
+// deleteNSState deletes one kind of the namespace's state keys (models.NamespaceKeys).
 const deleteNSState = `MATCH (n:State) WHERE n.key = $key OR (n.key > $lo AND n.key < $hi)
 	DETACH DELETE n RETURN count(*) AS n`
 
@@ -70,8 +69,9 @@ func (s *Store) DeleteNamespace(ctx context.Context, ns string) (models.Namespac
 		}
 	}
 	for _, kind := range models.NamespaceStateKinds() {
+		key, lo, hi := models.NamespaceKeys(kind, ns)
 		err := s.write(ctx, "delete namespace state", func(tx neo4j.ManagedTransaction) error {
-			recs, err := collect(ctx, tx, deleteNSState, map[string]any{"key": kind + ns, "lo": kind + ns + "/", "hi": kind + ns + "0"})
+			recs, err := collect(ctx, tx, deleteNSState, map[string]any{"key": key, "lo": lo, "hi": hi})
 			if err == nil && len(recs) == 1 {
 				n, _ := recs[0].Values[0].(int64)
 				d.Records += int(n)

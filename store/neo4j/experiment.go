@@ -2,7 +2,6 @@ package neo4j
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -54,13 +53,7 @@ const (
 
 // CreateExperiment stores a new experiment under the namespace's update lock.
 func (s *Store) CreateExperiment(ctx context.Context, e *models.Experiment) error {
-	if e == nil {
-		return models.Invalid("experiment", "experiment is missing")
-	}
-	if err := e.Validate(); err != nil {
-		return err
-	}
-	if err := errors.Join(models.CheckStoredTime("created_at", e.CreatedAt), models.CheckStoredTime("stopped_at", e.StoppedAt)); err != nil {
+	if err := models.ValidateStoredExperiment(e); err != nil {
 		return err
 	}
 	return s.write(ctx, "create experiment", func(tx neo4j.ManagedTransaction) error {
@@ -82,10 +75,7 @@ func (s *Store) CreateExperiment(ctx context.Context, e *models.Experiment) erro
 
 // GetExperiment returns one experiment.
 func (s *Store) GetExperiment(ctx context.Context, ns, id string) (*models.Experiment, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
-		return nil, err
-	}
-	if err := models.ValidateStoredID(id, "id"); err != nil {
+	if err := models.ValidateKey(ns, id, "id"); err != nil {
 		return nil, err
 	}
 	var out *models.Experiment

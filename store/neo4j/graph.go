@@ -29,7 +29,7 @@ func (s *Store) Neighbors(ctx context.Context, ns string, ids []string) ([]*mode
 			return err
 		}
 		out, err = perNodeEdges(ns, len(ids), recs, func(es []*models.Edge) {
-			slices.SortFunc(es, func(a, b *models.Edge) int { return compareKeys(a.Key(), b.Key()) })
+			slices.SortFunc(es, func(a, b *models.Edge) int { return a.Key().Compare(b.Key()) })
 		})
 		return err
 	})
@@ -40,21 +40,22 @@ func (s *Store) Neighbors(ctx context.Context, ns string, ids []string) ([]*mode
 // concatenates the groups in i's order, each edge once.
 func perNodeEdges(ns string, n int, recs []*neo4j.Record, order func([]*models.Edge)) ([]*models.Edge, error) {
 	groups, err := edgeGroups(ns, n, recs, order)
-	if err != nil {
-		return nil, err
-	}
+	return eachOnce(groups), err
+}
+
+// eachOnce concatenates groups, keeping an edge in two of them only where it comes first.
+func eachOnce(groups [][]*models.Edge) []*models.Edge {
 	var out []*models.Edge
 	seen := map[models.EdgeKey]bool{}
 	for _, g := range groups {
 		for _, e := range g {
-			if seen[e.Key()] {
-				continue
+			if !seen[e.Key()] {
+				seen[e.Key()] = true
+				out = append(out, e)
 			}
-			seen[e.Key()] = true
-			out = append(out, e)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // edgeGroups groups records of (i, from, to, r) by i, each group ordered with order.
@@ -119,17 +120,7 @@ func (s *Store) StrongestNeighbors(ctx context.Context, ns string, ids []string,
 	if err != nil {
 		return nil, err
 	}
-	var out []*models.Edge
-	seen := map[models.EdgeKey]bool{}
-	for _, g := range groups {
-		for _, e := range g {
-			if !seen[e.Key()] {
-				seen[e.Key()] = true
-				out = append(out, e)
-			}
-		}
-	}
-	return out, nil
+	return eachOnce(groups), nil
 }
 
 // strongestGroups is StrongestNeighbors by node: for each of ids, its perNode strongest
@@ -157,15 +148,7 @@ func (s *Store) strongestGroups(ctx context.Context, ns string, ids []string, pe
 			return err
 		}
 		groups, err = edgeGroups(ns, len(ids), recs, func(es []*models.Edge) {
-			slices.SortStableFunc(es, func(a, b *models.Edge) int {
-				switch {
-				case a.Weight > b.Weight:
-					return -1
-				case a.Weight < b.Weight:
-					return 1
-				}
-				return compareKeys(a.Key(), b.Key())
-			})
+			slices.SortStableFunc(es, models.CompareStrongest)
 		})
 		return err
 	})
@@ -181,16 +164,12 @@ func (s *Store) GetConcepts(ctx context.Context, ns string, names []string) ([]*
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
-	var ids []string
-	seen := map[string]bool{}
-	for _, n := range names {
-		if n = models.NormalizeConcept(n); n != "" && !seen[n] {
-			seen[n] = true
-			ids = append(ids, models.ConceptPrefix+n)
-		}
-	}
+	ids := models.ConceptNames(names)
 	if len(ids) == 0 {
 		return nil, nil
+	}
+	for i, n := range ids {
+		ids[i] = models.ConceptPrefix + n
 	}
 	byID := map[string]*models.Concept{}
 	err := s.read(ctx, "get concepts", func(tx runner) error {
@@ -241,11 +220,8 @@ const scanEdges = `MATCH (a:Node {ns: $ns})-[r]->(b)
 // ScanEdges returns up to limit edges of the namespace ordered by (From, To, Type), after
 // the key given; EINVALID when limit < 1.
 func (s *Store) ScanEdges(ctx context.Context, ns string, after models.EdgeKey, limit int) ([]*models.Edge, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
+	if err := models.ValidateEdgeScan(ns, limit); err != nil {
 		return nil, err
-	}
-	if limit < 1 {
-		return nil, models.Invalid("limit", "limit must be at least 1")
 	}
 	var out []*models.Edge
 	err := s.read(ctx, "scan edges", func(tx runner) error {

@@ -2,16 +2,14 @@ package neo4j
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
-	"github.com/salience-ai/salience/index"
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/nlp"
+	"github.com/salience-ai/salience/store/batch"
 )
 
 // memoryProps is what a :Memory node stores. Lists of lists and structs are JSON text;
@@ -109,76 +107,38 @@ type nsWrite struct {
 	units    []map[string]any // memory and chunk rows: {p: props, meta: props, unit: bool, terms, ix}
 	counts   termCounts       // the indexed units' terms, for the namespace's text statistics
 	parents  int64
-	dims     int
-	embedder string // the batch's embedder name for this namespace; "" when not given
+	vectors  models.EmbedderIdentity // of the batch's vectors in this namespace (batch.Prepare)
 	concepts []map[string]any
 	edges    []map[string]any
 
 	conceptAt map[string]int // concept id → its row in concepts
 }
 
-// prepare validates a batch and groups it by namespace, in the order namespaces appear.
-// ECONFLICT when an id repeats within the batch.
+// prepare checks a batch (batch.Prepare) and groups it by namespace, in the order
+// namespaces appear. ECONFLICT when an id repeats within the batch.
 func prepare(writes []*models.MemoryWrite) ([]*nsWrite, error) {
+	prep, ids, err := batch.Prepare(writes)
+	if err != nil {
+		return nil, err
+	}
 	var out []*nsWrite
 	byNS := map[string]*nsWrite{}
 	seen := map[[2]string]bool{}
-	for i, w := range writes {
-		f := fmt.Sprintf("writes[%d]", i)
-		if w == nil || w.Memory == nil {
-			return nil, models.Invalid(f+".memory", "memory is missing")
-		}
-		m := w.Memory
-		if err := models.ValidateStoredMemory(m, f+".memory"); err != nil {
-			return nil, err
-		}
-		if m.ParentID != "" {
-			return nil, models.Invalid(f+".memory.parent_id", "a chunk cannot be written without its parent")
-		}
-		if m.ChunkCount != len(w.Chunks) {
-			return nil, models.Invalid(f+".memory.chunk_count", "chunk_count is %d but %d chunks were given", m.ChunkCount, len(w.Chunks))
-		}
-		ns := m.Namespace
+	for _, w := range prep {
+		ns := w.Namespace
 		p := byNS[ns]
 		if p == nil {
-			p = &nsWrite{ns: ns}
+			p = &nsWrite{ns: ns, vectors: ids[ns]}
 			byNS[ns] = p
 			out = append(out, p)
 		}
 		p.parents++
-		for j, um := range append([]*models.Memory{m}, w.Chunks...) {
-			uf := f + ".memory"
-			if j > 0 {
-				uf = fmt.Sprintf("%s.chunks[%d]", f, j-1)
-				if err := models.ValidateStoredMemory(um, uf); err != nil {
-					return nil, err
-				}
-				if um.ParentID != m.ID || um.Namespace != ns || um.ChunkCount != 0 {
-					return nil, models.Invalid(uf+".parent_id", "a chunk must belong to its memory's namespace, name it as parent and have no chunks")
-				}
+		for _, c := range w.Units {
+			if seen[[2]string{ns, c.ID}] {
+				return nil, conflict("memory %s appears twice in the batch", c.ID)
 			}
-			if seen[[2]string{ns, um.ID}] {
-				return nil, conflict("memory %s appears twice in the batch", um.ID)
-			}
-			seen[[2]string{ns, um.ID}] = true
-			c := *um
-			if len(c.Embedding) > 0 {
-				v, err := index.Normalize(c.Embedding)
-				if err != nil {
-					return nil, models.Invalid(uf+".embedding", "embedding has a NaN or infinite component")
-				}
-				if p.dims != 0 && p.dims != len(v) {
-					return nil, models.Invalid(uf+".embedding", "embedding has %d dimensions, others in the batch %d", len(v), p.dims)
-				}
-				if w.Embedder != "" && p.embedder != "" && w.Embedder != p.embedder {
-					return nil, models.Invalid(f+".embedder", "embedder %s differs from %s of others in the batch", w.Embedder, p.embedder)
-				}
-				c.Embedding, p.dims = v, len(v)
-				if w.Embedder != "" {
-					p.embedder = w.Embedder
-				}
-			}
-			row := map[string]any{"p": memoryProps(&c), "meta": metaProps(&c), "unit": c.Indexed(), "terms": nil, "ix": nil}
+			seen[[2]string{ns, c.ID}] = true
+			row := map[string]any{"p": memoryProps(c), "meta": metaProps(c), "unit": c.Indexed(), "terms": nil, "ix": nil}
 			if c.Indexed() {
 				terms := nlp.Terms(c.Content)
 				row["terms"], row["ix"] = strings.Join(terms, " "), ixTerms(ns, terms)
@@ -187,19 +147,10 @@ func prepare(writes []*models.MemoryWrite) ([]*nsWrite, error) {
 			p.units = append(p.units, row)
 			p.ids = append(p.ids, c.ID)
 		}
-		for j, c := range w.Concepts {
-			cf := fmt.Sprintf("%s.concepts[%d]", f, j)
-			row, err := conceptRow(c, ns, cf)
-			if err != nil {
-				return nil, err
-			}
-			p.addConcept(row)
+		for _, c := range w.Concepts {
+			p.addConcept(conceptRow(c))
 		}
-		for j, e := range w.Edges {
-			ec, err := models.ValidateStoredEdge(e, ns, fmt.Sprintf("%s.edges[%d]", f, j))
-			if err != nil {
-				return nil, err
-			}
+		for _, ec := range w.Edges {
 			p.edges = append(p.edges, map[string]any{"from": ec.From, "to": ec.To, "rt": relType(ec.Type), "type": string(ec.Type), "p": edgeProps(ec)})
 		}
 	}
@@ -234,30 +185,9 @@ func (p *nsWrite) addConcept(row map[string]any) {
 	old["last"] = max(old["last"].(int64), row["last"].(int64))
 }
 
-// conceptRow validates a written concept and returns its parameters: the normalized name,
-// its node id, and the values the upsert merges.
-func conceptRow(c *models.Concept, ns, field string) (map[string]any, error) {
-	if c == nil {
-		return nil, models.Invalid(field, "concept is missing")
-	}
-	cc := *c
-	cc.Name = models.NormalizeConcept(c.Name)
-	if cc.Namespace == "" {
-		cc.Namespace = ns
-	}
-	switch {
-	case cc.Namespace != ns:
-		return nil, models.Invalid(field+".namespace", "concept of another namespace")
-	case cc.Name == "":
-		return nil, models.Invalid(field+".name", "concept name is empty")
-	case cc.Kind == "":
-		return nil, models.Invalid(field+".kind", "concept kind is required")
-	case cc.Mentions < 0:
-		return nil, models.Invalid(field+".mentions", "mentions must not be negative")
-	}
-	if err := errors.Join(models.CheckStoredTime(field+".first_seen", cc.FirstSeen), models.CheckStoredTime(field+".last_seen", cc.LastSeen)); err != nil {
-		return nil, err
-	}
+// conceptRow is the parameters of a checked concept (models.ValidateStoredConcept): its
+// node id, and the values the upsert merges.
+func conceptRow(cc *models.Concept) map[string]any {
 	first, last := cc.FirstSeen, cc.LastSeen
 	if first.IsZero() {
 		first = last
@@ -274,7 +204,7 @@ func conceptRow(c *models.Concept, ns, field string) (map[string]any, error) {
 	return map[string]any{
 		"id": models.ConceptPrefix + cc.Name, "name": cc.Name, "kind": string(cc.Kind), "aliases": aliases,
 		"add": int64(max(cc.Mentions, 1)), "first": encTime(first), "last": encTime(last),
-	}, nil
+	}
 }
 
 const (
@@ -341,35 +271,28 @@ func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite
 	if len(writes) == 0 {
 		return nil
 	}
-	batch, err := prepare(writes)
+	byNS, err := prepare(writes)
 	if err != nil {
 		return err
 	}
 	return s.write(ctx, "create memories", func(tx neo4j.ManagedTransaction) error {
-		for _, p := range batch {
+		for _, p := range byNS {
 			recs, err := collect(ctx, tx, claimSpace, map[string]any{"ns": p.ns})
 			if err != nil {
 				return err
 			}
 			dims, _ := recs[0].Values[0].(int64)
 			name, _ := recs[0].Values[1].(string)
-			record := false // the batch's name becomes the namespace's
-			switch {
-			case p.dims == 0:
-			case dims == 0:
-				dims, record = int64(p.dims), p.embedder != ""
-			case dims != int64(p.dims):
-				return models.Invalid("embedding", "embedding has %d dimensions; namespace %s uses %d", p.dims, p.ns, dims)
-			case p.embedder != "" && name != "" && name != p.embedder:
-				return models.Invalid("embedding", "embedding made by %s; namespace %s holds vectors of %s", p.embedder, p.ns, name)
-			case p.embedder != "" && name == "":
-				record = true
+			next, err := models.EmbedderIdentity{Name: name, Dims: int(dims)}.Admit(p.ns, p.vectors)
+			if err != nil {
+				return err
 			}
-			if record {
-				if err := exec(ctx, tx, nameSpace, map[string]any{"ns": p.ns, "embedder": p.embedder}); err != nil {
+			if next.Name != "" && next.Name != name { // countSpace records the dimension
+				if err := exec(ctx, tx, nameSpace, map[string]any{"ns": p.ns, "embedder": next.Name}); err != nil {
 					return err
 				}
 			}
+			dims = int64(next.Dims)
 			// Lists go in slices of maxListParam rows (see GetConcepts).
 			for part := range slices.Chunk(p.ids, maxListParam) {
 				recs, err = collect(ctx, tx, existingMemories, map[string]any{"ns": p.ns, "ids": part})
@@ -435,20 +358,7 @@ const (
 
 // GetMemory returns one memory or chunk; ENOTFOUND when missing.
 func (s *Store) GetMemory(ctx context.Context, ns, id string) (*models.Memory, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
-		return nil, err
-	}
-	if err := models.ValidateStoredID(id, "id"); err != nil {
-		return nil, err
-	}
-	ms, err := s.GetMemories(ctx, ns, []string{id})
-	if err != nil {
-		return nil, err
-	}
-	if len(ms) == 0 {
-		return nil, notFound("memory %s not found", id)
-	}
-	return ms[0], nil
+	return models.GetMemory(ctx, s.GetMemories, ns, id)
 }
 
 // GetMemories returns the memories and chunks with these ids in the order asked, skipping
@@ -498,38 +408,7 @@ func (s *Store) getMemories(ctx context.Context, ns string, ids []string, q int)
 	for _, m := range ms {
 		byID[m.ID] = m
 	}
-	out := make([]*models.Memory, 0, len(ms))
-	used := make(map[string]bool, len(ms))
-	for _, id := range ids {
-		m, ok := byID[id]
-		if !ok {
-			continue
-		}
-		if used[id] { // each answer is the caller's own copy
-			m = cloneMemory(m)
-		}
-		used[id] = true
-		out = append(out, m)
-	}
-	return out, nil
-}
-
-func cloneMemory(m *models.Memory) *models.Memory {
-	c := *m
-	c.Domains = slices.Clone(m.Domains)
-	c.Triggers = slices.Clone(m.Triggers)
-	c.Concepts = slices.Clone(m.Concepts)
-	c.Embedding = slices.Clone(m.Embedding)
-	if m.Triple != nil {
-		t := *m.Triple
-		c.Triple = &t
-	}
-	c.IrrelevantContexts = nil
-	for _, ctx := range m.IrrelevantContexts {
-		c.IrrelevantContexts = append(c.IrrelevantContexts, slices.Clone(ctx))
-	}
-	c.Learned = slices.Clone(m.Learned)
-	return &c
+	return models.MemoriesInOrder(ids, byID), nil
 }
 
 // FindMemories queries: one namespace (index-backed) or all, newest or oldest first. Every
@@ -614,11 +493,8 @@ const lastInConversation = `MATCH (m:Memory {ns: $ns, conv: $conv}) WHERE m.pare
 // LastInConversation returns the newest memory (not chunk) of a conversation by CreatedAt
 // then id; ENOTFOUND when there is none.
 func (s *Store) LastInConversation(ctx context.Context, ns, conversationID string) (*models.Memory, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
+	if err := models.ValidateConversationRef(ns, conversationID); err != nil {
 		return nil, err
-	}
-	if conversationID == "" {
-		return nil, models.Invalid("conversation_id", "conversation id is required")
 	}
 	var ms []*models.Memory
 	err := s.read(ctx, "last in conversation", func(tx runner) error {
@@ -669,10 +545,7 @@ func countTerms(ctx context.Context, tx runner, ns string, c *termCounts, sign i
 // edge touching any of them, and their resurfacing queue items. Surfacings and events stay:
 // they are the engagement history. ENOTFOUND when missing; EINVALID for a chunk's id.
 func (s *Store) DeleteMemory(ctx context.Context, ns, id string) error {
-	if err := models.ValidateNamespace(ns); err != nil {
-		return err
-	}
-	if err := models.ValidateStoredID(id, "id"); err != nil {
+	if err := models.ValidateKey(ns, id, "id"); err != nil {
 		return err
 	}
 	return s.write(ctx, "delete memory", func(tx neo4j.ManagedTransaction) error {

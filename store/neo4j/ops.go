@@ -2,7 +2,6 @@ package neo4j
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -20,11 +19,11 @@ const (
 
 // Enqueue adds or replaces resurfacing queue items (one per memory).
 func (s *Store) Enqueue(ctx context.Context, items []*models.ResurfaceItem) error {
+	if err := models.ValidateEnqueue(items); err != nil {
+		return err
+	}
 	rows := make([]map[string]any, 0, len(items))
-	for i, it := range items {
-		if err := models.ValidateResurfaceItem(it, fmt.Sprintf("items[%d]", i)); err != nil {
-			return err
-		}
+	for _, it := range items {
 		rows = append(rows, map[string]any{"ns": it.Namespace, "memory": it.MemoryID, "due": encTime(it.DueAt),
 			"score": it.Score, "queued": encTime(it.QueuedAt)})
 	}
@@ -42,8 +41,8 @@ func (s *Store) Queue(ctx context.Context, ns string, limit int) ([]*models.Resu
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
-	if limit < 0 {
-		return nil, models.Invalid("limit", "limit must not be negative")
+	if err := models.ValidateLimit(limit); err != nil {
+		return nil, err
 	}
 	lim := noLimit
 	if limit > 0 {
@@ -113,8 +112,8 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.
 		if p.err != nil {
 			return p.err
 		}
-		if cur != "" && cur != holder && expires > encTime(now) {
-			return nil // held by another holder
+		if models.LeaseTaken(cur, decTime(expires), holder, now) {
+			return nil
 		}
 		if err := exec(ctx, tx, takeLease, map[string]any{"name": name, "holder": holder, "until": encTime(until)}); err != nil {
 			return err
@@ -127,8 +126,8 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.
 
 // ReleaseLease frees the lease if holder has it.
 func (s *Store) ReleaseLease(ctx context.Context, name, holder string) error {
-	if name == "" || holder == "" {
-		return models.Invalid("name", "lease name and holder are required")
+	if err := models.ValidateLeaseRelease(name, holder); err != nil {
+		return err
 	}
 	return s.write(ctx, "release lease", func(tx neo4j.ManagedTransaction) error {
 		return exec(ctx, tx, releaseLease, map[string]any{"name": name, "holder": holder})
@@ -155,8 +154,8 @@ func (s *Store) RecordJobRun(ctx context.Context, run *models.JobRun) error {
 
 // FindJobRuns lists the newest runs of a job ("" = all jobs), newest first (then by id).
 func (s *Store) FindJobRuns(ctx context.Context, job string, limit int) ([]*models.JobRun, error) {
-	if limit < 0 {
-		return nil, models.Invalid("limit", "limit must not be negative")
+	if err := models.ValidateLimit(limit); err != nil {
+		return nil, err
 	}
 	lim := noLimit
 	if limit > 0 {

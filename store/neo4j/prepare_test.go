@@ -36,8 +36,8 @@ func TestPrepareGroupsAndFoldsConcepts(t *testing.T) {
 		t.Fatalf("namespaces %v, want a then b", got)
 	}
 	a := got[0]
-	if !reflect.DeepEqual(a.ids, []string{"m1", "p1", "p1-0"}) || a.parents != 2 || a.dims != 2 {
-		t.Fatalf("a: ids %v, parents %d, dims %d", a.ids, a.parents, a.dims)
+	if !reflect.DeepEqual(a.ids, []string{"m1", "p1", "p1-0"}) || a.parents != 2 || a.vectors.Dims != 2 {
+		t.Fatalf("a: ids %v, parents %d, dims %d", a.ids, a.parents, a.vectors.Dims)
 	}
 	// Units: the chunk and the unchunked memory are indexed with their analysed terms; the
 	// parent of chunks is not.

@@ -95,8 +95,8 @@ func asBool(v any) bool     { b, _ := v.(bool); return b }
 // so each node is read once a call.
 func (s *Store) PruneHistory(ctx context.Context, pc models.PruneCut) (models.Pruned, error) {
 	var p models.Pruned
-	if pc.None() {
-		return p, models.Invalid("before", "the cut deletes nothing: no cutoff is set")
+	if err := pc.Check(); err != nil {
+		return p, err
 	}
 	counts := []*int{&p.Surfacings, &p.Events, &p.Decisions, &p.Conversations}
 	for i, label := range pruneLabels {

@@ -37,14 +37,8 @@ const (
 // re-embedded; progress, when not nil, hears after each batch. Interrupted, it can be run
 // again: every unit is embedded afresh.
 func (s *Store) Reembed(ctx context.Context, ns string, to models.EmbedderIdentity, batch int, embedFn models.EmbedFunc, progress func(done, total int)) (int, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
+	if err := models.ValidateReembed(ns, to, batch); err != nil {
 		return 0, err
-	}
-	if to.Dims <= 0 || batch <= 0 {
-		return 0, models.Invalid("dims", "dims and batch must be positive")
-	}
-	if to.Name == "" {
-		return 0, models.Invalid("embedder", "the embedder's name is required")
 	}
 	var total int
 	err := s.write(ctx, "reembed: claim", func(tx neo4j.ManagedTransaction) error {

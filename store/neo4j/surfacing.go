@@ -88,12 +88,12 @@ type conversationJSON struct {
 // (state may be nil) in one transaction (one statement), and counts each surfacing on its memory.
 // ECONFLICT when a surfacing id exists.
 func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, state *models.ConversationState) error {
+	if err := models.ValidateStoredTurn(ss, state); err != nil {
+		return err
+	}
 	seen := map[[2]string]bool{}
 	rows := make([]map[string]any, 0, len(ss))
-	for i, sf := range ss {
-		if err := models.ValidateStoredSurfacing(sf, fmt.Sprintf("surfacings[%d]", i)); err != nil {
-			return err
-		}
+	for _, sf := range ss {
 		k := [2]string{sf.Namespace, sf.ID}
 		if seen[k] {
 			return conflict("surfacing %s appears twice", sf.ID)
@@ -103,9 +103,6 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 	}
 	var stateParams map[string]any
 	if state != nil {
-		if err := models.ValidateStoredState(state); err != nil {
-			return err
-		}
 		cj := conversationJSON{Type: state.Type, Turns: state.Turns, RecentTopics: state.RecentTopics,
 			Participants: state.Participants, RecentSurfaced: state.RecentSurfaced, RecentTurns: state.RecentTurns}
 		if !state.UpdatedAt.IsZero() {
@@ -174,10 +171,7 @@ const getSurfacing = `MATCH (s:Surfacing {ns: $ns, id: $id}) RETURN` + surfacing
 
 // GetSurfacing returns one surfacing; ENOTFOUND when missing.
 func (s *Store) GetSurfacing(ctx context.Context, ns, id string) (*models.Surfacing, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
-		return nil, err
-	}
-	if err := models.ValidateStoredID(id, "id"); err != nil {
+	if err := models.ValidateKey(ns, id, "id"); err != nil {
 		return nil, err
 	}
 	var out []*models.Surfacing
@@ -233,19 +227,13 @@ func (s *Store) FindSurfacings(ctx context.Context, f models.SurfacingFilter) ([
 }
 
 func findSurfacings(ctx context.Context, tx runner, f models.SurfacingFilter) ([]*models.Surfacing, error) {
+	limit, err := f.Check()
+	if err != nil {
+		return nil, err
+	}
 	all := 1
 	if f.Namespace != "" {
-		if err := models.ValidateNamespace(f.Namespace); err != nil {
-			return nil, err
-		}
 		all = 0
-	}
-	limit := f.Limit
-	switch {
-	case limit == 0:
-		limit = 1000
-	case limit < 0:
-		return nil, models.Invalid("limit", "limit must not be negative")
 	}
 	desc := 0
 	if f.Desc {
@@ -266,10 +254,7 @@ const getConversation = `MATCH (c:Conversation {ns: $ns, id: $id}) RETURN c.stat
 
 // GetConversation returns a conversation's state; ENOTFOUND when none was recorded.
 func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.ConversationState, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
-		return nil, err
-	}
-	if err := models.ValidateStoredID(id, "conversation_id"); err != nil {
+	if err := models.ValidateKey(ns, id, "conversation_id"); err != nil {
 		return nil, err
 	}
 	var text string
@@ -357,15 +342,12 @@ const countEventsEnd = `
 // CountEvents counts the events matching f (its order and Limit aside) by type and
 // Implicit, in the database: the metrics need the counts, not every event.
 func (s *Store) CountEvents(ctx context.Context, f models.EventFilter) ([]models.EventTally, error) {
+	if err := f.Check(); err != nil {
+		return nil, err
+	}
 	all := 1
 	if f.Namespace != "" {
-		if err := models.ValidateNamespace(f.Namespace); err != nil {
-			return nil, err
-		}
 		all = 0
-	}
-	if f.Limit < 0 {
-		return nil, models.Invalid("limit", "limit must not be negative")
 	}
 	var after any
 	if f.AfterSeq > 0 {
@@ -398,15 +380,12 @@ const noLimit = int64(1) << 62
 
 // FindEvents lists engagement events matching f, oldest first (then by id).
 func (s *Store) FindEvents(ctx context.Context, f models.EventFilter) ([]*models.Event, error) {
+	if err := f.Check(); err != nil {
+		return nil, err
+	}
 	all := 1
 	if f.Namespace != "" {
-		if err := models.ValidateNamespace(f.Namespace); err != nil {
-			return nil, err
-		}
 		all = 0
-	}
-	if f.Limit < 0 {
-		return nil, models.Invalid("limit", "limit must not be negative")
 	}
 	limit := noLimit
 	if f.Limit > 0 {

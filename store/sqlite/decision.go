@@ -10,11 +10,9 @@ import (
 
 // FindDecisions lists a namespace's threshold decisions, oldest first (newest with f.Desc).
 func (s *Store) FindDecisions(ctx context.Context, f models.DecisionFilter) ([]*models.Decision, error) {
-	if err := models.ValidateNamespace(f.Namespace); err != nil {
+	limit, err := f.Check()
+	if err != nil {
 		return nil, err
-	}
-	if f.Limit < 0 {
-		return nil, models.Invalid("limit", "limit must not be negative")
 	}
 	q, args := decisionRows.sel+` WHERE ns = ?`, []any{f.Namespace}
 	if f.Pending {
@@ -22,10 +20,6 @@ func (s *Store) FindDecisions(ctx context.Context, f models.DecisionFilter) ([]*
 	}
 	if !f.Before.IsZero() {
 		q, args = q+` AND at < ?`, append(args, filterTime(f.Before))
-	}
-	limit := f.Limit
-	if limit == 0 {
-		limit = 1000
 	}
 	order := ` ORDER BY at, turn_id LIMIT ?`
 	if f.Desc {
@@ -39,10 +33,7 @@ func (t *storeTx) GetDecision(ns, turnID string) (*models.Decision, error) {
 	if t.done {
 		return nil, errTxDone
 	}
-	if err := models.ValidateNamespace(ns); err != nil {
-		return nil, err
-	}
-	if err := models.ValidateStoredID(turnID, "turn_id"); err != nil {
+	if err := models.ValidateKey(ns, turnID, "turn_id"); err != nil {
 		return nil, err
 	}
 	d, err := scanDecision(t.tx.QueryRowContext(t.ctx, selectDecision, ns, turnID))

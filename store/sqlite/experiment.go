@@ -33,13 +33,7 @@ var (
 // CreateExperiment stores a new experiment; the primary key and the one-running index make
 // a duplicate id or a second running experiment ECONFLICT.
 func (s *Store) CreateExperiment(ctx context.Context, e *models.Experiment) error {
-	if e == nil {
-		return models.Invalid("experiment", "experiment is missing")
-	}
-	if err := e.Validate(); err != nil {
-		return err
-	}
-	if err := errors.Join(models.CheckStoredTime("created_at", e.CreatedAt), models.CheckStoredTime("stopped_at", e.StoppedAt)); err != nil {
+	if err := models.ValidateStoredExperiment(e); err != nil {
 		return err
 	}
 	return s.write(ctx, "create experiment", func(tx *wtx) (func(), error) {
@@ -53,10 +47,7 @@ func (s *Store) CreateExperiment(ctx context.Context, e *models.Experiment) erro
 
 // GetExperiment returns one experiment.
 func (s *Store) GetExperiment(ctx context.Context, ns, id string) (*models.Experiment, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
-		return nil, err
-	}
-	if err := models.ValidateStoredID(id, "id"); err != nil {
+	if err := models.ValidateKey(ns, id, "id"); err != nil {
 		return nil, err
 	}
 	e, err := scanExperiment(s.rdb.QueryRowContext(ctx, selectExperiment, ns, id))

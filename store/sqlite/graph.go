@@ -58,14 +58,7 @@ func (s *Store) GetConcepts(ctx context.Context, ns string, names []string) ([]*
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
-	norm := make([]string, 0, len(names))
-	seen := make(map[string]bool, len(names))
-	for _, n := range names {
-		if n = models.NormalizeConcept(n); n != "" && !seen[n] {
-			seen[n] = true
-			norm = append(norm, n)
-		}
-	}
+	norm := models.ConceptNames(names)
 	if len(norm) == 0 {
 		return nil, nil
 	}
@@ -105,11 +98,8 @@ func (s *Store) GetConcepts(ctx context.Context, ns string, names []string) ([]*
 // ScanEdges returns up to limit edges of the namespace ordered by (From, To, Type) byte-wise,
 // after the key given; EINVALID when limit < 1.
 func (s *Store) ScanEdges(ctx context.Context, ns string, after models.EdgeKey, limit int) ([]*models.Edge, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
+	if err := models.ValidateEdgeScan(ns, limit); err != nil {
 		return nil, err
-	}
-	if limit < 1 {
-		return nil, models.Invalid("limit", "limit must be at least 1")
 	}
 	return queryAll(ctx, s.rdb, "scan edges", edgeRows.sel+` WHERE ns = ? AND (src, dst, type) > (?, ?, ?)
 		ORDER BY src, dst, type LIMIT ?`, []any{ns, after.From, after.To, string(after.Type), limit}, scanEdge)

@@ -13,20 +13,7 @@ import (
 
 // GetMemory returns one memory or chunk; ENOTFOUND when missing.
 func (s *Store) GetMemory(ctx context.Context, ns, id string) (*models.Memory, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
-		return nil, err
-	}
-	if err := models.ValidateStoredID(id, "id"); err != nil {
-		return nil, err
-	}
-	ms, err := s.GetMemories(ctx, ns, []string{id})
-	if err != nil {
-		return nil, err
-	}
-	if len(ms) == 0 {
-		return nil, notFound("memory %s not found", id)
-	}
-	return ms[0], nil
+	return models.GetMemory(ctx, s.GetMemories, ns, id)
 }
 
 // GetMemories returns the memories and chunks with these ids in the order asked, skipping
@@ -94,20 +81,7 @@ func (s *Store) sqlMemories(ctx context.Context, ns string, ids []string) ([]*mo
 			byID[m.ID] = m
 		}
 	}
-	out := make([]*models.Memory, 0, len(byID))
-	seen := make(map[string]bool, len(byID))
-	for _, id := range ids {
-		m, ok := byID[id]
-		if !ok {
-			continue
-		}
-		if seen[id] { // asked twice: each answer is the caller's own copy
-			m = cloneMemory(m)
-		}
-		seen[id] = true
-		out = append(out, m)
-	}
-	return out, nil
+	return models.MemoriesInOrder(ids, byID), nil
 }
 
 // FindMemories lists memories (never chunks) matching f, with the total ignoring Offset and
@@ -165,11 +139,8 @@ func (s *Store) FindMemories(ctx context.Context, f models.MemoryFilter) ([]*mod
 // LastInConversation returns the newest memory (not chunk) of a conversation by CreatedAt
 // then id; ENOTFOUND when there is none.
 func (s *Store) LastInConversation(ctx context.Context, ns, conversationID string) (*models.Memory, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
+	if err := models.ValidateConversationRef(ns, conversationID); err != nil {
 		return nil, err
-	}
-	if conversationID == "" {
-		return nil, models.Invalid("conversation_id", "conversation id is required")
 	}
 	if err := s.settleRead(ctx); err != nil { // the counters of every stored turn (surfaced.go)
 		return nil, err

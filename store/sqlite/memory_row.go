@@ -75,6 +75,3 @@ func queryMemories(ctx context.Context, q querier, query string, args ...any) ([
 	}
 	return out, rows.Err()
 }
-
-// cloneMemory deep-copies m so that neither the caller nor the cache can change the other.
-func cloneMemory(m *models.Memory) *models.Memory { return m.Clone() }

@@ -7,11 +7,13 @@ import (
 	"fmt"
 
 	"github.com/salience-ai/salience/models"
+	"github.com/salience-ai/salience/nlp"
+	"github.com/salience-ai/salience/store/batch"
 	"github.com/salience-ai/salience/store/memindex"
 )
 
 // The writes of memories: CreateMemories (with their chunks, concepts and edges) and
-// DeleteMemory. Validation is in memory_validate.go, the row codec in memory_row.go.
+// DeleteMemory. Validation is store/batch's, the row codec in memory_row.go.
 
 // CreateMemories writes the batch in one transaction: memories, chunks, concepts (upserted:
 // Mentions grows by the written concept's Mentions, at least 1; FirstSeen, Kind and existing
@@ -22,33 +24,32 @@ func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite
 	if len(writes) == 0 {
 		return nil
 	}
-	prep, dims, err := prepareWrites(writes)
+	prep, dims, err := batch.Prepare(writes)
 	if err != nil {
 		return err
 	}
+	units := indexUnits(prep)
 	return s.write(ctx, "create memories", func(tx *wtx) (func(), error) {
 		nsDims, err := fixDims(ctx, tx, dims)
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range prep {
-			for _, u := range p.units {
-				if _, err := tx.ExecContext(ctx, insertMemory.sql, insertMemory.bind(&memoryRow{m: *u.M})...); err != nil {
-					if isConstraintUnique(err) {
-						return nil, models.Errorf(models.ECONFLICT, "memory %s exists", u.M.ID)
-					}
-					return nil, fmt.Errorf("insert memory %s: %w", u.M.ID, err)
+		for _, u := range units {
+			if _, err := tx.ExecContext(ctx, insertMemory.sql, insertMemory.bind(&memoryRow{m: *u.M})...); err != nil {
+				if isConstraintUnique(err) {
+					return nil, models.Errorf(models.ECONFLICT, "memory %s exists", u.M.ID)
 				}
-				if u.M.SurfaceCount != 0 || !u.M.LastSurfaced.IsZero() {
-					if err := putSurfaced(ctx, tx, u.M); err != nil {
-						return nil, fmt.Errorf("insert memory %s: %w", u.M.ID, err)
-					}
+				return nil, fmt.Errorf("insert memory %s: %w", u.M.ID, err)
+			}
+			if u.M.SurfaceCount != 0 || !u.M.LastSurfaced.IsZero() {
+				if err := putSurfaced(ctx, tx, u.M); err != nil {
+					return nil, fmt.Errorf("insert memory %s: %w", u.M.ID, err)
 				}
 			}
 		}
 		var merged []*models.Concept
 		for _, p := range prep {
-			for _, c := range p.concepts {
+			for _, c := range p.Concepts {
 				m, err := upsertConcept(ctx, tx, c)
 				if err != nil {
 					return nil, err
@@ -58,7 +59,7 @@ func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite
 		}
 		var created []*models.Edge
 		for _, p := range prep {
-			for _, e := range p.edges {
+			for _, e := range p.Edges {
 				res, err := tx.ExecContext(ctx, insertEdge.sql, insertEdge.bind(e)...)
 				if err != nil {
 					return nil, fmt.Errorf("insert edge: %w", err)
@@ -68,19 +69,28 @@ func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite
 				}
 			}
 		}
-		return func() {
-			var units []memindex.Unit
-			for _, p := range prep {
-				units = append(units, p.units...)
-			}
-			s.mem.Create(units, nsDims, merged, created)
-		}, nil
+		return func() { s.mem.Create(units, nsDims, merged, created) }, nil
 	})
 }
 
-// fixDims checks each namespace's embedding dimension and embedder against the batch and
-// records them for namespaces that had none; it returns the dimension of every namespace of
-// the batch. A namespace whose vectors predate recorded names takes the batch's name.
+// indexUnits is what the in-memory indexes take of a prepared batch: every memory and chunk,
+// with the terms of those searched, found before the write lock is taken.
+func indexUnits(prep []batch.Write) []memindex.Unit {
+	var units []memindex.Unit
+	for _, w := range prep {
+		for _, m := range w.Units {
+			u := memindex.Unit{M: m}
+			if m.Indexed() {
+				u.Terms = nlp.Terms(m.Content)
+			}
+			units = append(units, u)
+		}
+	}
+	return units
+}
+
+// fixDims admits the batch's vectors to each namespace (models.EmbedderIdentity.Admit) and
+// records what changes; it returns the dimension of every namespace of the batch.
 func fixDims(ctx context.Context, tx *wtx, batch map[string]models.EmbedderIdentity) (map[string]int, error) {
 	out := make(map[string]int, len(batch))
 	for ns, b := range batch {
@@ -94,19 +104,16 @@ func fixDims(ctx context.Context, tx *wtx, batch map[string]models.EmbedderIdent
 			cur = b
 		case err != nil:
 			return nil, err
-		case b.Dims == 0:
-		case cur.Dims == 0:
-			if _, err := tx.ExecContext(ctx, `UPDATE namespaces SET dims = ?, embedder = ? WHERE ns = ?`, b.Dims, b.Name, ns); err != nil {
+		default:
+			next, err := cur.Admit(ns, b)
+			if err != nil {
 				return nil, err
 			}
-			cur = b
-		case cur.Dims != b.Dims:
-			return nil, models.Invalid("embedding", "embedding has %d dimensions; namespace %s uses %d", b.Dims, ns, cur.Dims)
-		case b.Name != "" && cur.Name != "" && cur.Name != b.Name:
-			return nil, models.Invalid("embedding", "embedding made by %s; namespace %s holds vectors of %s", b.Name, ns, cur.Name)
-		case b.Name != "" && cur.Name == "":
-			if _, err := tx.ExecContext(ctx, `UPDATE namespaces SET embedder = ? WHERE ns = ?`, b.Name, ns); err != nil {
-				return nil, err
+			if next != cur {
+				if _, err := tx.ExecContext(ctx, `UPDATE namespaces SET dims = ?, embedder = ? WHERE ns = ?`, next.Dims, next.Name, ns); err != nil {
+					return nil, err
+				}
+				cur = next
 			}
 		}
 		out[ns] = cur.Dims
@@ -119,10 +126,7 @@ func fixDims(ctx context.Context, tx *wtx, batch map[string]models.EmbedderIdent
 // are the engagement history. ENOTFOUND when missing; EINVALID for a chunk's id (delete the
 // parent).
 func (s *Store) DeleteMemory(ctx context.Context, ns, id string) error {
-	if err := models.ValidateNamespace(ns); err != nil {
-		return err
-	}
-	if err := models.ValidateStoredID(id, "id"); err != nil {
+	if err := models.ValidateKey(ns, id, "id"); err != nil {
 		return err
 	}
 	return s.write(ctx, "delete memory", func(tx *wtx) (func(), error) {

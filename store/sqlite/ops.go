@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/salience-ai/salience/models"
@@ -12,10 +11,8 @@ import (
 
 // Enqueue adds or replaces resurfacing queue items, one per (namespace, memory).
 func (s *Store) Enqueue(ctx context.Context, items []*models.ResurfaceItem) error {
-	for i, it := range items {
-		if err := models.ValidateResurfaceItem(it, fmt.Sprintf("items[%d]", i)); err != nil {
-			return err
-		}
+	if err := models.ValidateEnqueue(items); err != nil {
+		return err
 	}
 	if len(items) == 0 {
 		return nil
@@ -36,8 +33,8 @@ func (s *Store) Queue(ctx context.Context, ns string, limit int) ([]*models.Resu
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
-	if limit < 0 {
-		return nil, models.Invalid("limit", "limit must not be negative")
+	if err := models.ValidateLimit(limit); err != nil {
+		return nil, err
 	}
 	if limit == 0 {
 		limit = -1 // SQLite: no limit
@@ -81,8 +78,8 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
 			return nil, err
-		case cur != holder && expires > encTime(now):
-			return nil, nil // held by another holder
+		case models.LeaseTaken(cur, decTime(expires), holder, now):
+			return nil, nil
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?)
 			ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at`, name, holder, encTime(until))
@@ -94,8 +91,8 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.
 
 // ReleaseLease frees the lease if holder has it; otherwise it does nothing.
 func (s *Store) ReleaseLease(ctx context.Context, name, holder string) error {
-	if name == "" || holder == "" {
-		return models.Invalid("name", "lease name and holder are required")
+	if err := models.ValidateLeaseRelease(name, holder); err != nil {
+		return err
 	}
 	return s.write(ctx, "release lease", func(tx *wtx) (func(), error) {
 		_, err := tx.ExecContext(ctx, `DELETE FROM leases WHERE name = ? AND holder = ?`, name, holder)
@@ -117,8 +114,8 @@ func (s *Store) RecordJobRun(ctx context.Context, run *models.JobRun) error {
 // FindJobRuns lists the runs of a job ("" = all jobs), newest first by Start then id; at
 // most limit (0 = all; EINVALID when negative).
 func (s *Store) FindJobRuns(ctx context.Context, job string, limit int) ([]*models.JobRun, error) {
-	if limit < 0 {
-		return nil, models.Invalid("limit", "limit must not be negative")
+	if err := models.ValidateLimit(limit); err != nil {
+		return nil, err
 	}
 	if limit == 0 {
 		limit = -1

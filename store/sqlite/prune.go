@@ -26,8 +26,8 @@ var pruneBatch = 500 // a variable: tests walk many windows with a small one
 //     and the fold's watermark is a rowid.
 func (s *Store) PruneHistory(ctx context.Context, pc models.PruneCut) (models.Pruned, error) {
 	var p models.Pruned
-	if pc.None() {
-		return p, models.Invalid("before", "the cut deletes nothing: no cutoff is set")
+	if err := pc.Check(); err != nil {
+		return p, err
 	}
 	// The counters first take in every stored surfacing (surfaced.go).
 	if err := s.settle(ctx); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -15,15 +14,8 @@ import (
 // RecordSurfacings stores the surfacings of one turn and the conversation's state (may be
 // nil) in one transaction. ECONFLICT when a surfacing id exists.
 func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, state *models.ConversationState) error {
-	for i, sf := range ss {
-		if err := models.ValidateStoredSurfacing(sf, fmt.Sprintf("surfacings[%d]", i)); err != nil {
-			return err
-		}
-	}
-	if state != nil {
-		if err := models.ValidateStoredState(state); err != nil {
-			return err
-		}
+	if err := models.ValidateStoredTurn(ss, state); err != nil {
+		return err
 	}
 	if len(ss) == 0 && state == nil {
 		return nil
@@ -192,12 +184,13 @@ func findSurfacings(ctx context.Context, q querier, f models.SurfacingFilter) ([
 
 // surfacingQuery is the SELECT of FindSurfacings for f, with its arguments and row scanner.
 func surfacingQuery(f models.SurfacingFilter) (string, []any, func(scanner) (*models.Surfacing, error), error) {
+	limit, err := f.Check()
+	if err != nil {
+		return "", nil, nil, err
+	}
 	var where []string
 	var args []any
 	if f.Namespace != "" {
-		if err := models.ValidateNamespace(f.Namespace); err != nil {
-			return "", nil, nil, err
-		}
 		where, args = append(where, "ns = ?"), append(args, f.Namespace)
 	}
 	if f.ConversationID != "" {
@@ -217,13 +210,6 @@ func surfacingQuery(f models.SurfacingFilter) (string, []any, func(scanner) (*mo
 	}
 	if f.NoOutcome {
 		where = append(where, "outcome = ''")
-	}
-	limit := f.Limit
-	switch {
-	case limit == 0:
-		limit = 1000
-	case limit < 0:
-		return "", nil, nil, models.Invalid("limit", "limit must not be negative")
 	}
 	order := "at ASC, id ASC"
 	if f.Desc {
@@ -254,10 +240,7 @@ func scanBriefSurfacing(r scanner) (*models.Surfacing, error) {
 
 // GetConversation returns a conversation's state; ENOTFOUND when none was recorded.
 func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.ConversationState, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
-		return nil, err
-	}
-	if err := models.ValidateStoredID(id, "conversation_id"); err != nil {
+	if err := models.ValidateKey(ns, id, "conversation_id"); err != nil {
 		return nil, err
 	}
 	if c := s.cachedConversation(ns, id); c != nil {
@@ -321,12 +304,12 @@ func (s *Store) CountEvents(ctx context.Context, f models.EventFilter) ([]models
 
 // eventWhere is the WHERE clause of f's filters (all but its order and Limit).
 func eventWhere(f models.EventFilter) ([]string, []any, error) {
+	if err := f.Check(); err != nil {
+		return nil, nil, err
+	}
 	var where []string
 	var args []any
 	if f.Namespace != "" {
-		if err := models.ValidateNamespace(f.Namespace); err != nil {
-			return nil, nil, err
-		}
 		where, args = append(where, "ns = ?"), append(args, f.Namespace)
 	}
 	if !f.Since.IsZero() {
@@ -337,9 +320,6 @@ func eventWhere(f models.EventFilter) ([]string, []any, error) {
 	}
 	if f.AfterSeq > 0 {
 		where, args = append(where, "seq > ?"), append(args, f.AfterSeq)
-	}
-	if f.Limit < 0 {
-		return nil, nil, models.Invalid("limit", "limit must not be negative")
 	}
 	return where, args, nil
 }

@@ -153,7 +153,7 @@ func TestMemoryRoundTrip(t *testing.T) {
 	var meta models.Memory
 	f.fill(t, &meta)
 	meta.Namespace, meta.ID = "ns", m.ID
-	want := cloneMemory(m)
+	want := m.Clone()
 	memindex.SetMeta(want, &meta)
 	if err := s.Update(ctx, func(tx models.Tx) error { return tx.PutMemory(&meta) }); err != nil {
 		t.Fatal(err)

@@ -46,14 +46,8 @@ func (s *Store) RecordEmbedder(ctx context.Context, ns string, id models.Embedde
 // run leaves some new vectors under the old size; Rebuild skips vectors of the wrong size
 // and the next run writes them all again.
 func (s *Store) Reembed(ctx context.Context, ns string, to models.EmbedderIdentity, batch int, embedFn models.EmbedFunc, progress func(done, total int)) (int, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
+	if err := models.ValidateReembed(ns, to, batch); err != nil {
 		return 0, err
-	}
-	if to.Dims <= 0 || batch <= 0 {
-		return 0, models.Invalid("dims", "dims and batch must be positive")
-	}
-	if to.Name == "" {
-		return 0, models.Invalid("embedder", "the embedder's name is required")
 	}
 	if s.ready.Load() {
 		return 0, models.Errorf(models.ECONFLICT, "re-embedding needs a store that is not serving (indexes loaded)")
