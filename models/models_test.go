@@ -119,15 +119,14 @@ func TestNamespaceOwnsKey(t *testing.T) {
 }
 
 // TestNamespaceKeys: the range a store deletes holds the keys NamespaceOwnsKey gives the
-// namespace and no other's, so DeleteNamespace takes its state and only its. (Not the bare
-// kind+ns+"/", which no key builder writes: the range starts after it.)
+// namespace and no other's, so DeleteNamespace takes its state and only its.
 func TestNamespaceKeys(t *testing.T) {
 	key, lo, hi := NamespaceKeys(SettingsKeyPrefix, "demo")
 	if key != "settings/demo" || lo != "settings/demo/" || hi != "settings/demo0" {
 		t.Fatalf("NamespaceKeys = %q, %q, %q", key, lo, hi)
 	}
-	inRange := func(k string) bool { return k == key || (k > lo && k < hi) }
-	for _, k := range []string{"settings/demo", "settings/demo/v2", "settings/demo2",
+	inRange := func(k string) bool { return k == key || (k >= lo && k < hi) }
+	for _, k := range []string{"settings/demo", "settings/demo/", "settings/demo/v2", "settings/demo2",
 		"settings/demo.v2", "settings/demo-x", "settings/dem", "settings/demo0", "settings/demo//x"} {
 		if got, want := inRange(k), NamespaceOwnsKey("demo", k); got != want {
 			t.Errorf("%q: in the range %v, NamespaceOwnsKey %v", k, got, want)

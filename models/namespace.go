@@ -33,8 +33,8 @@ func NamespaceOwnsKey(ns, key string) bool {
 }
 
 // NamespaceKeys is where namespace ns's state keys of one kind lie, for a store to delete:
-// key itself and every key strictly between lo and hi, key+"/" and key+"0" ('0' follows '/'),
-// which are the keys NamespaceOwnsKey gives ns.
+// key itself and every key from lo up to (not including) hi, key+"/" and key+"0" ('0'
+// follows '/'), which are the keys NamespaceOwnsKey gives ns.
 func NamespaceKeys(kind, ns string) (key, lo, hi string) {
 	key = kind + ns
 	return key, key + "/", key + "0"

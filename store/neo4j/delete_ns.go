@@ -33,7 +33,7 @@ var (
 )
 
 // deleteNSState deletes one kind of the namespace's state keys (models.NamespaceKeys).
-const deleteNSState = `MATCH (n:State) WHERE n.key = $key OR (n.key > $lo AND n.key < $hi)
+const deleteNSState = `MATCH (n:State) WHERE n.key = $key OR (n.key >= $lo AND n.key < $hi)
 	DETACH DELETE n RETURN count(*) AS n`
 
 // DeleteNamespace deletes every node of ns, label by label (deleteNSLabels), pruneBatch

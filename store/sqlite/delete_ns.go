@@ -99,7 +99,7 @@ func (s *Store) DeleteNamespace(ctx context.Context, ns string) (models.Namespac
 		}
 		for _, kind := range models.NamespaceStateKinds() {
 			key, lo, hi := models.NamespaceKeys(kind, ns)
-			rows, err := w.QueryContext(ctx, `DELETE FROM state WHERE key = ?1 OR (key > ?2 AND key < ?3) RETURNING key`, key, lo, hi)
+			rows, err := w.QueryContext(ctx, `DELETE FROM state WHERE key = ?1 OR (key >= ?2 AND key < ?3) RETURNING key`, key, lo, hi)
 			if err != nil {
 				return nil, err
 			}

@@ -45,6 +45,7 @@ func testDeleteNamespace(t *testing.T, open func(t *testing.T) models.Store) {
 		for _, k := range models.NamespaceStateKinds() {
 			mustNil(t, s.SetState(ctx, k+n, "v"))
 			mustNil(t, s.SetState(ctx, k+n+"/e1/2026-05-01", "v"))
+			mustNil(t, s.SetState(ctx, k+n+"/", "v")) // the range's first key
 		}
 	}
 	fill(ns)
@@ -136,7 +137,7 @@ func testDeleteNamespace(t *testing.T, open func(t *testing.T) models.Store) {
 		t.Fatalf("namespaces after the delete = %v", nss)
 	}
 	for _, k := range models.NamespaceStateKinds() {
-		for _, key := range []string{k + ns, k + ns + "/e1/2026-05-01", k + other, k + other + "/e1/2026-05-01"} {
+		for _, key := range []string{k + ns, k + ns + "/", k + ns + "/e1/2026-05-01", k + other, k + other + "/", k + other + "/e1/2026-05-01"} {
 			v, err := s.GetState(ctx, key)
 			mustNil(t, err)
 			if want := map[bool]string{true: "", false: "v"}[models.NamespaceOwnsKey(ns, key)]; v != want {
