@@ -1,8 +1,8 @@
 # Salience. `make run` builds and starts the server on $(ADDR) (127.0.0.1:7700) with ./data;
-# `make test` is the one test command (CI runs it and `make cross`, then `make test-neo4j` and
-# `make test-neo4j-latest`, installing Java and Maven when missing and failing when they cannot
-# run, then the fault suites: `make fuzz-api`, `make test-diskfull`, `make soak`, and
-# `make test-browser`).
+# `make test` is the one test command (CI runs it, `make cross` and `make lint`, then
+# `make test-neo4j` and `make test-neo4j-latest`, installing Java and Maven when missing and
+# failing when they cannot run, then the fault suites: `make fuzz-api`, `make test-diskfull`,
+# `make soak`, and `make test-browser`).
 
 GO        ?= go
 BIN       ?= bin/salience
@@ -68,9 +68,12 @@ cross:
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) $(BENCH_PKGS)
 
+# deadcode lists functions no build reaches (tests included); the list must stay empty.
+DEADCODE ?= golang.org/x/tools/cmd/deadcode@v0.52.0
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt -l reports:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	@out=$$($(GO) run $(DEADCODE) -test ./...); if [ -n "$$out" ]; then echo "deadcode reports:"; echo "$$out"; exit 1; fi
 
 smoke:
 	@if [ -f ../shared/bin/smoke ]; then bash ../shared/bin/smoke; else echo "smoke: ../shared/bin/smoke not found, skipped"; fi
