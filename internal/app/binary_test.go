@@ -69,7 +69,15 @@ type process struct {
 // waits for /readyz.
 func startBinary(t *testing.T, bin, dataDir string) *process {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", dataDir)
+	return startServe(t, bin, 30*time.Second, "--data", dataDir)
+}
+
+// startServe runs `salience serve` on port 0 with flags, reads the address it logs, and
+// waits up to wait for it and for /readyz. A process still running at cleanup gets SIGTERM
+// and is waited for; its log is printed when the test failed.
+func startServe(t *testing.T, bin string, wait time.Duration, flags ...string) *process {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, flags...)...)
 	cmd.Env = append(os.Environ(), "SALIENCE_KEYS=") // never pick up a developer's keys
 	p := &process{cmd: cmd, logs: &syncBuffer{}}
 	addr := make(chan string, 1)
@@ -81,20 +89,20 @@ func startBinary(t *testing.T, bin, dataDir string) *process {
 	}
 	t.Cleanup(func() {
 		if p.cmd.ProcessState == nil {
-			p.cmd.Process.Kill()
+			p.cmd.Process.Signal(syscall.SIGTERM)
 			p.cmd.Wait()
 		}
 		if t.Failed() {
-			t.Logf("binary log:\n%s", p.logs)
+			t.Logf("salience serve %s log:\n%s", p.base, p.logs)
 		}
 	})
 	select {
 	case a := <-addr:
 		p.base = "http://" + a
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the binary did not report its address\n%s", p.logs)
+	case <-time.After(wait):
+		t.Fatalf("salience serve did not report its address\n%s", p.logs)
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(wait)
 	for {
 		res, err := http.Get(p.base + "/readyz")
 		if err == nil {
@@ -104,7 +112,7 @@ func startBinary(t *testing.T, bin, dataDir string) *process {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the binary is not ready\n%s", p.logs)
+			t.Fatalf("salience serve is not ready\n%s", p.logs)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

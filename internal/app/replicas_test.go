@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -268,53 +267,14 @@ func wipeNeo4j(t *testing.T, uri string) {
 // replica is a running `salience serve` process. Its hc validates every exchange against
 // openapi.yaml (testserver.Validator).
 type replica struct {
-	cmd  *exec.Cmd
-	base string
-	logs *syncBuffer
-	hc   *http.Client
+	*process
+	hc *http.Client
 }
 
 func startReplica(t *testing.T, bin string, flags ...string) *replica {
 	t.Helper()
-	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data", t.TempDir()}, flags...)
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "SALIENCE_KEYS=")
-	p := &replica{cmd: cmd, logs: &syncBuffer{}, hc: &http.Client{Transport: testserver.NewValidator(t, nil)}}
-	addr := make(chan string, 1)
-	cmd.Stdout = &addrWriter{buf: p.logs, addr: addr}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if p.cmd.ProcessState == nil {
-			p.cmd.Process.Signal(syscall.SIGTERM)
-			p.cmd.Wait()
-		}
-		if t.Failed() {
-			t.Logf("replica %s log:\n%s", p.base, p.logs)
-		}
-	})
-	select {
-	case a := <-addr:
-		p.base = "http://" + a
-	case <-time.After(60 * time.Second):
-		t.Fatalf("the replica did not report its address\n%s", p.logs)
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		res, err := http.Get(p.base + "/readyz")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == 200 {
-				return p
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the replica is not ready\n%s", p.logs)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	p := startServe(t, bin, 60*time.Second, append([]string{"--data", t.TempDir()}, flags...)...)
+	return &replica{process: p, hc: &http.Client{Transport: testserver.NewValidator(t, nil)}}
 }
 
 func (p *replica) post(t *testing.T, path, body string, want int, out any) {
