@@ -34,7 +34,7 @@ const splitChunk = 4 * scanChunk
 // helper claim splitChunk rows at a time until none are left, and the caller waits only for
 // a helper that has started — one that starts later finds nothing to claim. So the scan
 // never waits for a helper still queued: the second core is often busy when the scan
-// begins (with the text search started just before it, or the journal applier), and a
+// begins (with the text search started just before it, or a background write), and a
 // helper given a fixed half started on average as the caller finished its own (measured at
 // 100,000 rows: 193 µs after, the caller's half taking 194 µs), which made the scan serial
 // plus a hand-off. scan's worker is 0 for the caller, 1 for the helper; a worker's calls

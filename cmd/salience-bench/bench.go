@@ -270,6 +270,8 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			trips0 = trips.RoundTrips()
 		}
 		cpu0 := processCPU()
+		var mem0, mem1 runtime.MemStats
+		runtime.ReadMemStats(&mem0)
 		start = time.Now()
 		err = benchParallel(*conc, *queries, func(i int) error {
 			d, k, err := ask(i)
@@ -279,6 +281,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		})
 		wall := time.Since(start)
 		cpu := processCPU() - cpu0
+		runtime.ReadMemStats(&mem1)
 		stopTrace()
 		stopProfile()
 		if err != nil {
@@ -344,11 +347,16 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			fmt.Fprintf(stdout, ", outside stages %.2f ms\n", rest/float64(slow))
 		}
 		// The CPU time of the whole process over the timed calls, per call: the pipeline's own
-		// work on every core, and what runs beside it in the background (the store applying
-		// journaled surfacings and checkpointing, the garbage collector). Less sensitive than
+		// work on every core, and what runs beside it in the background (the store folding
+		// surfacings and checkpointing, the garbage collector). Less sensitive than
 		// latency to a machine's other load, so a change's cost shows in it sooner.
 		cpuPerCall := float64(cpu) / float64(time.Millisecond) / float64(*queries)
 		fmt.Fprintf(stdout, "process CPU per call: %.2f ms (all threads, background work included)\n", cpuPerCall)
+		// The garbage collector is most of the tail: while it marks the live heap (the
+		// indexes and caches), calls lose a core to it and help it in proportion to what
+		// they allocate. So what a call allocates, and how often the collector ran.
+		allocKB, gcs := float64(mem1.TotalAlloc-mem0.TotalAlloc)/1000/float64(*queries), mem1.NumGC-mem0.NumGC
+		fmt.Fprintf(stdout, "allocated per call: %.0f kB; %d garbage collections during the calls\n", allocKB, gcs)
 		tripsPerCall := 0.0
 		if counts {
 			tripsPerCall = float64(trips.RoundTrips()-trips0) / float64(*queries)
@@ -356,7 +364,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		host := hostCheck() // after the calls, so as not to disturb them
 		fmt.Fprintf(stdout, "host, right after: %s\n", host)
-		more := rb.report(stdout, *budget, *queries)
+		more := rb.report(stdout, *budget, *queries) + fmt.Sprintf(`,"alloc_kb_per_call":%.1f,"gcs":%d`, allocKB, gcs)
 		if counts {
 			more += fmt.Sprintf(`,"round_trips":%.2f`, tripsPerCall)
 		}

@@ -33,8 +33,7 @@ func encJSON[T any](v T, empty bool) string {
 	}
 	// Lists of strings — ids, terms, concept names — are written directly, the bytes
 	// encoding/json writes (FuzzEncJSONLists): a conversation's recent_surfaced, two
-	// hundred ids rewritten every turn, cost the journal applier tens of microseconds
-	// through reflection.
+	// hundred ids rewritten every turn, cost tens of microseconds through reflection.
 	switch x := any(v).(type) {
 	case []string:
 		return string(appendJSONList(make([]byte, 0, listLen(x)), x))

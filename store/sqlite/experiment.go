@@ -106,9 +106,6 @@ func (s *Store) TallyExperiment(ctx context.Context, ns, id string, asOf time.Ti
 	if err := models.CheckStoredTime("as_of", asOf); err != nil {
 		return nil, err
 	}
-	if err := s.settleRead(ctx); err != nil { // the counts of journaled turns
-		return nil, err
-	}
 	t, err := s.readTallies(ctx, ns, id)
 	if err != nil {
 		return nil, err

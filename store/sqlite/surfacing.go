@@ -159,18 +159,12 @@ func getSurfacing(ctx context.Context, q interface {
 
 // GetSurfacing returns one surfacing; ENOTFOUND when missing.
 func (s *Store) GetSurfacing(ctx context.Context, ns, id string) (*models.Surfacing, error) {
-	if err := s.settleRead(ctx); err != nil {
-		return nil, err
-	}
 	return getSurfacing(ctx, s.rdb, ns, id)
 }
 
 // FindSurfacings lists surfacings matching f, oldest first (by At, then id) unless f.Desc.
 // An empty f.Namespace matches every namespace. Limit 0 means 1000; EINVALID when negative.
 func (s *Store) FindSurfacings(ctx context.Context, f models.SurfacingFilter) ([]*models.Surfacing, error) {
-	if err := s.settleRead(ctx); err != nil {
-		return nil, err
-	}
 	return findSurfacings(ctx, s.rdb, f)
 }
 
