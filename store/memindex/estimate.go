@@ -6,11 +6,11 @@ import "github.com/salience-ai/salience/index"
 // heap after a forced collection, before and after loading namespaces of 100 to 50,000
 // memories of `bench namespaces`' corpus: 256-dimension local vectors, ten edges and three
 // to four concepts a memory). Component by component it is linear in what the space holds,
-// so the estimate is too; it came within 2 % of the measured heap at every size. There is
-// little fixed cost: a namespace of 100 memories retains about 630 KB, 6.3 KB a memory.
+// so the estimate is too; it came within 4 % of the measured heap at every size. There is
+// little fixed cost: a namespace of 100 memories retains about 530 KB, 5.3 KB a memory.
 const (
 	spaceFixedBytes   = 2048 // the space and its empty indexes' maps
-	memoryBytes       = 1235 // per memory or chunk: the cached row, its map entry, BM25 document (ordinal, length, postings)
+	memoryBytes       = 200  // per memory or chunk beyond its packed row: its map entry, BM25 document (ordinal, length, postings)
 	termBytes         = 145  // per distinct BM25 term: dictionary entry and posting list
 	edgeBytes         = 64   // per graph edge (compact slab)
 	nodeBytes         = 175  // per graph node: id string, ordinal map entry, adjacency
@@ -25,8 +25,8 @@ func estimateBytes(sp *Space) int64 {
 	sp.mu.RLock()
 	defer sp.mu.RUnlock()
 	b := int64(spaceFixedBytes)
-	for _, m := range sp.mems {
-		b += int64(len(m.Content)) + memoryBytes
+	for _, p := range sp.mems {
+		b += int64(len(p)) + memoryBytes
 	}
 	b += int64(sp.text.Terms()) * termBytes
 	if sp.vecs != nil {

@@ -54,7 +54,7 @@ func (set *Set) NewSpace() *Space {
 		text:     index.NewBM25(),
 		learned:  index.NewLearned(),
 		graph:    index.NewGraph(),
-		mems:     map[string]*models.Memory{},
+		mems:     map[string]packed{},
 		concepts: map[string]*models.Concept{},
 	}
 	sp.graphVer.Store(set.graphSeq.Add(1))
@@ -289,8 +289,8 @@ func (set *Set) Delete(ns string, ids []string, edges []models.EdgeKey) {
 	}
 	sp.mu.Lock()
 	for _, id := range ids {
-		if m, ok := sp.mems[id]; ok {
-			if !m.IsChunk() {
+		if p, ok := sp.mems[id]; ok {
+			if !p.memory().IsChunk() {
 				sp.parents--
 			}
 			delete(sp.mems, id)
@@ -322,11 +322,12 @@ func (set *Set) Meta(ms []*models.Memory, edges []*models.Edge) {
 			continue
 		}
 		sp.mu.Lock()
-		if old, ok := sp.mems[m.ID]; ok {
-			n := *old
-			SetMeta(&n, m)
-			sp.mems[m.ID] = &n
-			if !sameLearned(old.Learned, n.Learned) { // most events leave the words as they were
+		if p, ok := sp.mems[m.ID]; ok {
+			n := p.memory()
+			old := n.Learned
+			SetMeta(n, m)
+			sp.mems[m.ID] = pack(n)
+			if !sameLearned(old, n.Learned) { // most events leave the words as they were
 				sp.learned.Set(m.ID, n.Learned)
 			}
 		}
@@ -357,15 +358,15 @@ func (set *Set) Edit(e *models.Memory) {
 	if !ok {
 		return
 	}
-	for i := -1; i < old.ChunkCount; i++ {
+	for i := -1; i < old.memory().ChunkCount; i++ {
 		id := e.ID
 		if i >= 0 {
 			id = ids.Chunk(e.ID, i)
 		}
-		if c, ok := sp.mems[id]; ok {
-			n := *c
-			SetEdit(&n, e)
-			sp.mems[id] = &n
+		if p, ok := sp.mems[id]; ok {
+			n := p.memory()
+			SetEdit(n, e)
+			sp.mems[id] = pack(n)
 		}
 	}
 }
@@ -378,13 +379,13 @@ func (set *Set) Surfaced(ss []*models.Surfacing) {
 			continue
 		}
 		sp.mu.Lock()
-		if old, ok := sp.mems[sf.MemoryID]; ok {
-			n := *old
+		if p, ok := sp.mems[sf.MemoryID]; ok {
+			n := p.memory()
 			n.SurfaceCount++
 			if sf.At.After(n.LastSurfaced) {
 				n.LastSurfaced = sf.At
 			}
-			sp.mems[sf.MemoryID] = &n
+			sp.mems[sf.MemoryID] = pack(n)
 		}
 		sp.mu.Unlock()
 	}

@@ -11,8 +11,9 @@ import (
 )
 
 // Space is one namespace's in-memory state: the search indexes and a cache of every memory
-// and chunk row and every concept. Indexed units are cached without their embedding, which
-// lives once, in the vector index. The indexes lock themselves; mu guards the rest.
+// and chunk row (packed, packed.go) and every concept. Indexed units are cached without
+// their embedding, which lives once, in the vector index. The indexes lock themselves; mu
+// guards the rest.
 type Space struct {
 	text    *index.BM25
 	learned *index.Learned // the text index's learned field (feedback expansion)
@@ -20,7 +21,7 @@ type Space struct {
 
 	mu       sync.RWMutex
 	vecs     *index.Vectors // nil until the namespace has an embedding dimension
-	mems     map[string]*models.Memory
+	mems     map[string]packed
 	concepts map[string]*models.Concept
 	parents  int // memories that are not chunks
 
@@ -47,7 +48,7 @@ func (sp *Space) SetDims(d int) {
 func (sp *Space) Grow(n int) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	sp.mems = make(map[string]*models.Memory, n)
+	sp.mems = make(map[string]packed, n)
 	sp.text.Grow(n)
 	if sp.vecs != nil {
 		sp.vecs.Grow(n)
@@ -91,7 +92,7 @@ func (sp *Space) cache(m *models.Memory) {
 	if _, ok := sp.mems[m.ID]; !ok && !m.IsChunk() {
 		sp.parents++
 	}
-	sp.mems[m.ID] = m
+	sp.mems[m.ID] = pack(m)
 	if len(m.Learned) > 0 {
 		sp.learned.Set(m.ID, m.Learned)
 	}
@@ -101,8 +102,10 @@ func (sp *Space) cache(m *models.Memory) {
 func (sp *Space) SetCounters(id string, n int, last time.Time) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	if m, ok := sp.mems[id]; ok {
+	if p, ok := sp.mems[id]; ok {
+		m := p.memory()
 		m.SurfaceCount, m.LastSurfaced = n, last
+		sp.mems[id] = pack(m)
 	}
 }
 
@@ -120,20 +123,16 @@ func (sp *Space) SetGraph(g *index.Graph, concepts map[string]*models.Concept) {
 
 // The reading side.
 
-// Memories returns copies of the cached units among ids, with their embeddings, in order
-// (none from a nil space).
+// Memories returns the cached units among ids, with their embeddings, in order (none from a
+// nil space). Each is the caller's own.
 func (sp *Space) Memories(ids []string) []*models.Memory {
-	return sp.view(ids, true, true)
+	return sp.View(ids, true)
 }
 
-// View returns the cached units among ids themselves — callers must not change them — or a
-// shallow copy of one where its Embedding differs from what was asked (decoded from the
-// vector index for an indexed unit, or dropped).
+// View returns the cached units among ids, in order, each the caller's own; with their
+// embeddings (an indexed unit's decoded from the vector index) when vectors, without
+// otherwise.
 func (sp *Space) View(ids []string, vectors bool) []*models.Memory {
-	return sp.view(ids, vectors, false)
-}
-
-func (sp *Space) view(ids []string, vectors, clone bool) []*models.Memory {
 	if sp == nil {
 		return nil
 	}
@@ -142,30 +141,22 @@ func (sp *Space) view(ids []string, vectors, clone bool) []*models.Memory {
 	out := make([]*models.Memory, 0, len(ids))
 	var indexed []string // ids of out's indexed units, whose vectors live in sp.vecs
 	var at []int         // their places in out
+	u := newUnpacker(len(ids))
 	for _, id := range ids {
-		m, ok := sp.mems[id]
+		p, ok := sp.mems[id]
 		if !ok {
 			continue
 		}
-		switch {
-		case clone:
-			m = m.Clone()
-		case !vectors && m.Embedding != nil:
-			c := *m
-			c.Embedding = nil
-			m = &c
-		}
-		if vectors && m.Indexed() && sp.vecs != nil {
+		m := u.memory(p)
+		if !vectors {
+			m.Embedding = nil
+		} else if m.Indexed() && sp.vecs != nil {
 			indexed, at = append(indexed, id), append(at, len(out))
 		}
 		out = append(out, m)
 	}
 	if len(indexed) > 0 {
 		for i, vec := range sp.vecs.GetMany(indexed) {
-			if !clone {
-				c := *out[at[i]]
-				out[at[i]] = &c
-			}
 			out[at[i]].Embedding = vec
 		}
 	}
@@ -176,10 +167,11 @@ func (sp *Space) view(ids []string, vectors, clone bool) []*models.Memory {
 func (sp *Space) Counters(id string) (n int, last time.Time, ok bool) {
 	sp.mu.RLock()
 	defer sp.mu.RUnlock()
-	m, ok := sp.mems[id]
+	p, ok := sp.mems[id]
 	if !ok {
 		return 0, time.Time{}, false
 	}
+	m := p.memory()
 	return m.SurfaceCount, m.LastSurfaced, true
 }
 

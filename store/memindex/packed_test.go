@@ -1,0 +1,90 @@
+package memindex
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/salience-ai/salience/models"
+)
+
+// fill sets every field v reaches to a value that is not its zero, different field by field
+// (n counts them): a field pack forgets does not come back.
+func fill(t *testing.T, v reflect.Value, n *int) {
+	*n++
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(fmt.Sprintf("s%d-é", *n))
+	case reflect.Int, reflect.Int64:
+		v.SetInt(int64(*n) * 1_000_003)
+	case reflect.Float64:
+		v.SetFloat(float64(*n) + 0.1)
+	case reflect.Float32:
+		v.SetFloat(float64(*n) + 0.5)
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(t, v.Elem(), n)
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+		for i := range 2 {
+			fill(t, v.Index(i), n)
+		}
+	case reflect.Struct:
+		if v.Type() == reflect.TypeOf(time.Time{}) {
+			v.Set(reflect.ValueOf(time.Date(2026, 3, 1, 0, 0, *n, *n, time.UTC)))
+			return
+		}
+		for i := range v.NumField() {
+			fill(t, v.Field(i), n)
+		}
+	default:
+		t.Fatalf("fill: no value for a %s (%s): teach fill and pack", v.Kind(), v.Type())
+	}
+}
+
+func TestPackRoundTrips(t *testing.T) {
+	var full models.Memory
+	n := 0
+	fill(t, reflect.ValueOf(&full).Elem(), &n)
+	empty := models.Memory{Domains: []string{}, IrrelevantContexts: [][]string{{}, nil}, Learned: []models.LearnedTerm{}, Embedding: []float32{}}
+	for name, m := range map[string]*models.Memory{"every field set": &full, "zero": {}, "empty lists": &empty} {
+		got := pack(m).memory()
+		if !reflect.DeepEqual(got, m) {
+			t.Errorf("%s: unpacked\n%+v\nwant\n%+v", name, got, m)
+		}
+	}
+	// Times come back as the stores return them: the same instant, in UTC.
+	at := time.Date(2026, 3, 1, 9, 30, 0, 7, time.FixedZone("CET", 3600))
+	got := pack(&models.Memory{CreatedAt: at}).memory().CreatedAt
+	if !got.Equal(at) || got.Location() != time.UTC {
+		t.Errorf("CreatedAt %v, want %v in UTC", got, at)
+	}
+}
+
+// An unpacked memory is its caller's own: changing it changes neither the packed bytes nor
+// the next unpacking.
+func TestUnpackedIsTheCallers(t *testing.T) {
+	p := pack(&models.Memory{ID: "m1", Content: "heron", Concepts: []string{"bird"}, Confidence: 0.5})
+	m := p.memory()
+	m.Concepts[0], m.Content, m.Confidence = "fish", "pond", 0.9
+	again := p.memory()
+	if again.Concepts[0] != "bird" || again.Content != "heron" || again.Confidence != 0.5 {
+		t.Errorf("unpacked again: %+v", again)
+	}
+}
+
+// Memories unpacked together share blocks, yet each is its own: appending to one's list
+// leaves the next one's as it was.
+func TestUnpackedTogetherStayApart(t *testing.T) {
+	u := newUnpacker(2)
+	a := u.memory(pack(&models.Memory{ID: "a", Concepts: []string{"bird"}}))
+	b := u.memory(pack(&models.Memory{ID: "b", Concepts: []string{"pond"}, Domains: []string{"home"}}))
+	a.Concepts = append(a.Concepts, "fish")
+	a.ID = "changed"
+	if !reflect.DeepEqual(b.Concepts, []string{"pond"}) || !reflect.DeepEqual(b.Domains, []string{"home"}) || b.ID != "b" {
+		t.Errorf("b after changing a: %+v", b)
+	}
+}
