@@ -2,6 +2,8 @@ package memindex
 
 import (
 	"fmt"
+	"math"
+	"strings"
 	"reflect"
 	"testing"
 	"time"
@@ -87,4 +89,30 @@ func TestUnpackedTogetherStayApart(t *testing.T) {
 	if !reflect.DeepEqual(b.Concepts, []string{"pond"}) || !reflect.DeepEqual(b.Domains, []string{"home"}) || b.ID != "b" {
 		t.Errorf("b after changing a: %+v", b)
 	}
+}
+
+// FuzzPackRoundTrip: whatever a memory holds comes back from its packed form.
+func FuzzPackRoundTrip(f *testing.F) {
+	f.Add("m1", "a heron by the pond", "bird,pond", int64(1_780_000_000_000_000_000), 0.5, 3, true)
+	f.Add("", "", "", int64(math.MinInt64), -0.0, -7, false)
+	f.Fuzz(func(t *testing.T, id, content, list string, at int64, x float64, n int, flag bool) {
+		if math.IsNaN(x) {
+			x = 0 // NaN is never equal to itself; its bits round-trip like any other
+		}
+		var concepts []string
+		if list != "" {
+			concepts = strings.Split(list, ",")
+		}
+		when := models.DecodeTime(at)
+		m := &models.Memory{ID: id, Content: content, Concepts: concepts, Domains: concepts[:0:0], CreatedAt: when,
+			Importance: x, Confidence: -x, ChunkIndex: n, UsageCount: -n, Sensitive: flag, ParentID: content,
+			Learned: []models.LearnedTerm{{Term: id, Weight: x, At: when}}, IrrelevantContexts: [][]string{concepts},
+			Schedule: models.Schedule{Due: when, Reps: n}, Embedding: []float32{float32(x)}}
+		if flag {
+			m.Triple = &models.Triple{Subject: id, Predicate: list, Object: content}
+		}
+		if got := pack(m).memory(); !reflect.DeepEqual(got, m) {
+			t.Fatalf("unpacked\n%+v\nwant\n%+v", got, m)
+		}
+	})
 }
