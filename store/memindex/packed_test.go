@@ -3,8 +3,8 @@ package memindex
 import (
 	"fmt"
 	"math"
-	"strings"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
