@@ -1,6 +1,7 @@
 package index
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/salience-ai/salience/models"
@@ -29,18 +30,23 @@ func (x *Learned) Set(id string, terms []models.LearnedTerm) {
 	if len(terms) == 0 {
 		return
 	}
+	// The field keeps copies of the strings it is given: a caller's may share the bytes of
+	// something larger (an unpacked memory's share its packed row), which the field would
+	// otherwise keep alive for as long as it holds the word.
+	id = strings.Clone(id)
 	ts := make([]string, 0, len(terms))
 	for _, t := range terms {
 		if t.Weight <= 0 || t.Weight != t.Weight {
 			continue
 		}
-		docs := x.byTerm[t.Term]
+		term := strings.Clone(t.Term)
+		docs := x.byTerm[term]
 		if docs == nil {
 			docs = map[string]float64{}
-			x.byTerm[t.Term] = docs
+			x.byTerm[term] = docs
 		}
 		docs[id] = t.Weight
-		ts = append(ts, t.Term)
+		ts = append(ts, term)
 	}
 	x.byDoc[id] = ts
 }

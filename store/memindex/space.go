@@ -131,7 +131,9 @@ func (sp *Space) Memories(ids []string) []*models.Memory {
 
 // View returns the cached units among ids, in order, each the caller's own; with their
 // embeddings (an indexed unit's decoded from the vector index) when vectors, without
-// otherwise.
+// otherwise. Their strings share the packed rows' bytes, except the ids, which are the
+// strings asked with: the ids are what callers keep (a conversation's recent results), and
+// one kept would keep alive a packed row that the next update replaces.
 func (sp *Space) View(ids []string, vectors bool) []*models.Memory {
 	if sp == nil {
 		return nil
@@ -148,6 +150,7 @@ func (sp *Space) View(ids []string, vectors bool) []*models.Memory {
 			continue
 		}
 		m := u.memory(p)
+		m.ID = id
 		if !vectors {
 			m.Embedding = nil
 		} else if m.Indexed() && sp.vecs != nil {
