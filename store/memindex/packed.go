@@ -17,7 +17,9 @@ import (
 // holds no pointer, so the collector only marks it.
 //
 // A packed memory is never changed: a write packs a new one. Unpacking returns a fresh
-// Memory whose strings share the packed bytes.
+// Memory whose strings share the packed bytes, so nothing long-lived may keep one of them
+// without copying it: it would keep alive a row the next update replaces (View hands out
+// the ids it was asked with for that reason; the soak's resident set is the test).
 type packed []byte
 
 // pack encodes m. Times go through models.EncodeTime, as the stores keep them (so they come
