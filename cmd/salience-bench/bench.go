@@ -356,7 +356,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		// indexes and caches), calls lose a core to it and help it in proportion to what
 		// they allocate. So what a call allocates, and how often the collector ran.
 		allocKB, gcs := float64(mem1.TotalAlloc-mem0.TotalAlloc)/1000/float64(*queries), mem1.NumGC-mem0.NumGC
-		fmt.Fprintf(stdout, "allocated per call: %.0f kB; %d garbage collections during the calls\n", allocKB, gcs)
+		fmt.Fprintf(stdout, "allocated per call: %.0f kB (the whole process, background work included); %d garbage collections during the calls\n", allocKB, gcs)
 		tripsPerCall := 0.0
 		if counts {
 			tripsPerCall = float64(trips.RoundTrips()-trips0) / float64(*queries)
