@@ -352,7 +352,7 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		// latency to a machine's other load, so a change's cost shows in it sooner.
 		cpuPerCall := float64(cpu) / float64(time.Millisecond) / float64(*queries)
 		fmt.Fprintf(stdout, "process CPU per call: %.2f ms (all threads, background work included)\n", cpuPerCall)
-		// The garbage collector is most of the tail: while it marks the live heap (the
+		// Much of the tail is the garbage collector: while it marks the live heap (the
 		// indexes and caches), calls lose a core to it and help it in proportion to what
 		// they allocate. So what a call allocates, and how often the collector ran.
 		allocKB, gcs := float64(mem1.TotalAlloc-mem0.TotalAlloc)/1000/float64(*queries), mem1.NumGC-mem0.NumGC
