@@ -36,9 +36,7 @@ func (s *Store) GetMemories(ctx context.Context, ns string, ids []string) ([]*mo
 }
 
 // ViewMemories is GetMemories for a reader (see models.Store): once the indexes are loaded
-// it hands out the cache's own memories, which are never changed in place (a write
-// replaces a cached memory with a new one), so a hot path copies nothing, and decodes
-// vectors only when asked.
+// it unpacks the cached memories (memindex.Space.View), and decodes vectors only when asked.
 func (s *Store) ViewMemories(ctx context.Context, ns string, ids []string, vectors bool) ([]*models.Memory, error) {
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
