@@ -279,3 +279,27 @@ func TestBatchWritesYield(t *testing.T) {
 		wantCounts(t, s, id, n, wantLast[id])
 	}
 }
+
+// Reading surfacings writes nothing: they are committed with their turn, and the fold only
+// moves the memories' counters.
+func TestSurfacingReadsDoNotFold(t *testing.T) {
+	s := openReady(t)
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	sf := &models.Surfacing{ID: "s1", Namespace: "ns", MemoryID: "m1", Mode: models.ModeAmbient, At: at}
+	if err := s.RecordSurfacings(ctx, []*models.Surfacing{sf}, nil); err != nil {
+		t.Fatal(err)
+	}
+	commits, waiting := s.commits.Load(), s.unfolded.Load()
+	if waiting == 0 {
+		t.Fatal("nothing waits to be folded: the test proves nothing")
+	}
+	if got, err := s.GetSurfacing(ctx, "ns", "s1"); err != nil || got.MemoryID != "m1" {
+		t.Fatalf("GetSurfacing: %v, %v", got, err)
+	}
+	if got, err := s.FindSurfacings(ctx, models.SurfacingFilter{Namespace: "ns"}); err != nil || len(got) != 1 {
+		t.Fatalf("FindSurfacings: %d, %v", len(got), err)
+	}
+	if s.commits.Load() != commits || s.unfolded.Load() != waiting {
+		t.Errorf("reads committed %d transactions and left %d of %d surfacings to fold", s.commits.Load()-commits, s.unfolded.Load(), waiting)
+	}
+}
