@@ -269,6 +269,18 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if counts {
 			trips0 = trips.RoundTrips()
 		}
+		// What the calls cost the Neo4j server, read from its JVM before and after: on one
+		// machine it shares the cores with this process, so its CPU bounds the latency too.
+		server, serves := st.(interface {
+			ServerCPU(context.Context) (time.Duration, error)
+		})
+		var server0 time.Duration
+		if serves {
+			if server0, err = server.ServerCPU(ctx); err != nil {
+				fmt.Fprintf(stdout, "(the server's CPU time is not readable: %v)\n", err)
+				serves = false
+			}
+		}
 		cpu0 := processCPU()
 		var mem0, mem1 runtime.MemStats
 		runtime.ReadMemStats(&mem0)
@@ -281,6 +293,14 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		})
 		wall := time.Since(start)
 		cpu := processCPU() - cpu0
+		var serverCPU time.Duration
+		if serves && err == nil {
+			var server1 time.Duration
+			if server1, err = server.ServerCPU(ctx); err != nil {
+				return benchRun{}, err
+			}
+			serverCPU = server1 - server0
+		}
 		runtime.ReadMemStats(&mem1)
 		stopTrace()
 		stopProfile()
@@ -362,11 +382,18 @@ func benchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			tripsPerCall = float64(trips.RoundTrips()-trips0) / float64(*queries)
 			fmt.Fprintf(stdout, "round trips per recall: %.2f (counted at the Neo4j driver)\n", tripsPerCall)
 		}
+		serverPerCall := float64(serverCPU) / float64(time.Millisecond) / float64(*queries)
+		if serves {
+			fmt.Fprintf(stdout, "Neo4j server CPU per call: %.2f ms (its whole process, background work included)\n", serverPerCall)
+		}
 		host := hostCheck() // after the calls, so as not to disturb them
 		fmt.Fprintf(stdout, "host, right after: %s\n", host)
 		more := rb.report(stdout, *budget, *queries) + fmt.Sprintf(`,"alloc_kb_per_call":%.1f,"gcs":%d`, allocKB, gcs)
 		if counts {
 			more += fmt.Sprintf(`,"round_trips":%.2f`, tripsPerCall)
+		}
+		if serves {
+			more += fmt.Sprintf(`,"server_cpu_ms_per_call":%.2f`, serverPerCall)
 		}
 		more += fmt.Sprintf(`,"host_read_gb_s":%.2f,"host_sha256_mb_s":%.0f`, host.ReadGBs, host.SHAMBs)
 		if *scaling > 0 {

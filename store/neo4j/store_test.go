@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -118,6 +119,7 @@ func TestNeo4j(t *testing.T) {
 		}
 	})
 	t.Run("Reembed", func(t *testing.T) { testReembed(t, s) })
+	t.Run("ServerCPU", func(t *testing.T) { testServerCPU(t, s) })
 	t.Run("FollowerReads", func(t *testing.T) {
 		// Reads through ExecuteRead (followers in a cluster) see the writes of this process.
 		wipe(t, s)
@@ -297,4 +299,36 @@ func testDropNamespace(t *testing.T, s *Store) {
 	if got, _ := s.Namespaces(ctx); len(got) != 1 || got[0] != "kept" {
 		t.Fatalf("Namespaces = %v, want [kept]", got)
 	}
+}
+
+// testServerCPU: the server's CPU time grows by about what a query costs it. A query
+// that keeps the server busy for a while (counting through ten million numbers) shows in
+// it, and a wrong unit or field (milliseconds, the system's load) would not fit.
+func testServerCPU(t *testing.T, s *Store) {
+	ctx := context.Background()
+	before, err := s.ServerCPU(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err = s.read(ctx, "busy", func(tx runner) error {
+		_, err := collect(ctx, tx, `UNWIND range(1, 10000000) AS i RETURN sum(i % 7) AS n`, nil)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wall := time.Since(start)
+	after, err := s.ServerCPU(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The query runs on one server thread: it cannot cost less than a fifth of its wall time
+	// (a busy machine) nor more than the whole machine for that long, plus a second of the
+	// server's background work.
+	used := after - before
+	if lo, hi := wall/5, time.Duration(runtime.NumCPU())*wall+time.Second; used < lo || used > hi {
+		t.Fatalf("ServerCPU grew by %v over a query of %v; want within [%v, %v]", used, wall, lo, hi)
+	}
+	t.Logf("a query of %v cost the server %v of CPU", wall, used)
 }
