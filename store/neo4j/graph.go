@@ -79,17 +79,21 @@ func edgeGroups(ns string, n int, recs []*neo4j.Record, order func([]*models.Edg
 
 // strongestNeighbors reads, for each id, its perNode heaviest edges of any type, heaviest
 // first and then in key order. The database sorts a hub's edges; only perNode of them per
-// node come back.
+// node come back. The order reads each edge's weight and stored key (edgeProps), and the
+// ends' ids only of the edges kept; an edge written before keys were stored (by an older
+// replica, or before the edge_keys migration reached it) is ordered by its ends' ids.
 const strongestNeighbors = `UNWIND range(0, size($ids) - 1) AS i
 	CALL (i) {
 		MATCH (n:Node {ns: $ns, id: $ids[i]})-[r]-()
 		WITH DISTINCT r
-		WITH r, startNode(r).id AS from, endNode(r).id AS to
-		ORDER BY r.weight DESC, from, to, r.type
+		ORDER BY r.weight DESC, ` + edgeKeyOf + `
 		LIMIT $per
-		RETURN from, to, r {.*} AS props
+		RETURN startNode(r).id AS from, endNode(r).id AS to, r {.*, key: null} AS props
 	}
 	RETURN i, from, to, props AS r`
+
+// edgeKeyOf is the edge r's key as a list, stored or read from its ends.
+const edgeKeyOf = `coalesce(r.key, [startNode(r).id, endNode(r).id, r.type])`
 
 // strongestTyped is strongestNeighbors for the edges of some types: it walks only the
 // relationships of those types ($rts), not a memory's many mentions, and keeps those whose
@@ -99,10 +103,9 @@ const strongestTyped = `UNWIND range(0, size($ids) - 1) AS i
 		MATCH (n:Node {ns: $ns, id: $ids[i]})-[r:$any($rts)]-()
 		WHERE r.type IN $types
 		WITH DISTINCT r
-		WITH r, startNode(r).id AS from, endNode(r).id AS to
-		ORDER BY r.weight DESC, from, to, r.type
+		ORDER BY r.weight DESC, ` + edgeKeyOf + `
 		LIMIT $per
-		RETURN from, to, r {.*} AS props
+		RETURN startNode(r).id AS from, endNode(r).id AS to, r {.*, key: null} AS props
 	}
 	RETURN i, from, to, props AS r`
 

@@ -145,7 +145,10 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 	if err := s.migrateNoTime(ctx); err != nil {
 		return err
 	}
-	return s.migrateTextStats(ctx)
+	if err := s.migrateTextStats(ctx); err != nil {
+		return err
+	}
+	return s.migrateEdgeKeys(ctx)
 }
 
 // noTimeProps are the optional time properties that stored the zero time as 0 before
@@ -273,4 +276,33 @@ func (s *Store) migrateTextStats(ctx context.Context) error {
 	return s.write(ctx, "migrate text_stats", func(tx neo4j.ManagedTransaction) error {
 		return exec(ctx, tx, textMigrate, nil)
 	})
+}
+
+// The edge keys migration (edgeProps): relationships written before keys were stored get
+// theirs, in batches, each its own transaction. Reads never depend on it (graph.go orders
+// an edge without a key by its ends' ids); it makes the strongest edges of old databases
+// as cheap to read as new ones.
+const (
+	edgeKeysMigrated = `MATCH (m:Migration {name: 'edge_keys'}) RETURN m.name`
+	edgeKeysMigrate  = `MERGE (:Migration {name: 'edge_keys'})`
+	setEdgeKeys      = `MATCH (a:Node)-[r]->(b:Node) WHERE r.key IS NULL
+		CALL (a, r, b) { SET r.key = [a.id, b.id, r.type] } IN TRANSACTIONS OF 10000 ROWS`
+)
+
+// migrateEdgeKeys stores the key of every edge without one, once per database (a Migration
+// node records it; rerunning is harmless, only a scan).
+func (s *Store) migrateEdgeKeys(ctx context.Context) error {
+	done := false
+	if err := s.read(ctx, "check migrations", func(tx runner) error {
+		recs, err := collect(ctx, tx, edgeKeysMigrated, nil)
+		done = len(recs) > 0
+		return err
+	}); err != nil || done {
+		return err
+	}
+	// CALL { } IN TRANSACTIONS runs only in an auto-commit transaction.
+	if err := s.writeOne(ctx, "migrate edge_keys", setEdgeKeys, nil); err != nil {
+		return err
+	}
+	return s.writeOne(ctx, "migrate edge_keys", edgeKeysMigrate, nil)
 }

@@ -120,6 +120,7 @@ func TestNeo4j(t *testing.T) {
 	})
 	t.Run("Reembed", func(t *testing.T) { testReembed(t, s) })
 	t.Run("ServerCPU", func(t *testing.T) { testServerCPU(t, s) })
+	t.Run("EdgeKeys", func(t *testing.T) { testEdgeKeys(t, s) })
 	t.Run("FollowerReads", func(t *testing.T) {
 		// Reads through ExecuteRead (followers in a cluster) see the writes of this process.
 		wipe(t, s)
@@ -331,4 +332,94 @@ func testServerCPU(t *testing.T, s *Store) {
 		t.Fatalf("ServerCPU grew by %v over a query of %v; want within [%v, %v]", used, wall, lo, hi)
 	}
 	t.Logf("a query of %v cost the server %v of CPU", wall, used)
+}
+
+// testEdgeKeys: every edge stores its key, whether a batch or an update wrote it; an edge
+// without one (an older replica's) still sorts in key order, and the edge_keys migration
+// gives it its key.
+func testEdgeKeys(t *testing.T, s *Store) {
+	ctx := context.Background()
+	wipe(t, s)
+	w := &models.MemoryWrite{Memory: &models.Memory{ID: "m1", Namespace: "ek", Kind: models.KindTurn, Content: "one",
+		CreatedAt: time.Unix(1, 0).UTC(), Importance: 0.5, Confidence: models.DefaultConfidence}}
+	// Written out of key order, all of one weight: only the key decides which are kept.
+	w.Edges = []*models.Edge{
+		{From: "m9", To: "c:a", Type: models.EdgeMentions, Weight: 0.5},
+		{From: "c:a", To: "m3", Type: models.EdgeRelation, Weight: 0.5},
+		{From: "m5", To: "c:a", Type: models.EdgeMentions, Weight: 0.5},
+		{From: "c:a", To: "m1", Type: models.EdgeRelation, Weight: 0.5},
+	}
+	if err := s.CreateMemories(ctx, []*models.MemoryWrite{w}); err != nil {
+		t.Fatal(err)
+	}
+	for _, from := range []string{"m7", "m1"} {
+		if err := s.Update(ctx, func(tx models.Tx) error {
+			return tx.PutEdge(&models.Edge{Namespace: "ek", From: from, To: "c:a", Type: models.EdgeMentions, Weight: 0.5})
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{"c:a-relation->m1", "c:a-relation->m3", "m1-mentions->c:a", "m5-mentions->c:a", "m7-mentions->c:a", "m9-mentions->c:a"}
+	keys := func() []string {
+		var out []string
+		err := s.read(ctx, "keys", func(tx runner) error {
+			recs, err := collect(ctx, tx, `MATCH (a:Node {ns: 'ek'})-[r]->(b)
+				RETURN a.id + '-' + r.type + '->' + b.id AS edge, CASE WHEN r.key IS NULL THEN 'none' WHEN r.key = [a.id, b.id, r.type] THEN 'ok' ELSE 'wrong' END AS key
+				ORDER BY edge`, nil)
+			for _, r := range recs {
+				out = append(out, fmt.Sprintf("%s %s", r.Values[0], r.Values[1]))
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	strongest := func(what string) {
+		t.Helper()
+		for per := 1; per < len(want); per++ {
+			es, err := s.StrongestNeighbors(ctx, "ek", []string{"c:a"}, per, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([]string, len(es))
+			for i, e := range es {
+				got[i] = fmt.Sprintf("%s-%s->%s", e.From, e.Type, e.To)
+			}
+			if !slices.Equal(got, want[:per]) {
+				t.Fatalf("%s: the %d strongest of c:a %v, want %v", what, per, got, want[:per])
+			}
+		}
+	}
+	keyed := make([]string, len(want))
+	unkeyed := make([]string, len(want))
+	for i, e := range want {
+		keyed[i], unkeyed[i] = e+" ok", e+" none"
+	}
+	if got := keys(); !slices.Equal(got, keyed) {
+		t.Fatalf("stored keys: %v, want %v", got, keyed)
+	}
+	strongest("stored keys")
+	// As an older replica leaves them: no keys, and no migration recorded.
+	err := s.write(ctx, "unkey", func(tx neo4j.ManagedTransaction) error {
+		if err := exec(ctx, tx, `MATCH (:Node {ns: 'ek'})-[r]->() REMOVE r.key`, nil); err != nil {
+			return err
+		}
+		return exec(ctx, tx, `MATCH (m:Migration {name: 'edge_keys'}) DELETE m`, nil)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := keys(); !slices.Equal(got, unkeyed) {
+		t.Fatalf("keys removed: %v, want %v", got, unkeyed)
+	}
+	strongest("no keys")
+	if err := s.migrateEdgeKeys(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := keys(); !slices.Equal(got, keyed) {
+		t.Fatalf("keys after the migration: %v, want %v", got, keyed)
+	}
+	strongest("migrated")
 }

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -231,6 +232,48 @@ func testStrongestNeighbors(t *testing.T, open func(t *testing.T) models.Store) 
 		_, err := s.StrongestNeighbors(ctx, "", []string{"m1"}, 3, nil)
 		wantCode(t, err, models.EINVALID)
 	})
+}
+
+// testStrongestTies: equal weights are kept in key order — from, then to, then type —
+// whatever order the edges were written in, by a batch or by an update, and whichever end
+// of them the node is.
+func testStrongestTies(t *testing.T, open func(t *testing.T) models.Store) {
+	s := open(t)
+	w1 := write(mem(ns, "m1", "one", at(0)))
+	w2 := write(mem(ns, "m2", "two", at(1)))
+	for _, n := range []string{"x", "y", "z"} {
+		w1.Concepts = append(w1.Concepts, &models.Concept{Name: n, Kind: models.ConceptTopic, FirstSeen: at(0), LastSeen: at(0)})
+	}
+	// Written against key order: c:x→c:z before c:x→c:y, m2 before m1, and m1's relation
+	// before its mention.
+	w1.Edges = []*models.Edge{
+		{From: "c:x", To: "c:z", Type: models.EdgeRelation, Weight: 0.5},
+		{From: "c:x", To: "c:y", Type: models.EdgeRelation, Weight: 0.5},
+	}
+	w2.Edges = []*models.Edge{
+		{From: "m2", To: "c:x", Type: models.EdgeMentions, Weight: 0.5},
+		{From: "m1", To: "c:x", Type: models.EdgeRelation, Weight: 0.5},
+	}
+	mustCreate(t, s, w1, w2)
+	mustNil(t, s.Update(ctx, func(tx models.Tx) error {
+		return tx.PutEdge(&models.Edge{Namespace: ns, From: "m1", To: "c:x", Type: models.EdgeMentions, Weight: 0.5})
+	}))
+	all := []string{"c:x-relation->c:y", "c:x-relation->c:z", "m1-mentions->c:x", "m1-relation->c:x", "m2-mentions->c:x"}
+	for per := 1; per <= len(all); per++ {
+		es, err := s.StrongestNeighbors(ctx, ns, []string{"c:x"}, per, nil)
+		mustNil(t, err)
+		assertIDs(t, fmt.Sprintf("the %d strongest of c:x, all of weight 0.5", per), edgeKeys(es), all[:per])
+	}
+	// A heavier edge goes first, and the typed walk keeps the same order among its types.
+	mustNil(t, s.Update(ctx, func(tx models.Tx) error {
+		return tx.PutEdge(&models.Edge{Namespace: ns, From: "m2", To: "c:x", Type: models.EdgeMentions, Weight: 0.7})
+	}))
+	es, err := s.StrongestNeighbors(ctx, ns, []string{"c:x"}, 3, nil)
+	mustNil(t, err)
+	assertIDs(t, "after m2's mention grew", edgeKeys(es), []string{"m2-mentions->c:x", "c:x-relation->c:y", "c:x-relation->c:z"})
+	es, err = s.StrongestNeighbors(ctx, ns, []string{"c:x"}, 2, []models.EdgeType{models.EdgeMentions})
+	mustNil(t, err)
+	assertIDs(t, "mentions only", edgeKeys(es), []string{"m2-mentions->c:x", "m1-mentions->c:x"})
 }
 
 func testScanEdges(t *testing.T, open func(t *testing.T) models.Store) {

@@ -48,6 +48,7 @@ func Run(t *testing.T, open func(t *testing.T) models.Store) {
 		{"ReadTurn", testReadTurn},
 		{"Neighbors", testNeighbors},
 		{"StrongestNeighbors", testStrongestNeighbors},
+		{"StrongestTies", testStrongestTies},
 		{"ScanEdges", testScanEdges},
 		{"GraphStats", testGraphStats},
 		{"GraphVersion", testGraphVersion},
