@@ -148,7 +148,12 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 	if err := s.migrateTextStats(ctx); err != nil {
 		return err
 	}
-	return s.migrateEdgeKeys(ctx)
+	// Nothing reads the edge keys without a fallback, so a migration that fails (two servers
+	// upgrading at once and deadlocking, say) is retried at the next start, not fatal.
+	if err := s.migrateEdgeKeys(ctx); err != nil {
+		s.log.Warn("neo4j: the edge keys are not all stored yet; the next start tries again", "err", err)
+	}
+	return nil
 }
 
 // noTimeProps are the optional time properties that stored the zero time as 0 before
