@@ -236,13 +236,13 @@ func value(r *neo4j.Record, key string) (any, error) {
 // types that upper-case alike stay two edges.
 func relType(t models.EdgeType) string { return strings.ToUpper(string(t)) }
 
-// edgeProps is what a relationship stores. key is the edge's key as a list, which Cypher
-// orders as EdgeKey.Compare does (from, then to, then type): the strongest edges of a node
-// are sorted by it in one property read, where reading both ends' ids cost two node
+// edgeProps is what a relationship stores and an update replaces. Its key, which never
+// changes, is set once, where the relationship is created (insertEdges, txPutEdge): r.key =
+// [from, to, type], a list, which Cypher orders as EdgeKey.Compare does, so the strongest
+// edges of a node are sorted by one property read where reading both ends' ids cost two node
 // lookups for every edge of a concept mentioned thousands of times (graph.go).
 func edgeProps(e *models.Edge) map[string]any {
 	return map[string]any{
-		"key":  []string{e.From, e.To, string(e.Type)},
 		"type": string(e.Type), "weight": e.Weight, "co": int64(e.CoOccurrences),
 		"last_co": encTime(e.LastCoOccurred), "last_decayed": encTime(e.LastDecayed),
 		"predicate": e.Predicate, "fact": e.Fact,

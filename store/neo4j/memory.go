@@ -261,7 +261,7 @@ const (
 		MERGE (a:Node {ns: $ns, id: e.from})
 		MERGE (b:Node {ns: $ns, id: e.to})
 		MERGE (a)-[r:$(e.rt) {type: e.type}]->(b)
-		ON CREATE SET r += e.p`
+		ON CREATE SET r += e.p, r.key = [e.from, e.to, e.type]`
 )
 
 // CreateMemories writes the batch in one transaction: memories, chunks, concepts (upserted)

@@ -181,12 +181,7 @@ var noTimeProps = []string{
 // migrateNoTime rewrites the zero times stored as 0 to noTime, once per database (a
 // Migration node records it; rerunning is harmless, only a scan).
 func (s *Store) migrateNoTime(ctx context.Context) error {
-	done := false
-	if err := s.read(ctx, "check migrations", func(tx runner) error {
-		recs, err := collect(ctx, tx, `MATCH (m:Migration {name: 'no_time'}) RETURN m.name`, nil)
-		done = len(recs) > 0
-		return err
-	}); err != nil || done {
+	if done, err := s.migrated(ctx, "no_time"); err != nil || done {
 		return err
 	}
 	for i := range noTimeProps {
@@ -288,21 +283,15 @@ func (s *Store) migrateTextStats(ctx context.Context) error {
 // an edge without a key by its ends' ids); it makes the strongest edges of old databases
 // as cheap to read as new ones.
 const (
-	edgeKeysMigrated = `MATCH (m:Migration {name: 'edge_keys'}) RETURN m.name`
-	edgeKeysMigrate  = `MERGE (:Migration {name: 'edge_keys'})`
-	setEdgeKeys      = `MATCH (a:Node)-[r]->(b:Node) WHERE r.key IS NULL
+	edgeKeysMigrate = `MERGE (:Migration {name: 'edge_keys'})`
+	setEdgeKeys     = `MATCH (a:Node)-[r]->(b:Node) WHERE r.key IS NULL
 		CALL (a, r, b) { SET r.key = [a.id, b.id, r.type] } IN TRANSACTIONS OF 10000 ROWS`
 )
 
 // migrateEdgeKeys stores the key of every edge without one, once per database (a Migration
 // node records it; rerunning is harmless, only a scan).
 func (s *Store) migrateEdgeKeys(ctx context.Context) error {
-	done := false
-	if err := s.read(ctx, "check migrations", func(tx runner) error {
-		recs, err := collect(ctx, tx, edgeKeysMigrated, nil)
-		done = len(recs) > 0
-		return err
-	}); err != nil || done {
+	if done, err := s.migrated(ctx, "edge_keys"); err != nil || done {
 		return err
 	}
 	// CALL { } IN TRANSACTIONS runs only in an auto-commit transaction.
@@ -310,4 +299,15 @@ func (s *Store) migrateEdgeKeys(ctx context.Context) error {
 		return err
 	}
 	return s.writeOne(ctx, "migrate edge_keys", edgeKeysMigrate, nil)
+}
+
+// migrated reports whether the migration of this name has run (its :Migration node).
+func (s *Store) migrated(ctx context.Context, name string) (bool, error) {
+	done := false
+	err := s.read(ctx, "check migrations", func(tx runner) error {
+		recs, err := collect(ctx, tx, `MATCH (m:Migration {name: $name}) RETURN m.name`, map[string]any{"name": name})
+		done = len(recs) > 0
+		return err
+	})
+	return done, err
 }

@@ -136,6 +136,7 @@ const (
 	txPutEdge = `MERGE (a:Node {ns: $ns, id: $from})
 		MERGE (b:Node {ns: $ns, id: $to})
 		MERGE (a)-[r:$($rt) {type: $type}]->(b)
+		ON CREATE SET r.key = [$from, $to, $type]
 		SET r += $p`
 )
 
