@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
 	"sync/atomic"
@@ -160,7 +159,7 @@ func (s *Store) checkpointWaiting(ctx context.Context, mode string, wait time.Du
 
 // checkpoint runs a checkpoint of the given mode and returns whether it completed (for
 // RESTART and TRUNCATE: whether the WAL was rewound) and the frames the WAL holds.
-func checkpoint(ctx context.Context, db *sql.DB, mode string) (done bool, frames int64, err error) {
+func checkpoint(ctx context.Context, db *conn, mode string) (done bool, frames int64, err error) {
 	var busy, copied int64
 	if err := db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(`+mode+`)`).Scan(&busy, &frames, &copied); err != nil {
 		return false, 0, err

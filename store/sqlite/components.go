@@ -107,18 +107,7 @@ func (r *journalReader) components(c *models.Components) {
 
 type componentsDest struct{ p *models.Components }
 
-func (d componentsDest) Scan(src any) error {
-	switch v := src.(type) {
-	case nil:
-		*d.p = models.Components{}
-		return nil
-	case string:
-		return decComponents([]byte(v), d.p)
-	case []byte:
-		return decComponents(v, d.p)
-	}
-	return fmt.Errorf("decode column components: unexpected %T", src)
-}
+func (d componentsDest) scanBytes(b []byte) error { return decComponents(b, d.p) }
 
 func componentsCol[R any](name string, f func(*R) *models.Components) column[R] {
 	return column[R]{name: name, value: func(r *R) any { return encComponents(*f(r)) },

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 
 	"github.com/salience-ai/salience/models"
@@ -37,7 +36,7 @@ func (t *storeTx) GetDecision(ns, turnID string) (*models.Decision, error) {
 		return nil, err
 	}
 	d, err := scanDecision(t.tx.QueryRowContext(t.ctx, selectDecision, ns, turnID))
-	if errors.Is(err, sql.ErrNoRows) {
+	if errors.Is(err, errNoRows) {
 		return nil, notFound("decision of turn %s not found", turnID)
 	}
 	return d, wrap(err, "get decision")

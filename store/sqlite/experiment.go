@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"time"
 
@@ -51,7 +50,7 @@ func (s *Store) GetExperiment(ctx context.Context, ns, id string) (*models.Exper
 		return nil, err
 	}
 	e, err := scanExperiment(s.rdb.QueryRowContext(ctx, selectExperiment, ns, id))
-	if errors.Is(err, sql.ErrNoRows) {
+	if errors.Is(err, errNoRows) {
 		return nil, notFound("experiment %s not found", id)
 	}
 	return e, wrap(err, "get experiment")
@@ -73,7 +72,7 @@ func (s *Store) StopExperiment(ctx context.Context, ns, id string, at time.Time)
 	var out *models.Experiment
 	err := s.write(ctx, "stop experiment", func(tx *wtx) (func(), error) {
 		e, err := scanExperiment(tx.QueryRowContext(ctx, selectExperiment, ns, id))
-		if errors.Is(err, sql.ErrNoRows) {
+		if errors.Is(err, errNoRows) {
 			return nil, notFound("experiment %s not found", id)
 		}
 		if err != nil {

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 
 	"github.com/salience-ai/salience/models"
@@ -73,7 +72,7 @@ func tallyOutcomeBefore(ctx context.Context, tx *wtx, sf *models.Surfacing) (*mo
 	var mode, outcome string
 	var at, outcomeAt int64
 	err := tx.QueryRowContext(ctx, selectTallySurfacing, sf.Namespace, sf.ID).Scan(&old.Experiment, &old.Variant, &mode, &at, &outcome, &outcomeAt)
-	if errors.Is(err, sql.ErrNoRows) {
+	if errors.Is(err, errNoRows) {
 		return nil, nil
 	}
 	if err != nil {
@@ -105,7 +104,7 @@ func tallyDecision(ctx context.Context, tx *wtx, d *models.Decision) error {
 	var at int64
 	err := tx.QueryRowContext(ctx, selectTallyDecision, d.Namespace, d.TurnID).Scan(&old.Experiment, &old.Variant, &at, &old.LatencyMS, &old.Surfaced)
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
+	case errors.Is(err, errNoRows):
 		old = nil
 	case err != nil:
 		return wrap(err, "put decision")
@@ -118,7 +117,7 @@ func tallyDecision(ctx context.Context, tx *wtx, d *models.Decision) error {
 	err = tx.QueryRowContext(ctx, selectFirstTurn, d.Namespace, d.Experiment, d.ConversationID).Scan(&first.Variant, &at)
 	if err == nil {
 		first.At = decTime(at)
-	} else if !errors.Is(err, sql.ErrNoRows) {
+	} else if !errors.Is(err, errNoRows) {
 		return wrap(err, "put decision")
 	}
 	if next, changed := t.Conversation(d, first); changed {
@@ -132,40 +131,41 @@ func tallyDecision(ctx context.Context, tx *wtx, d *models.Decision) error {
 // readTallies reads an experiment's counters, both tables from one snapshot.
 func (s *Store) readTallies(ctx context.Context, ns, id string) (*models.Tallies, error) {
 	var t models.Tallies
-	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, wrap(err, "tally experiment")
-	}
-	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, selectTallyCounts, ns, id)
-	if err != nil {
-		return nil, wrap(err, "tally experiment")
-	}
-	defer rows.Close()
-	for rows.Next() {
-		cell := models.TallyCell{Namespace: ns, Experiment: id}
-		var c models.TallyCounts
-		if err := rows.Scan(&cell.Variant, &cell.Day, &cell.Known, &c.Turns, &c.EmptyTurns, &c.Conversations, &c.Surfaced,
-			&c.Used, &c.Helpful, &c.Ignored, &c.Dismissed); err != nil {
-			return nil, wrap(err, "tally experiment")
+	err := s.rdb.snapshot(ctx, func(c *conn) error {
+		rows, err := c.query(ctx, selectTallyCounts, ns, id)
+		if err != nil {
+			return err
 		}
-		t.AddCounts(cell, c)
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		defer rows.Close()
+		for rows.Next() {
+			cell := models.TallyCell{Namespace: ns, Experiment: id}
+			var c models.TallyCounts
+			if err := rows.Scan(&cell.Variant, &cell.Day, &cell.Known, &c.Turns, &c.EmptyTurns, &c.Conversations, &c.Surfaced,
+				&c.Used, &c.Helpful, &c.Ignored, &c.Dismissed); err != nil {
+				return err
+			}
+			t.AddCounts(cell, c)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return err
+		}
+		rows, err = c.query(ctx, selectTallyLatencies, ns, id)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			cell := models.LatencyCell{Namespace: ns, Experiment: id}
+			var n int
+			if err := rows.Scan(&cell.Variant, &cell.Day, &cell.Tenths, &n); err != nil {
+				return err
+			}
+			t.AddLatencies(cell, n)
+		}
+		return rows.Err()
+	})
+	if err != nil {
 		return nil, wrap(err, "tally experiment")
 	}
-	rows, err = tx.QueryContext(ctx, selectTallyLatencies, ns, id)
-	if err != nil {
-		return nil, wrap(err, "tally experiment latencies")
-	}
-	defer rows.Close()
-	for rows.Next() {
-		cell := models.LatencyCell{Namespace: ns, Experiment: id}
-		var n int
-		if err := rows.Scan(&cell.Variant, &cell.Day, &cell.Tenths, &n); err != nil {
-			return nil, wrap(err, "tally experiment latencies")
-		}
-		t.AddLatencies(cell, n)
-	}
-	return &t, wrap(rows.Err(), "tally experiment latencies")
+	return &t, nil
 }

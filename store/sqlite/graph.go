@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"slices"
 
@@ -20,7 +19,7 @@ func cloneConcept(c *models.Concept) *models.Concept {
 func upsertConcept(ctx context.Context, tx *wtx, c *models.Concept) (*models.Concept, error) {
 	add := max(c.Mentions, 1)
 	old, err := scanConcept(tx.QueryRowContext(ctx, selectConcept, c.Namespace, c.Name))
-	if errors.Is(err, sql.ErrNoRows) {
+	if errors.Is(err, errNoRows) {
 		n := cloneConcept(c)
 		n.Mentions = add
 		if n.FirstSeen.IsZero() {

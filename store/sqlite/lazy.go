@@ -27,32 +27,16 @@ import (
 
 // lazyState holds what on-demand loading reads through.
 type lazyState struct {
-	// raw is the connection loads under the write mutex read through (loadConn), opened by
-	// the first and kept; the write mutex guards it.
-	raw *loadConn
+	// raw is the connection loads under the write mutex read through, opened by the first
+	// and kept; the write mutex guards it.
+	raw *conn
 	// loadMu makes readers' loads one at a time, and guards free, their connection, and
 	// closing, set by Close.
 	loadMu  sync.Mutex
-	free    *loadConn
+	free    *conn
 	closing bool
 	// loaded, when set (tests), runs after a reader's load has read its snapshot.
 	loaded func(ns string)
-}
-
-// lazyQuery returns the querier of a namespace load and what to call with its outcome: the
-// kept loadConn where the database is a file, dropped after an error so the next load opens
-// another; otherwise s.rdb's. The caller holds the write mutex.
-func (s *Store) lazyQuery() (loadQuery, func(error)) {
-	if s.lazy.raw == nil {
-		if s.lazy.raw = s.openLoadConn(); s.lazy.raw == nil {
-			return dbQuery(s.rdb.DB), func(error) {}
-		}
-	}
-	return s.lazy.raw.query, func(err error) {
-		if err != nil {
-			s.closeLazyRaw()
-		}
-	}
 }
 
 // closeLazyRaw closes the loads' connection, if open. The caller holds the write mutex.
@@ -106,13 +90,15 @@ func (s *Store) loadBeside(ctx context.Context, ns string) (*memindex.Space, err
 		return nil, unavailable()
 	}
 	if s.lazy.free == nil {
-		if s.lazy.free = s.openLoadConn(); s.lazy.free == nil {
-			return nil, nil // not a file: the load under the mutex reads through s.rdb
+		c, err := openReader(s.path)
+		if err != nil {
+			return nil, err
 		}
+		s.lazy.free = c
 	}
 	c := s.lazy.free
 	fail := func(err error) (*memindex.Space, error) {
-		c.exec(`ROLLBACK`)
+		c.ExecContext(ctx, `ROLLBACK`)
 		c.Close()
 		s.lazy.free = nil
 		return nil, err
@@ -125,8 +111,8 @@ func (s *Store) loadBeside(ctx context.Context, ns string) (*memindex.Space, err
 	err := s.foldLocked(ctx) // the counters, read from one table (surfaced.go)
 	gen := s.mem.Gen(ns)
 	if err == nil { // the snapshot starts while no write can commit
-		if err = c.exec(`BEGIN`); err == nil {
-			err = c.exec(`SELECT 1 FROM namespaces LIMIT 1`)
+		if _, err = c.ExecContext(ctx, `BEGIN`); err == nil {
+			_, err = c.ExecContext(ctx, `SELECT 1 FROM namespaces LIMIT 1`)
 		}
 	}
 	s.wmu.Unlock()
@@ -134,11 +120,11 @@ func (s *Store) loadBeside(ctx context.Context, ns string) (*memindex.Space, err
 		return fail(err)
 	}
 	t0 := time.Now()
-	sp, err := s.buildSpace(ctx, c.query, ns)
+	sp, err := s.buildSpace(ctx, c, ns)
 	if err != nil {
 		return fail(err)
 	}
-	if err := c.exec(`COMMIT`); err != nil {
+	if _, err := c.ExecContext(ctx, `COMMIT`); err != nil {
 		return fail(err)
 	}
 	if s.lazy.loaded != nil {
@@ -183,9 +169,16 @@ func (s *Store) loadSpaceLocked(ctx context.Context, ns string, w *wtx) (*memind
 		return nil, err
 	}
 	t0, gen := time.Now(), s.mem.Gen(ns) // no write commits meanwhile: the mutex is held
-	q, done := s.lazyQuery()
-	sp, err := s.buildSpace(ctx, q, ns)
-	if done(err); err != nil {
+	if s.lazy.raw == nil {
+		c, err := openReader(s.path)
+		if err != nil {
+			return nil, err
+		}
+		s.lazy.raw = c
+	}
+	sp, err := s.buildSpace(ctx, s.lazy.raw, ns)
+	if err != nil {
+		s.closeLazyRaw() // the next load opens another
 		return nil, err
 	}
 	sp, _ = s.mem.Publish(ns, sp, gen, time.Since(t0))
@@ -193,7 +186,7 @@ func (s *Store) loadSpaceLocked(ctx context.Context, ns string, w *wtx) (*memind
 }
 
 // buildSpace reads ns's space through q.
-func (s *Store) buildSpace(ctx context.Context, q loadQuery, ns string) (*memindex.Space, error) {
+func (s *Store) buildSpace(ctx context.Context, q *conn, ns string) (*memindex.Space, error) {
 	sp := s.mem.NewSpace()
 	spaces := map[string]*memindex.Space{ns: sp}
 	_, err := s.loadSpaces(ctx, q, ns, spaces, func(string) *memindex.Space { return sp })

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -168,17 +169,20 @@ func TestOnDemandLoadsKeepOneRawConnection(t *testing.T) {
 	if first == nil {
 		t.Fatal("no connection kept after a reader's load")
 	}
-	// A load that fails (its reads or the decoding after them) reports it through done.
+	// A load under the write mutex keeps its connection, and drops it when a load fails.
 	s.wmu.Lock()
-	q, done := s.lazyQuery()
-	if _, err := q(ctx, `SELECT nope FROM memories`); err == nil {
-		t.Error("a bad query through the raw connection succeeded")
-	}
-	done(errors.New("load failed"))
+	_, err = s.loadSpaceLocked(ctx, "b", nil)
 	kept := s.lazy.raw
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	_, ferr := s.loadSpaceLocked(cctx, "c", nil)
+	dropped := s.lazy.raw == nil
 	s.wmu.Unlock()
-	if kept != nil {
-		t.Fatal("the raw connection was kept after a failed load")
+	if err != nil || kept == nil {
+		t.Fatalf("load b under the mutex: %v, connection kept: %v", err, kept != nil)
+	}
+	if !errors.Is(ferr, context.Canceled) || !dropped {
+		t.Fatalf("a failed load: %v, connection dropped: %v", ferr, dropped)
 	}
 	if hits, err := search("b"); err != nil || len(hits) != 1 || hits[0].ID != "m1" {
 		t.Fatalf("search b = %v, %v", hits, err)

@@ -5,7 +5,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"slices"
 	"time"
@@ -38,14 +37,15 @@ func (s *Store) Rebuild(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// The two halves read on connections of their own (loadConn) where the database is a
-	// file: both run at once, and each is faster there than through database/sql.
-	memQ, graphQ := dbQuery(s.rdb.DB), dbQuery(s.rdb.DB)
-	for _, q := range []*loadQuery{&memQ, &graphQ} {
-		if c := s.openLoadConn(); c != nil {
-			defer c.Close()
-			*q = c.query
+	// The two halves read at once, each on a connection of its own.
+	var memQ, graphQ *conn
+	for _, q := range []**conn{&memQ, &graphQ} {
+		c, err := openReader(s.path)
+		if err != nil {
+			return err
 		}
+		defer c.Close()
+		*q = c
 	}
 
 	graphDone := make(chan graphLoad, 1)
@@ -105,9 +105,9 @@ func nsFilter(ns string) (string, []any) {
 
 // loadSpaces creates the namespaces' spaces (ns's only, unless "") sized to their row
 // counts and loads every memory into them.
-func (s *Store) loadSpaces(ctx context.Context, q loadQuery, ns string, spaces map[string]*memindex.Space, get func(string) *memindex.Space) (int, error) {
+func (s *Store) loadSpaces(ctx context.Context, q *conn, ns string, spaces map[string]*memindex.Space, get func(string) *memindex.Space) (int, error) {
 	where, args := nsFilter(ns)
-	rows, err := q(ctx, `SELECT ns, dims FROM namespaces`+where, args...)
+	rows, err := q.query(ctx, `SELECT ns, dims FROM namespaces`+where, args...)
 	if err != nil {
 		return 0, wrap(err, "rebuild: namespaces")
 	}
@@ -126,7 +126,7 @@ func (s *Store) loadSpaces(ctx context.Context, q loadQuery, ns string, spaces m
 
 	// Size every namespace's structures up front: growing them row by row would copy the
 	// vectors (150 MB at 100k × 384) several times over.
-	rows, err = q(ctx, `SELECT ns, COUNT(*) FROM memories`+where+` GROUP BY ns`, args...)
+	rows, err = q.query(ctx, `SELECT ns, COUNT(*) FROM memories`+where+` GROUP BY ns`, args...)
 	if err != nil {
 		return 0, wrap(err, "rebuild: count")
 	}
@@ -162,10 +162,10 @@ type graphLoad struct {
 }
 
 // loadGraph reads every edge and concept (of ns only, unless ""), by namespace.
-func (s *Store) loadGraph(ctx context.Context, q loadQuery, ns string) (graphLoad, error) {
+func (s *Store) loadGraph(ctx context.Context, q *conn, ns string) (graphLoad, error) {
 	where, args := nsFilter(ns)
 	g := graphLoad{graphs: map[string]*index.Graph{}, concepts: map[string]map[string]*models.Concept{}}
-	rows, err := q(ctx, edgeRows.sel+where, args...)
+	rows, err := q.query(ctx, edgeRows.sel+where, args...)
 	if err != nil {
 		return g, wrap(err, "rebuild: edges")
 	}
@@ -237,7 +237,7 @@ func (s *Store) loadGraph(ctx context.Context, q loadQuery, ns string) (graphLoa
 		return g, wrap(err, "rebuild: edges")
 	}
 
-	rows, err = q(ctx, conceptRows.sel+where, args...)
+	rows, err = q.query(ctx, conceptRows.sel+where, args...)
 	if err != nil {
 		return g, wrap(err, "rebuild: concepts")
 	}
@@ -269,7 +269,7 @@ const maxInterned = 1 << 16
 // them, analyses their text (nlp.Terms) and puts embeddings straight into the vector
 // indexes; a third fills the caches and BM25. Rows are handed over in batches, their
 // embedding bytes in one block.
-func (s *Store) loadMemories(ctx context.Context, q loadQuery, ns string, spaces map[string]*memindex.Space, get func(string) *memindex.Space) (int, error) {
+func (s *Store) loadMemories(ctx context.Context, q *conn, ns string, spaces map[string]*memindex.Space, get func(string) *memindex.Space) (int, error) {
 	where, args := nsFilter(ns)
 	type batch struct {
 		rows  []memoryRow
@@ -364,14 +364,14 @@ func (s *Store) loadMemories(ctx context.Context, q loadQuery, ns string, spaces
 
 	err := func() error {
 		defer close(read)
-		rows, err := q(ctx, memoryLoadSelect+where, args...)
+		rows, err := q.query(ctx, memoryLoadSelect+where, args...)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		// Rows are scanned into one memoryRow, whose destinations are made once (a slice
 		// of them a row was a million allocations), and copied into the batch.
-		var raw sql.RawBytes
+		var raw rawBytes
 		var scanned memoryRow
 		dest := memoryRows.dests(&scanned)
 		dest[memoryEmbedding] = &raw // copied once, below, not by database/sql

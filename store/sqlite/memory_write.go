@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 
@@ -97,7 +96,7 @@ func fixDims(ctx context.Context, tx *wtx, batch map[string]models.EmbedderIdent
 		var cur models.EmbedderIdentity
 		err := tx.QueryRowContext(ctx, `SELECT dims, embedder FROM namespaces WHERE ns = ?`, ns).Scan(&cur.Dims, &cur.Name)
 		switch {
-		case errors.Is(err, sql.ErrNoRows):
+		case errors.Is(err, errNoRows):
 			if _, err := tx.ExecContext(ctx, `INSERT INTO namespaces (ns, dims, embedder) VALUES (?, ?, ?)`, ns, b.Dims, b.Name); err != nil {
 				return nil, err
 			}
@@ -132,7 +131,7 @@ func (s *Store) DeleteMemory(ctx context.Context, ns, id string) error {
 	return s.write(ctx, "delete memory", func(tx *wtx) (func(), error) {
 		var parent string
 		err := tx.QueryRowContext(ctx, `SELECT parent_id FROM memories WHERE ns = ? AND id = ?`, ns, id).Scan(&parent)
-		if errors.Is(err, sql.ErrNoRows) {
+		if errors.Is(err, errNoRows) {
 			return nil, notFound("memory %s not found", id)
 		}
 		if err != nil {

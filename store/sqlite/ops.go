@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"time"
 
@@ -75,7 +74,7 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.
 		var expires int64
 		err := tx.QueryRowContext(ctx, `SELECT holder, expires_at FROM leases WHERE name = ?`, name).Scan(&cur, &expires)
 		switch {
-		case errors.Is(err, sql.ErrNoRows):
+		case errors.Is(err, errNoRows):
 		case err != nil:
 			return nil, err
 		case models.LeaseTaken(cur, decTime(expires), holder, now):

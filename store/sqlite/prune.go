@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"time"
@@ -277,14 +276,14 @@ func (s *Store) pruneNamespaces(ctx context.Context, table string) ([]string, er
 	var out []string
 	last := ""
 	for {
-		var ns sql.NullString
+		var ns any // a string, or nil when no namespace is left
 		if err := s.rdb.QueryRowContext(ctx, `SELECT min(ns) FROM `+table+` WHERE ns > ?`, last).Scan(&ns); err != nil {
 			return nil, wrap(err, "prune "+table)
 		}
-		if !ns.Valid {
+		if ns == nil {
 			return out, nil
 		}
-		out = append(out, ns.String)
-		last = ns.String
+		last = ns.(string)
+		out = append(out, last)
 	}
 }

@@ -8,7 +8,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"embed"
 	"errors"
 	"fmt"
@@ -22,8 +21,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
 	zs "zombiezen.com/go/sqlite"
+	"zombiezen.com/go/sqlite/sqlitex"
 
 	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/store/memindex"
@@ -53,8 +52,8 @@ const busyTimeout = 10 * time.Second
 // Store is the SQLite store. It implements models.Store.
 type Store struct {
 	path string
-	wdb  *conn  // exactly one connection: the writer (write.go)
-	rdb  readDB // the read pool
+	wdb  *conn // exactly one connection: the writer (write.go)
+	rdb  pool  // the read pool
 	now  func() time.Time
 	log  *slog.Logger
 
@@ -69,7 +68,7 @@ type Store struct {
 	mem   *memindex.Set // the in-memory indexes and caches, valid when ready
 	ready atomic.Bool
 
-	cdb             *sql.DB // one connection for background checkpoints
+	cdb             *conn // the connection of background checkpoints
 	stopCheckpoints context.CancelFunc
 	checkpoints     sync.WaitGroup
 	ckpt            checkpointStats
@@ -116,46 +115,42 @@ func Open(path string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("sqlite: create directory: %w", err)
 	}
-	pragmas := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)",
-		busyTimeout.Milliseconds())
 	s := &Store{path: path, now: opts.Now, log: opts.Logger, mem: memindex.NewSet(opts.IndexBudget, opts.Logger)}
 	s.unfolded.Store(1)
-	// The migrations run first, on a connection of their own: the file is created and
-	// switched to WAL before any other connection opens it.
-	if err := s.migrate(context.Background(), path+"?"+pragmas+"&_txlock=immediate"); err != nil {
-		return nil, err
-	}
-	wc, err := openWriter(path)
+	// The writer opens first and applies the migrations: the file is created and switched
+	// to WAL before any other connection opens it.
+	w, err := openWriter(path)
 	if err != nil {
 		return nil, err
 	}
-	s.wdb = &conn{c: wc, kept: map[string]bool{}}
-	rdb, err := sql.Open("sqlite", path+"?"+pragmas+"&_pragma=query_only(1)")
-	if err != nil {
-		wc.Close()
-		return nil, fmt.Errorf("sqlite: open: %w", err)
-	}
-	rdb.SetMaxOpenConns(opts.ReadConns)
-	rdb.SetMaxIdleConns(opts.ReadConns)
-	rdb.SetConnMaxLifetime(0)
-	rdb.SetConnMaxIdleTime(0)
-	s.rdb = readDB{rdb}
-	if err := rdb.QueryRow(`PRAGMA page_size`).Scan(&s.pageSize); err != nil {
-		wc.Close()
-		rdb.Close()
-		return nil, fmt.Errorf("sqlite: open: %w", err)
+	s.wdb = w
+	if err := s.migrate(context.Background()); err != nil {
+		w.Close()
+		return nil, err
 	}
 	// Checkpoints run in the background (checkpoint.go), never in a request's commit (the
 	// writer has wal_autocheckpoint off): an automatic checkpoint copies and syncs the WAL
 	// inside whichever commit crosses 1,000 pages, which set recall's p95 at 100k memories.
-	cdb, err := sql.Open("sqlite", path+"?"+pragmas)
-	if err != nil {
-		wc.Close()
-		rdb.Close()
+	if s.cdb, err = openConn(path, zs.OpenReadWrite); err != nil {
+		w.Close()
+		return nil, err
+	}
+	s.rdb = make(pool, opts.ReadConns)
+	for range opts.ReadConns {
+		c, err := openReader(path)
+		if err != nil {
+			for len(s.rdb) < cap(s.rdb) {
+				s.rdb <- nil
+			}
+			s.closeConns()
+			return nil, err
+		}
+		s.rdb <- c
+	}
+	if err := s.wdb.QueryRowContext(context.Background(), `PRAGMA page_size`).Scan(&s.pageSize); err != nil {
+		s.closeConns()
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
-	cdb.SetMaxOpenConns(1)
-	s.cdb = cdb
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stopCheckpoints = cancel
 	s.checkpoints.Add(1)
@@ -196,7 +191,23 @@ func (s *Store) Close() error {
 	s.closeLazyRaw()
 	// A last full checkpoint leaves the data in the file and the WAL empty.
 	_, _, cerr := s.checkpointWaiting(context.Background(), "TRUNCATE", busyTimeout)
-	return errors.Join(ferr, cerr, s.cdb.Close(), s.rdb.Close(), s.wdb.c.Close())
+	return errors.Join(ferr, cerr, s.closeConns())
+}
+
+// closeConns closes every connection Open opened.
+func (s *Store) closeConns() error {
+	var errs []error
+	for _, c := range []*conn{s.cdb, s.wdb} {
+		if c != nil {
+			errs = append(errs, c.Close())
+		}
+	}
+	for range cap(s.rdb) { // waits for the reads in flight
+		if c := <-s.rdb; c != nil {
+			errs = append(errs, c.Close())
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // openWriter opens the write connection. The writer keeps 16 MiB of pages (SQLite's default
@@ -206,45 +217,20 @@ func (s *Store) Close() error {
 // first third 1.02), with 32 MiB it did not (1.11). wal_autocheckpoint is off and
 // journal_size_limit set: see checkpoint.go. Transactions begin IMMEDIATE (write.go), so
 // none fails half-way on a lock upgrade when another process writes the file.
-func openWriter(path string) (*zs.Conn, error) {
-	c, err := zs.OpenConn(path, zs.OpenReadWrite, zs.OpenCreate, zs.OpenWAL)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: open: %w", err)
-	}
-	c.SetBusyTimeout(busyTimeout)
-	w := &conn{c: c, kept: map[string]bool{}}
-	for _, p := range []string{`synchronous = NORMAL`, `foreign_keys = 1`, `temp_store = MEMORY`,
-		`wal_autocheckpoint = 0`, fmt.Sprintf(`journal_size_limit = %d`, maxWAL), `cache_size = -16384`} {
-		if _, err := w.ExecContext(context.Background(), `PRAGMA `+p); err != nil {
-			c.Close()
-			return nil, fmt.Errorf("sqlite: open: PRAGMA %s: %w", p, err)
-		}
-	}
-	return c, nil
+func openWriter(path string) (*conn, error) {
+	return openConn(path, zs.OpenReadWrite|zs.OpenCreate|zs.OpenWAL, `synchronous = NORMAL`, `foreign_keys = 1`,
+		`temp_store = MEMORY`, `wal_autocheckpoint = 0`, fmt.Sprintf(`journal_size_limit = %d`, maxWAL), `cache_size = -16384`)
 }
 
-// readDB is the read pool, its rows read through the same interfaces as a write
-// transaction's.
-type readDB struct{ *sql.DB }
-
-func (d readDB) QueryContext(ctx context.Context, query string, args ...any) (rowReader, error) {
-	return d.DB.QueryContext(ctx, query, args...)
-}
-
-func (d readDB) QueryRowContext(ctx context.Context, query string, args ...any) scanner {
-	return d.DB.QueryRowContext(ctx, query, args...)
+// openReader opens a read-only connection, for the read pool and the index loads.
+func openReader(path string) (*conn, error) {
+	return openConn(path, zs.OpenReadOnly, `temp_store = MEMORY`)
 }
 
 // migrate applies the embedded migrations not yet recorded in the migrations table, in name
 // order, each in its own transaction.
-func (s *Store) migrate(ctx context.Context, dsn string) error {
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return fmt.Errorf("sqlite: open: %w", err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS migrations (name TEXT NOT NULL PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.wdb.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS migrations (name TEXT NOT NULL PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
 		return fmt.Errorf("sqlite: create migrations table: %w", err)
 	}
 	names, err := fs.Glob(migrationFS, "migrations/*.sql")
@@ -253,40 +239,27 @@ func (s *Store) migrate(ctx context.Context, dsn string) error {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if err := s.migrateFile(ctx, db, name); err != nil {
+		var n int
+		err := s.wdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM migrations WHERE name = ?`, name).Scan(&n)
+		if err == nil && n == 0 {
+			err = s.write(ctx, "migrate", func(tx *wtx) (func(), error) {
+				body, err := fs.ReadFile(migrationFS, name)
+				if err == nil {
+					err = sqlitex.ExecuteScript(tx.c, string(body), nil)
+				}
+				if err == nil {
+					_, err = tx.ExecContext(ctx, `INSERT INTO migrations (name, applied_at) VALUES (?, ?)`, name, s.now().UnixNano())
+				}
+				return nil, err
+			})
+			if err == nil {
+				s.log.Info("sqlite: applied migration", "name", name, "path", s.path)
+			}
+		}
+		if err != nil {
 			return fmt.Errorf("sqlite: migration %s: %w", name, err)
 		}
 	}
-	return nil
-}
-
-func (s *Store) migrateFile(ctx context.Context, db *sql.DB, name string) error {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM migrations WHERE name = ?`, name).Scan(&n); err != nil {
-		return err
-	}
-	if n > 0 {
-		return nil
-	}
-	body, err := fs.ReadFile(migrationFS, name)
-	if err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO migrations (name, applied_at) VALUES (?, ?)`, name, s.now().UnixNano()); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	s.log.Info("sqlite: applied migration", "name", name, "path", s.path)
 	return nil
 }
 

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"sync"
 	"time"
@@ -109,7 +108,7 @@ func (s *Store) GetState(ctx context.Context, key string) (string, error) {
 	// A point lookup, run without the driver's per-statement cancellation watcher (a
 	// goroutine) by not cancelling it.
 	err := s.rdb.QueryRowContext(context.WithoutCancel(ctx), `SELECT value FROM state WHERE key = ?`, key).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
+	if errors.Is(err, errNoRows) {
 		err = nil
 	}
 	if err != nil {

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"strconv"
 	"strings"
@@ -126,7 +125,7 @@ func (w *wtx) fold(ctx context.Context) error {
 	var v string
 	err := w.QueryRowContext(ctx, `SELECT value FROM state WHERE key = ?`, surfacedThroughKey).Scan(&v)
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
+	case errors.Is(err, errNoRows):
 	case err != nil:
 		return wrap(err, "fold surfacings")
 	default:
@@ -195,9 +194,9 @@ func putSurfaced(ctx context.Context, w *wtx, m *models.Memory) error {
 
 // loadSurfaced sets the counters of the loaded memories of spaces (ns's, or all for "")
 // from surfaced: the bulk load reads the memories rows without them.
-func (s *Store) loadSurfaced(ctx context.Context, q loadQuery, ns string, spaces map[string]*memindex.Space) error {
+func (s *Store) loadSurfaced(ctx context.Context, q *conn, ns string, spaces map[string]*memindex.Space) error {
 	where, args := nsFilter(ns)
-	rows, err := q(ctx, `SELECT ns, id, n, last FROM surfaced`+where, args...)
+	rows, err := q.query(ctx, `SELECT ns, id, n, last FROM surfaced`+where, args...)
 	if err != nil {
 		return err
 	}

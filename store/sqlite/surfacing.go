@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"runtime"
 	"strings"
@@ -151,7 +150,7 @@ func getSurfacing(ctx context.Context, q interface {
 		return nil, err
 	}
 	sf, err := scanSurfacing(q.QueryRowContext(ctx, selectSurfacing, ns, id))
-	if errors.Is(err, sql.ErrNoRows) {
+	if errors.Is(err, errNoRows) {
 		return nil, notFound("surfacing %s not found", id)
 	}
 	return sf, wrap(err, "get surfacing")
@@ -241,7 +240,7 @@ func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.Con
 		return c, nil
 	}
 	c, err := scanConversation(s.rdb.QueryRowContext(ctx, selectConversation, ns, id))
-	if errors.Is(err, sql.ErrNoRows) {
+	if errors.Is(err, errNoRows) {
 		return nil, notFound("conversation %s not found", id)
 	}
 	if err != nil {

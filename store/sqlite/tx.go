@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 
 	"github.com/salience-ai/salience/ids"
@@ -83,7 +82,7 @@ func (t *storeTx) GetMemory(ns, id string) (*models.Memory, error) {
 		return m, nil
 	}
 	m, err := scanMemory(t.tx.QueryRowContext(t.ctx, selectMemory, ns, id))
-	if errors.Is(err, sql.ErrNoRows) {
+	if errors.Is(err, errNoRows) {
 		return nil, notFound("memory %s not found", id)
 	}
 	return m, wrap(err, "get memory")
@@ -226,7 +225,7 @@ func (t *storeTx) GetEdge(ns string, k models.EdgeKey) (*models.Edge, error) {
 	}
 	e, err := scanEdge(t.tx.QueryRowContext(t.ctx, selectEdge,
 		ns, k.From, k.To, string(k.Type)))
-	if errors.Is(err, sql.ErrNoRows) {
+	if errors.Is(err, errNoRows) {
 		return nil, notFound("edge %s -%s-> %s not found", k.From, k.Type, k.To)
 	}
 	return e, wrap(err, "get edge")
@@ -407,7 +406,7 @@ func (t *storeTx) GetEvent(ns, id string) (*models.Event, error) {
 		return nil, err
 	}
 	e, err := scanEvent(t.tx.QueryRowContext(t.ctx, selectEvent, ns, id))
-	if errors.Is(err, sql.ErrNoRows) {
+	if errors.Is(err, errNoRows) {
 		return nil, notFound("event %s not found", id)
 	}
 	return e, wrap(err, "get event")
@@ -422,7 +421,7 @@ func (t *storeTx) GetState(key string) (string, error) {
 	}
 	var v string
 	err := t.tx.QueryRowContext(t.ctx, `SELECT value FROM state WHERE key = ?`, key).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
+	if errors.Is(err, errNoRows) {
 		return "", nil
 	}
 	return v, wrap(err, "get state")

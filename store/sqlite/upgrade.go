@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
@@ -55,7 +54,7 @@ func (s *Store) importJournal(ctx context.Context, path string) error {
 		if applied, err = strconv.ParseUint(v, 10, 64); err != nil {
 			return fmt.Errorf("sqlite: journal of an earlier version: bad %s %q", journalSeqKey, v)
 		}
-	case !errors.Is(err, sql.ErrNoRows):
+	case !errors.Is(err, errNoRows):
 		return fmt.Errorf("sqlite: journal of an earlier version: %w", err)
 	}
 	var turns []turn

@@ -2,19 +2,20 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/salience-ai/salience/models"
+	"zombiezen.com/go/sqlite/sqlitex"
 )
 
-// rawProbe is one row scanned into every kind of destination the loaders use.
+// rawProbe is one row scanned into every kind of destination the store uses.
 type rawProbe struct {
 	s, sInt, sReal string
 	sl, sj         string
@@ -29,35 +30,41 @@ type rawProbe struct {
 	df, dfInt      float64
 	ds             []string
 	dj             models.Schedule
+	comp           models.Components
+	null           any
 }
 
-func (p *rawProbe) dests(raw *sql.RawBytes) []any {
+func (p *rawProbe) dests(raw *rawBytes) []any {
 	return []any{&p.s, &p.sInt, &p.sReal, raw, &p.i, &p.i64, &p.f, &p.fInt,
 		intDest{&p.di}, int64Dest{&p.di64}, boolDest{&p.db}, timeDest{&p.dt},
-		floatDest{&p.df}, floatDest{&p.dfInt}, stringsDest{&p.ds}, jsonDest[models.Schedule]{&p.dj}, &p.sl, &p.sj}
+		floatDest{&p.df}, floatDest{&p.dfInt}, stringsDest{&p.ds}, jsonDest[models.Schedule]{&p.dj}, &p.sl, &p.sj,
+		componentsDest{&p.comp}, &p.null}
 }
 
-const rawProbeQuery = `SELECT s, i, f, b, i, i, f, i, i, i, i, i, f, i, l, j, l, j FROM probe WHERE s >= ? ORDER BY s`
+const rawProbeQuery = `SELECT s, i, f, b, i, i, f, i, i, i, i, i, f, i, l, j, l, j, c, NULL FROM probe WHERE s >= ? ORDER BY s`
 
-// rawTestDB creates a database at a new path with the statements of schema run, and opens
-// a loadConn on it; both close with the test.
-func rawTestDB(t *testing.T, schema string, args ...any) (*sql.DB, *loadConn) {
+// rawTestDB creates a database at a new path with the schema's statements run and then
+// insert's, with args bound, and opens a read connection on it, closed with the test.
+func rawTestDB(t *testing.T, schema, insert string, args ...any) *conn {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "raw.db")
-	db, err := sql.Open("sqlite", path)
+	w, err := openWriter(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.Exec(schema, args...); err != nil {
+	defer w.Close()
+	if err := sqlitex.ExecuteScript(w.c, schema, nil); err != nil {
 		t.Fatal(err)
 	}
-	c, ok, err := openLoad(path)
-	if err != nil || !ok {
-		t.Fatalf("openLoad = %v, %v", ok, err)
+	if _, err := w.ExecContext(ctx, insert, args...); err != nil {
+		t.Fatal(err)
+	}
+	c, err := openReader(path)
+	if err != nil {
+		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	return db, c
+	return c
 }
 
 // readProbes scans every row of rows into rawProbes.
@@ -70,7 +77,7 @@ func readProbes(t *testing.T, rows rowReader, err error) []rawProbe {
 	var out []rawProbe
 	for rows.Next() {
 		var p rawProbe
-		var raw sql.RawBytes
+		var raw rawBytes
 		if err := rows.Scan(p.dests(&raw)...); err != nil {
 			t.Fatal(err)
 		}
@@ -83,44 +90,49 @@ func readProbes(t *testing.T, rows rowReader, err error) []rawProbe {
 	return out
 }
 
-// TestLoadRowsScanLikeDatabaseSQL reads the same rows through database/sql and through a
-// loadConn into every kind of destination, and wants the same values.
-func TestLoadRowsScanLikeDatabaseSQL(t *testing.T) {
+// TestConnScan reads rows into every kind of destination and wants the values written.
+func TestConnScan(t *testing.T) {
 	at := time.Date(2026, 3, 4, 5, 6, 7, 8, time.UTC)
-	db, c := rawTestDB(t, `PRAGMA journal_mode=WAL;
-		CREATE TABLE probe (s TEXT, i INTEGER, f REAL, b BLOB, l TEXT, j TEXT);
-		INSERT INTO probe VALUES
-			('alpha', 1, 0.5, x'00ff10', '["a","b"]', '{"stability":2.5}'),
-			('b€ta', -7, 1e300, x'', '', ''),
-			('gamma', ?, 0.1171875, zeroblob(300), '[]', '{}'),
-			('', 0, -0.0, NULL, '["z"]', ''),
-			('gammb', 3, 2, x'01', '[]', '{}')`, at.UnixNano())
-	want := func(arg string) []rawProbe {
-		rows, err := db.Query(rawProbeQuery, arg)
-		return readProbes(t, rows, err)
+	comp := models.Components{BM25: 1.5, Question: -2, Features: 3}
+	c := rawTestDB(t, `CREATE TABLE probe (s TEXT, i INTEGER, f REAL, b BLOB, l TEXT, j TEXT, c BLOB)`,
+		`INSERT INTO probe VALUES
+			('alpha', 1, 0.5, x'00ff10', '["a","b"]', '{"stability":2.5}', ?),
+			('b€ta', -7, 1e300, x'', '', '', ''),
+			('gamma', ?, 0.1171875, zeroblob(300), '[]', '{}', NULL),
+			('', 0, -0.0, NULL, '["z"]', '', ''),
+			('gammb', 3, 2, x'01', '[]', '{}', '')`, encComponents(comp), at.UnixNano())
+	rows, err := c.query(ctx, rawProbeQuery, "")
+	got := readProbes(t, rows, err)
+	if len(got) != 5 {
+		t.Fatalf("read %d rows, want 5", len(got))
 	}
-	got := func(arg string) []rawProbe {
-		rows, err := c.query(ctx, rawProbeQuery, arg)
-		return readProbes(t, rows, err)
+	want := []rawProbe{
+		{s: "", sInt: "0", sReal: "0", dt: decTime(0), ds: []string{"z"}, sl: `["z"]`},
+		{s: "alpha", sInt: "1", sReal: "0.5", raw: []byte{0, 0xff, 0x10}, i: 1, i64: 1, f: 0.5, fInt: 1, di: 1, di64: 1,
+			db: true, dt: decTime(1), df: 0.5, dfInt: 1, ds: []string{"a", "b"}, dj: models.Schedule{Stability: 2.5},
+			sl: `["a","b"]`, sj: `{"stability":2.5}`, comp: comp},
+		{s: "b€ta", sInt: "-7", sReal: "1e+300", i: -7, i64: -7, f: 1e300, fInt: -7, di: -7, di64: -7,
+			db: true, dt: decTime(-7), df: 1e300, dfInt: -7},
+		{s: "gamma", sInt: strconv.FormatInt(at.UnixNano(), 10), sReal: "0.1171875", raw: make([]byte, 300),
+			i: int(at.UnixNano()), i64: at.UnixNano(), f: 0.1171875, fInt: float64(at.UnixNano()), di: int(at.UnixNano()),
+			di64: at.UnixNano(), db: true, dt: at, df: 0.1171875, dfInt: float64(at.UnixNano()), ds: []string{}, sl: "[]", sj: "{}"},
+		{s: "gammb", sInt: "3", sReal: "2", raw: []byte{1}, i: 3, i64: 3, f: 2, fInt: 3, di: 3, di64: 3, db: true,
+			dt: decTime(3), df: 2, dfInt: 3, ds: []string{}, sl: "[]", sj: "{}"},
 	}
-	for _, arg := range []string{"", "b"} {
-		w, g := want(arg), got(arg)
-		if len(w) == 0 || (arg == "" && len(w) != 5) {
-			t.Fatalf("database/sql read %d rows for %q", len(w), arg)
+	for i := range want {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Errorf("row %d:\ngot  %+v\nwant %+v", i, got[i], want[i])
 		}
-		if !reflect.DeepEqual(g, w) {
-			t.Errorf("rows from %q:\nraw  %+v\nwant %+v", arg, g, w)
-		}
 	}
-	if w := want(""); w[3].dt != at || w[1].ds[1] != "b" || w[2].f != 1e300 || len(w[1].raw) != 3 || w[0].raw != nil || len(w[3].raw) != 300 ||
-		w[4].s != "gammb" || w[4].sl != "[]" || w[4].sj != "{}" || w[2].sj != "" {
-		t.Errorf("the probe rows are not what the test meant: %+v", w)
+	rows, err = c.query(ctx, rawProbeQuery, "b")
+	if got := readProbes(t, rows, err); len(got) != 3 || got[0].s != "b€ta" {
+		t.Errorf("rows from b: %+v", got)
 	}
 }
 
 // TestLoadRowsErrors: what database/sql refuses, the raw reader refuses too.
 func TestLoadRowsErrors(t *testing.T) {
-	_, c := rawTestDB(t, `CREATE TABLE t (s TEXT, i INTEGER); INSERT INTO t VALUES (NULL, 1), ('x', 2)`)
+	c := rawTestDB(t, `CREATE TABLE t (s TEXT, i INTEGER)`, `INSERT INTO t VALUES (NULL, 1), ('x', 2)`)
 	scanFirst := func(q string, dest ...any) error {
 		rows, err := c.query(ctx, q)
 		if err != nil {
@@ -166,7 +178,7 @@ func TestLoadRowsErrors(t *testing.T) {
 // TestLoadRowsStopWithTheContext: a long scan ends with the context's error once it is done,
 // within 1,024 rows.
 func TestLoadRowsStopWithTheContext(t *testing.T) {
-	_, c := rawTestDB(t, `CREATE TABLE t (i INTEGER)`)
+	c := rawTestDB(t, `CREATE TABLE t (i INTEGER)`, `SELECT 1`)
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	rows, err := c.query(cctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n) SELECT i FROM n`)
@@ -185,15 +197,5 @@ func TestLoadRowsStopWithTheContext(t *testing.T) {
 	}
 	if _, err := c.query(cctx, `SELECT 1`); !errors.Is(err, context.Canceled) {
 		t.Errorf("query with a done context: err = %v", err)
-	}
-}
-
-// TestOpenLoadOnlyOpensFiles: a path that is not a regular file is left to database/sql.
-func TestOpenLoadOnlyOpensFiles(t *testing.T) {
-	dir := t.TempDir()
-	for _, p := range []string{dir, filepath.Join(dir, "missing.db"), ":memory:"} {
-		if c, ok, err := openLoad(p); ok || err != nil || c != nil {
-			t.Errorf("openLoad(%q) = %v, %v, %v; want none", p, c, ok, err)
-		}
 	}
 }
