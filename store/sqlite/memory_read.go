@@ -65,9 +65,6 @@ func (s *Store) ViewMemories(ctx context.Context, ns string, ids []string, vecto
 
 // sqlMemories reads memories from SQLite, in the order of ids.
 func (s *Store) sqlMemories(ctx context.Context, ns string, ids []string) ([]*models.Memory, error) {
-	if err := s.settleRead(ctx); err != nil { // the counters of every stored turn (surfaced.go)
-		return nil, err
-	}
 	byID := make(map[string]*models.Memory, len(ids))
 	for chunk := range slices.Chunk(slices.Compact(slices.Sorted(slices.Values(ids))), 500) {
 		args := append([]any{ns}, anys(chunk)...)
@@ -120,9 +117,6 @@ func (s *Store) FindMemories(ctx context.Context, f models.MemoryFilter) ([]*mod
 	}
 	cond := strings.Join(where, " AND ")
 	var total int
-	if err := s.settleRead(ctx); err != nil { // the counters of every stored turn (surfaced.go)
-		return nil, 0, err
-	}
 	if err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM memories WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, wrap(err, "count memories")
 	}
@@ -138,9 +132,6 @@ func (s *Store) FindMemories(ctx context.Context, f models.MemoryFilter) ([]*mod
 // then id; ENOTFOUND when there is none.
 func (s *Store) LastInConversation(ctx context.Context, ns, conversationID string) (*models.Memory, error) {
 	if err := models.ValidateConversationRef(ns, conversationID); err != nil {
-		return nil, err
-	}
-	if err := s.settleRead(ctx); err != nil { // the counters of every stored turn (surfaced.go)
 		return nil, err
 	}
 	ms, err := queryMemories(ctx, s.rdb, memorySelect+`

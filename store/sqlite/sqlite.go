@@ -61,8 +61,6 @@ type Store struct {
 	// commits, so the indexes see changes in commit order; Rebuild holds it too.
 	wmu sync.Mutex
 
-	surfacings surfacingGroup // group commit of RecordSurfacings (surfacing_group.go)
-
 	lazy lazyState // namespaces loaded on demand under a budget (lazy.go), when budget > 0
 
 	mem   *memindex.Set // the in-memory indexes and caches, valid when ready
@@ -74,15 +72,9 @@ type Store struct {
 	ckpt            checkpointStats
 	postponedInRow  int          // rewinds readers postponed since the last one done; checkpointer only
 	commits         atomic.Int64 // write transactions committed: the checkpointer's idle test
-	// unfolded counts the surfacings this process stored since it last folded them into
-	// the counters (surfaced.go); it starts at 1, for what an earlier process left.
-	unfolded atomic.Int64
-	folding  atomic.Bool // a background fold runs (surfaced.go)
-	// readWarned is when settleRead last logged a failure (unix nanoseconds).
-	readWarned atomic.Int64
-	states     stateCache // GetState's (state.go)
-	pageSize   int
-	closed     bool // guarded by wmu
+	states          stateCache   // GetState's (state.go)
+	pageSize        int
+	closed          bool // guarded by wmu
 
 	// convs caches conversation states, written through by RecordSurfacings: recall reads
 	// its conversation's state on every turn (convcache.go).
@@ -116,7 +108,6 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: create directory: %w", err)
 	}
 	s := &Store{path: path, now: opts.Now, log: opts.Logger, mem: memindex.NewSet(opts.IndexBudget, opts.Logger)}
-	s.unfolded.Store(1)
 	// The writer opens first and applies the migrations: the file is created and switched
 	// to WAL before any other connection opens it.
 	w, err := openWriter(path)
@@ -183,15 +174,12 @@ func (s *Store) Close() error {
 	if s.closed {
 		return nil
 	}
-	// The counters take in the last surfacings (surfaced.go), so the next open reads them
-	// from one table; a failure leaves them to the next open's fold.
-	ferr := s.foldLocked(context.Background())
 	s.closed = true
 	s.ready.Store(false)
 	s.closeLazyRaw()
 	// A last full checkpoint leaves the data in the file and the WAL empty.
 	_, _, cerr := s.checkpointWaiting(context.Background(), "TRUNCATE", busyTimeout)
-	return errors.Join(ferr, cerr, s.closeConns())
+	return errors.Join(cerr, s.closeConns())
 }
 
 // closeConns closes every connection Open opened.

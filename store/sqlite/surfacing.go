@@ -3,9 +3,7 @@ package sqlite
 import (
 	"context"
 	"errors"
-	"runtime"
 	"strings"
-	"sync/atomic"
 
 	"github.com/salience-ai/salience/models"
 )
@@ -19,10 +17,9 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 	if len(ss) == 0 && state == nil {
 		return nil
 	}
-	err := s.surfacings.record(s, &surfacingReq{ctx: ctx, ss: ss, state: state,
-		done: make(chan struct{}), lead: make(chan struct{}, 1)})
-	s.foldInBackground()
-	return err
+	return s.write(ctx, "record surfacings", func(tx *wtx) (func(), error) {
+		return s.recordTx(ctx, tx, ss, state)
+	})
 }
 
 // recordTx writes one turn's surfacings and conversation state inside tx and returns what
@@ -63,81 +60,12 @@ func insertSurfacings(ctx context.Context, tx *wtx, ss []*models.Surfacing) erro
 			return err
 		}
 	}
-	// The memories' counters are folded from these rows later (surfaced.go).
-	tx.surfaced += len(ss)
+	for _, sf := range ss {
+		if _, err := tx.ExecContext(ctx, countSurfaced, sf.Namespace, sf.MemoryID, encTime(sf.At)); err != nil {
+			return err
+		}
+	}
 	return tallySurfacings(ctx, tx, ss) // the experiment counters (experiment_tally.go)
-}
-
-// Batch writes yield the processor between statements of about batchRows rows: a group
-// commit of many turns, a fold of thousands of surfacings. A goroutine that runs on without blocking keeps the goroutines queued behind
-// it on its processor waiting until the runtime preempts it, after 10 ms, and a recall
-// woken on that processor (by its text search finishing, say) waited that long. Measured
-// on `bench recall --concurrency 2 --runs 3` at 100,000 memories, where the applier writes
-// 64 turns at once (two runs each, medians): p99 13.94 / 13.67 → 6.27 / 7.17 ms, p95
-// 4.55 / 4.96 → 3.19 / 3.13 ms, 1,242 / 1,222 → 1,321 / 1,285 qps; the applier had written
-// a batch's rows 256 to a statement without yielding. At one caller, alternating runs
-// differed by less than their noise. A yield costs well under a microsecond.
-const batchRows = 32
-
-// yieldBetween gives the processor to whatever waits for it (runtime.Gosched); batch writes
-// call it before each statement, always inside a write transaction.
-func yieldBetween() {
-	batchYields.Add(1)
-	runtime.Gosched()
-}
-
-// batchYields counts yieldBetween's calls, for tests.
-var batchYields atomic.Int64
-
-// turn is one RecordSurfacings call's content: a turn's surfacings and its conversation state.
-type turn struct {
-	ss    []*models.Surfacing
-	state *models.ConversationState
-}
-
-// recordTurnsTx writes several turns inside tx as recordTx writes one: their rows batchRows
-// to a statement, then each conversation's latest state — the end state of writing the turns
-// one after the other, in fewer statements — yielding before each statement (a batch
-// write). It returns what to apply to the caches once tx commits.
-func (s *Store) recordTurnsTx(ctx context.Context, tx *wtx, turns []turn) (func(), error) {
-	var all []*models.Surfacing
-	var states []*models.ConversationState
-	latest := map[[2]string]int{} // (namespace, conversation) → index in states
-	for _, t := range turns {
-		all = append(all, t.ss...)
-		if st := t.state; st != nil {
-			k := [2]string{st.Namespace, st.ConversationID}
-			if i, ok := latest[k]; ok {
-				states[i] = st
-			} else {
-				latest[k] = len(states)
-				states = append(states, st)
-			}
-		}
-	}
-	for rest := all; len(rest) > 0; {
-		n := min(len(rest), batchRows)
-		yieldBetween()
-		if err := insertSurfacings(ctx, tx, rest[:n]); err != nil {
-			return nil, err
-		}
-		rest = rest[n:]
-	}
-	applies := make([]func(), 0, 1+len(states))
-	applies = append(applies, func() { s.mem.Surfaced(all) })
-	for _, st := range states {
-		yieldBetween()
-		apply, err := s.recordTx(ctx, tx, nil, st)
-		if err != nil {
-			return nil, err
-		}
-		applies = append(applies, apply)
-	}
-	return func() {
-		for _, a := range applies {
-			a()
-		}
-	}, nil
 }
 
 func getSurfacing(ctx context.Context, q interface {

@@ -69,9 +69,6 @@ func (t *storeTx) GetMemory(ns, id string) (*models.Memory, error) {
 	if t.done {
 		return nil, errTxDone
 	}
-	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
-		return nil, err
-	}
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
@@ -123,8 +120,8 @@ func (t *storeTx) cachedMemory(ns, id string) (*models.Memory, bool) {
 }
 
 // countersStored reports whether surfaced already holds m's counters, so PutMemory need not
-// write them (engagement puts back the counters it read, nearly always). After settle has
-// folded, surfaced holds what the cache counts, and this transaction's own puts (t.mems).
+// write them (engagement puts back the counters it read, nearly always): surfaced holds what
+// the cache counts, and this transaction's own puts (t.mems).
 func (t *storeTx) countersStored(m *models.Memory) bool {
 	same := func(c *models.Memory) bool {
 		return c.SurfaceCount == m.SurfaceCount && c.LastSurfaced.Equal(m.LastSurfaced)
@@ -147,9 +144,6 @@ func (t *storeTx) PutMemory(m *models.Memory) error {
 	if t.done {
 		return errTxDone
 	}
-	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
-		return err
-	}
 	if err := models.ValidateStoredMeta(m); err != nil {
 		return err
 	}
@@ -161,7 +155,7 @@ func (t *storeTx) PutMemory(m *models.Memory) error {
 		return notFound("memory %s not found", m.ID)
 	}
 	if !t.countersStored(m) {
-		if err := putSurfaced(t.ctx, t.tx, m); err != nil { // settle folded: m's are the whole counts
+		if err := putSurfaced(t.ctx, t.tx, m); err != nil {
 			return wrap(err, "put memory")
 		}
 	}
@@ -180,9 +174,6 @@ func (t *storeTx) EditMemory(m *models.Memory) error {
 		return errTxDone
 	}
 	if err := models.ValidateStoredEdit(m); err != nil {
-		return err
-	}
-	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
 		return err
 	}
 	res, err := t.tx.ExecContext(t.ctx, editMemory, m.Importance, encTime(m.ValidAt), encTime(m.InvalidAt), boolInt(m.Sensitive),
@@ -275,9 +266,6 @@ func (t *storeTx) GetSurfacing(ns, id string) (*models.Surfacing, error) {
 	if t.done {
 		return nil, errTxDone
 	}
-	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
-		return nil, err
-	}
 	return getSurfacing(t.ctx, t.tx, ns, id)
 }
 
@@ -287,9 +275,6 @@ func (t *storeTx) GetSurfacing(ns, id string) (*models.Surfacing, error) {
 func (t *storeTx) GetSurfacings(ns string, ids []string) ([]*models.Surfacing, error) {
 	if t.done {
 		return nil, errTxDone
-	}
-	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
-		return nil, err
 	}
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
@@ -321,9 +306,6 @@ func (t *storeTx) PutSurfacing(sf *models.Surfacing) error {
 	if t.done {
 		return errTxDone
 	}
-	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
-		return err
-	}
 	if err := models.ValidateStoredSurfacing(sf, "surfacing"); err != nil {
 		return err
 	}
@@ -353,18 +335,12 @@ func (t *storeTx) FindSurfacings(f models.SurfacingFilter) ([]*models.Surfacing,
 	if t.done {
 		return nil, errTxDone
 	}
-	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
-		return nil, err
-	}
 	return findSurfacings(t.ctx, t.tx, f)
 }
 
 func (t *storeTx) InsertEvent(e *models.Event) error {
 	if t.done {
 		return errTxDone
-	}
-	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
-		return err
 	}
 	if err := models.ValidateStoredEvent(e); err != nil {
 		return err
@@ -395,9 +371,6 @@ func (t *storeTx) InsertEvent(e *models.Event) error {
 func (t *storeTx) GetEvent(ns, id string) (*models.Event, error) {
 	if t.done {
 		return nil, errTxDone
-	}
-	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
-		return nil, err
 	}
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err

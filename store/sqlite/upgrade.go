@@ -57,15 +57,27 @@ func (s *Store) importJournal(ctx context.Context, path string) error {
 	case !errors.Is(err, errNoRows):
 		return fmt.Errorf("sqlite: journal of an earlier version: %w", err)
 	}
-	var turns []turn
+	var turns []*journalRecord
 	for _, r := range recs {
 		if r.Seq > applied {
-			turns = append(turns, turn{r.Surfacings, r.State})
+			turns = append(turns, r)
 		}
 	}
 	if len(turns) > 0 {
 		err := s.write(ctx, "record the journal's turns", func(tx *wtx) (func(), error) {
-			return s.recordTurnsTx(ctx, tx, turns)
+			var applies []func()
+			for _, r := range turns {
+				apply, err := s.recordTx(ctx, tx, r.Surfacings, r.State)
+				if err != nil {
+					return nil, err
+				}
+				applies = append(applies, apply)
+			}
+			return func() {
+				for _, a := range applies {
+					a()
+				}
+			}, nil
 		})
 		if err != nil {
 			return fmt.Errorf("sqlite: record the turns of an earlier version's journal: %w", err)

@@ -45,7 +45,6 @@ func (s *Store) writeLocked(ctx context.Context, what string, fn func(tx *wtx) (
 	}
 	committed = true
 	s.commits.Add(1)
-	w.countFolded()
 	if w.states != nil {
 		s.states.wrote(w.states, time.Now())
 	}
@@ -59,9 +58,5 @@ func (s *Store) writeLocked(ctx context.Context, what string, fn func(tx *wtx) (
 type wtx struct {
 	s *Store
 	*conn
-	// folded: the transaction folded the stored surfacings (surfaced.go); surfaced counts
-	// the surfacings it stored after that, or at all.
-	folded   bool
-	surfaced int
-	states   map[string]string // the state keys written, for the cache (state.go)
+	states map[string]string // the state keys written, for the cache (state.go)
 }
