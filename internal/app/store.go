@@ -235,10 +235,6 @@ func indexCollectors(st AppStore) []prometheus.Collector {
 			func(s sqlite.IndexStats) float64 { return s.LoadMeanMS / 1000 }),
 		gauge("salience_index_first_use_max_seconds", "Longest time a namespace's load added to its first use.",
 			func(s sqlite.IndexStats) float64 { return s.LoadMaxMS / 1000 }),
-		gauge("salience_conversation_cache_states", "Conversation states cached (those used in the last 15 to 30 minutes, within the cache's bytes).",
-			func(s sqlite.IndexStats) float64 { return float64(s.ConversationStates) }),
-		gauge("salience_conversation_cache_bytes", "Approximate bytes of the cached conversation states (at most 32 MB).",
-			func(s sqlite.IndexStats) float64 { return float64(s.ConversationBytes) }),
 	}
 }
 

@@ -5,12 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/salience-ai/salience/models"
 	"github.com/salience-ai/salience/store/sqlite"
 )
 
@@ -58,25 +56,5 @@ salience_index_namespaces_loaded 1
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "salience_index_budget_bytes", "salience_index_loads_total", "salience_index_namespaces_loaded"); err != nil {
 		t.Fatal(err)
-	}
-
-	// A recorded turn's conversation is cached.
-	if err := st.RecordSurfacings(ctx, nil, &models.ConversationState{Namespace: "alpha", ConversationID: "c1", Turns: 1,
-		RecentSurfaced: [][]string{{"m1", "m2"}}, UpdatedAt: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)}); err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]float64{}
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		got[mf.GetName()] = mf.GetMetric()[0].GetGauge().GetValue()
-	}
-	if got["salience_conversation_cache_states"] != 1 {
-		t.Errorf("salience_conversation_cache_states = %v, want 1", got["salience_conversation_cache_states"])
-	}
-	if b := got["salience_conversation_cache_bytes"]; b < 100 || b > 2000 {
-		t.Errorf("salience_conversation_cache_bytes = %v, want the size of one short state", b)
 	}
 }

@@ -95,30 +95,13 @@ func (s *Store) DeleteNamespace(ctx context.Context, ns string) (models.Namespac
 		}
 		for _, kind := range models.NamespaceStateKinds() {
 			key, lo, hi := models.NamespaceKeys(kind, ns)
-			rows, err := w.QueryContext(ctx, `DELETE FROM state WHERE key = ?1 OR (key >= ?2 AND key < ?3) RETURNING key`, key, lo, hi)
+			res, err := w.ExecContext(ctx, `DELETE FROM state WHERE key = ?1 OR (key >= ?2 AND key < ?3)`, key, lo, hi)
 			if err != nil {
 				return nil, err
 			}
-			for rows.Next() {
-				var k string
-				if err := rows.Scan(&k); err != nil {
-					rows.Close()
-					return nil, err
-				}
-				if w.states == nil {
-					w.states = map[string]string{}
-				}
-				w.states[k] = "" // GetState's answer for a missing key, cached once committed
-				d.Records++
-			}
-			if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-				return nil, err
-			}
+			d.Records += int(res.changes)
 		}
-		return func() {
-			s.mem.Drop(ns)
-			s.convs.dropNamespace(ns)
-		}, nil
+		return func() { s.mem.Drop(ns) }, nil
 	})
 	return d, err
 }

@@ -47,19 +47,11 @@ func (s *Store) closeLazyRaw() {
 	}
 }
 
-// IndexStats describes the in-memory indexes (memindex.Stats) and the conversation cache.
-type IndexStats struct {
-	memindex.Stats
-	// The conversation cache (convcache.go): states held and their counted bytes.
-	ConversationStates int   `json:"conversation_states"`
-	ConversationBytes  int64 `json:"conversation_bytes"`
-}
+// IndexStats describes the in-memory indexes.
+type IndexStats = memindex.Stats
 
 // IndexStats returns the in-memory indexes' figures.
-func (s *Store) IndexStats() IndexStats {
-	n, b := s.convs.size()
-	return IndexStats{Stats: s.mem.Stats(), ConversationStates: n, ConversationBytes: int64(b)}
-}
+func (s *Store) IndexStats() IndexStats { return s.mem.Stats() }
 
 // space returns ns's space for a reader that does not hold the write mutex, loading it in
 // budget mode; nil when the namespace has none (eager mode).

@@ -208,11 +208,7 @@ func (s *Store) pruneConversations(ctx context.Context, ns string, cut time.Time
 			if n, err = pruneDelete(ctx, w, `DELETE FROM conversations WHERE ns = ?2 AND id IN (SELECT value FROM json_each(?1))`, gone, ns); err != nil {
 				return nil, err
 			}
-			keys := make([][2]string, len(gone))
-			for i, id := range gone {
-				keys[i] = [2]string{ns, id}
-			}
-			return func() { s.convs.drop(keys) }, nil
+			return nil, nil
 		})
 		if err != nil {
 			return total, err

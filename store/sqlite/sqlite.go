@@ -72,19 +72,8 @@ type Store struct {
 	ckpt            checkpointStats
 	postponedInRow  int          // rewinds readers postponed since the last one done; checkpointer only
 	commits         atomic.Int64 // write transactions committed: the checkpointer's idle test
-	states          stateCache   // GetState's (state.go)
 	pageSize        int
 	closed          bool // guarded by wmu
-
-	// convs caches conversation states, written through by RecordSurfacings: recall reads
-	// its conversation's state on every turn (convcache.go).
-	convs convCache
-}
-
-func (s *Store) cacheConversation(c *models.ConversationState) { s.convs.put(c) }
-
-func (s *Store) cachedConversation(ns, id string) *models.ConversationState {
-	return s.convs.get(ns, id)
 }
 
 var _ models.Store = (*Store)(nil)

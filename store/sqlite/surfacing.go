@@ -33,12 +33,7 @@ func (s *Store) recordTx(ctx context.Context, tx *wtx, ss []*models.Surfacing, s
 			return nil, err
 		}
 	}
-	return func() {
-		s.mem.Surfaced(ss)
-		if state != nil {
-			s.cacheConversation(state)
-		}
-	}, nil
+	return func() { s.mem.Surfaced(ss) }, nil
 }
 
 // insertSurfacings writes ss inside tx: a few statements, in the sizes rowChunks keeps
@@ -164,9 +159,6 @@ func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.Con
 	if err := models.ValidateKey(ns, id, "conversation_id"); err != nil {
 		return nil, err
 	}
-	if c := s.cachedConversation(ns, id); c != nil {
-		return c, nil
-	}
 	c, err := scanConversation(s.rdb.QueryRowContext(ctx, selectConversation, ns, id))
 	if errors.Is(err, errNoRows) {
 		return nil, notFound("conversation %s not found", id)
@@ -177,8 +169,6 @@ func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.Con
 	for i, t := range c.MessageTimes {
 		c.MessageTimes[i] = t.UTC()
 	}
-	// Not cached here: a write committed meanwhile may have cached a newer state, and the
-	// cache is only ever filled in commit order, by writes.
 	return c, nil
 }
 

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"fmt"
-	"time"
 )
 
 // write runs fn in one write transaction and commits it. fn returns an apply function (may
@@ -45,9 +44,6 @@ func (s *Store) writeLocked(ctx context.Context, what string, fn func(tx *wtx) (
 	}
 	committed = true
 	s.commits.Add(1)
-	if w.states != nil {
-		s.states.wrote(w.states, time.Now())
-	}
 	if apply != nil && s.ready.Load() {
 		apply()
 	}
@@ -58,5 +54,4 @@ func (s *Store) writeLocked(ctx context.Context, what string, fn func(tx *wtx) (
 type wtx struct {
 	s *Store
 	*conn
-	states map[string]string // the state keys written, for the cache (state.go)
 }
