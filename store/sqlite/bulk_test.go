@@ -72,35 +72,6 @@ func TestPowerChunks(t *testing.T) {
 	}
 }
 
-func TestRowChunks(t *testing.T) {
-	for _, c := range []struct {
-		n    int
-		want []int
-	}{
-		{0, nil}, {1, []int{1}}, {10, []int{10}}, {16, []int{16}}, {17, []int{16, 1}},
-		{37, []int{32, 5}}, {48, []int{32, 16}}, {300, []int{256, 32, 12}}, {600, []int{256, 256, 64, 16, 8}},
-	} {
-		if got := rowChunks(c.n, 256); !slices.Equal(got, c.want) {
-			t.Errorf("rowChunks(%d, 256) = %v, want %v", c.n, got, c.want)
-		}
-	}
-	// Whatever the batches' sizes, a handful of statement sizes: 1–16, 32, 64, 128, 256.
-	sizes := map[int]bool{}
-	for n := range 2000 {
-		sum := 0
-		for _, k := range rowChunks(n, 256) {
-			sizes[k] = true
-			sum += k
-		}
-		if sum != n {
-			t.Fatalf("rowChunks(%d) covers %d rows", n, sum)
-		}
-	}
-	if len(sizes) != 20 {
-		t.Errorf("%d statement sizes over batches of 0–1,999 rows, want 20", len(sizes))
-	}
-}
-
 // PutEdges leaves the database, and the graph after the commit, as PutEdge one by one does:
 // new edges inserted, existing ones replaced, the later of two edges with one key winning.
 func TestPutEdgesEqualsPutEdge(t *testing.T) {

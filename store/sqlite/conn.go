@@ -291,8 +291,8 @@ type (
 )
 
 // Scan reads the current row into dest: *string, *[]byte, *rawBytes, *int, *int64,
-// *float64, *any (int64, float64, string, []byte or nil), the scanners above, or a pointer
-// to a named string, integer, float or bool type.
+// *float64, *bool, *any (int64, float64, string, []byte or nil), the scanners above, or a
+// pointer to a named string type.
 func (r *stmtRows) Scan(dest ...any) error {
 	if !r.row {
 		return errors.New("sqlite: scan: no row")
@@ -367,10 +367,19 @@ func (r *stmtRows) Scan(dest ...any) error {
 				err = fmt.Errorf("want a REAL, got %v", typ)
 			}
 			*d = st.ColumnFloat(i)
+		case *bool:
+			if !isInt {
+				err = fmt.Errorf("want an INTEGER, got %v", typ)
+			}
+			*d = st.ColumnInt64(i) != 0
 		case *any:
 			*d = r.value(i, typ)
-		default:
-			err = scanNamed(d, r.value(i, typ))
+		default: // a named string type (*models.Kind, say)
+			if v := reflect.ValueOf(d); v.Kind() == reflect.Pointer && v.Elem().Kind() == reflect.String && typ == zs.TypeText {
+				v.Elem().SetString(string(r.bytes(i)))
+			} else {
+				err = fmt.Errorf("cannot scan %v into %T", typ, d)
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("sqlite: scan: column %d: %w", i, err)
@@ -401,43 +410,4 @@ func (r *stmtRows) value(col int, typ zs.ColumnType) any {
 		return append([]byte(nil), r.bytes(col)...)
 	}
 	return nil
-}
-
-// scanNamed scans v into a pointer to a bool or a (named) string, integer or float type
-// (*models.Kind, say); anything else is unsupported.
-func scanNamed(dest, v any) error {
-	p := reflect.ValueOf(dest)
-	if p.Kind() != reflect.Pointer || p.IsNil() {
-		return fmt.Errorf("unsupported destination %T", dest)
-	}
-	e := p.Elem()
-	switch e.Kind() {
-	case reflect.String:
-		if s, ok := v.(string); ok {
-			e.SetString(s)
-			return nil
-		}
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		if n, ok := v.(int64); ok {
-			e.SetInt(n)
-			return nil
-		}
-	case reflect.Bool:
-		if n, ok := v.(int64); ok {
-			e.SetBool(n != 0)
-			return nil
-		}
-	case reflect.Float32, reflect.Float64:
-		switch f := v.(type) {
-		case float64:
-			e.SetFloat(f)
-			return nil
-		case int64:
-			e.SetFloat(float64(f))
-			return nil
-		}
-	default:
-		return fmt.Errorf("unsupported destination %T", dest)
-	}
-	return fmt.Errorf("cannot scan %T into %T", v, dest)
 }

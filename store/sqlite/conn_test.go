@@ -155,7 +155,7 @@ func TestLoadRowsErrors(t *testing.T) {
 		{"text into an int", `SELECT s FROM t WHERE i = 2`, []any{&i}, "want an INTEGER"},
 		{"text into an intDest", `SELECT s FROM t WHERE i = 2`, []any{intDest{&i}}, "want an INTEGER"},
 		{"too few destinations", `SELECT s, i FROM t`, []any{&s}, "1 destinations for 2 columns"},
-		{"a destination it does not know", `SELECT i FROM t`, []any{new(uint8)}, "unsupported destination"},
+		{"a destination it does not know", `SELECT i FROM t`, []any{new(uint8)}, "cannot scan SQLITE_INTEGER into *uint8"},
 		{"bad SQL", `SELECT nope FROM t`, nil, "no such column"},
 	} {
 		if err := scanFirst(tc.q, tc.dest...); err == nil || !strings.Contains(err.Error(), tc.want) {

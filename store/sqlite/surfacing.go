@@ -36,26 +36,15 @@ func (s *Store) recordTx(ctx context.Context, tx *wtx, ss []*models.Surfacing, s
 	return func() { s.mem.Surfaced(ss) }, nil
 }
 
-// insertSurfacings writes ss inside tx: a few statements, in the sizes rowChunks keeps
-// prepared. SQLite binds at most 32,766 variables a statement: 256 rows is 4,864.
+// insertSurfacings writes ss inside tx, with their memories' counters.
 func insertSurfacings(ctx context.Context, tx *wtx, ss []*models.Surfacing) error {
-	const rowsPerInsert = 256
-	rest := ss
-	for _, n := range rowChunks(len(ss), rowsPerInsert) {
-		part := rest[:n]
-		rest = rest[n:]
-		args := make([]any, 0, len(part)*len(surfacingRows.cols))
-		for _, sf := range part {
-			args = appendValues(args, surfacingRows.cols, sf)
-		}
-		if _, err := tx.ExecContext(ctx, surfacingRows.insertRows(len(part)), args...); err != nil {
+	for _, sf := range ss {
+		if _, err := tx.ExecContext(ctx, insertSurfacing.sql, insertSurfacing.bind(sf)...); err != nil {
 			if isConstraintUnique(err) {
 				return models.Errorf(models.ECONFLICT, "a surfacing of the batch exists")
 			}
 			return err
 		}
-	}
-	for _, sf := range ss {
 		if _, err := tx.ExecContext(ctx, countSurfaced, sf.Namespace, sf.MemoryID, encTime(sf.At)); err != nil {
 			return err
 		}

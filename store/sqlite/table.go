@@ -35,7 +35,6 @@ type table[R any] struct {
 	list    string         // "a, b, c": what SELECT and INSERT name
 	sel     string         // "SELECT <list> FROM <name>", to which readers add their WHERE
 	pos     map[string]int // column name → index in cols
-	rows    sync.Map       // int → the SQL of a multi-row INSERT of that many rows
 	upserts sync.Map       // int → the SQL of a multi-row upsert of that many rows
 }
 
@@ -150,18 +149,6 @@ func (t *table[R]) update(set, where []string) statement[R] {
 	}
 }
 
-// insertRows is the SQL of one INSERT of n rows; bind each row with appendValues(…, t.cols, r).
-// The text is built once per n.
-func (t *table[R]) insertRows(n int) string {
-	if q, ok := t.rows.Load(n); ok {
-		return q.(string)
-	}
-	row := `(` + placeholders(len(t.cols)) + `)`
-	q := `INSERT INTO ` + t.name + ` (` + t.list + `) VALUES ` + strings.Repeat(row+`, `, n-1) + row
-	t.rows.Store(n, q)
-	return q
-}
-
 // upsertRows is the SQL of one upsert (see upsert) of n rows; bind each row with
 // appendValues(…, t.cols, r). The text is built once per n.
 func (t *table[R]) upsertRows(n int) string {
@@ -186,34 +173,6 @@ func powerChunks(n, max int) []int {
 			out = append(out, size)
 			n -= size
 		}
-	}
-	return out
-}
-
-// exactRows is the largest multi-row statement rowChunks leaves at its exact size.
-const exactRows = 16
-
-// rowChunks splits n rows into the sizes of multi-row statements that a connection keeps
-// prepared: n itself up to exactRows; past it, powers of two from exactRows to max (a
-// power of two at least exactRows) and one chunk of the rest. So a writer sees at most
-// exactRows + log2(max/exactRows) sizes, whatever sizes its batches come in.
-//
-// One statement of the exact size each time is fewer statements, but every size is a
-// statement prepared once and kept: SQLite's program for a multi-row insert into
-// surfacings takes about 2.4 KB a row, and a server whose group commits came in every
-// size from 1 to 256 held 256 of them, about 90 MB outside the Go heap, then prepared
-// each further size afresh for every batch.
-func rowChunks(n, max int) []int {
-	if n <= exactRows {
-		if n <= 0 {
-			return nil
-		}
-		return []int{n}
-	}
-	rest := n % exactRows
-	out := powerChunks(n-rest, max)
-	if rest > 0 {
-		out = append(out, rest)
 	}
 	return out
 }

@@ -102,6 +102,7 @@ var surfacingRows = newTable("surfacings", []string{"ns", "id"},
 var surfacingIndexed = []string{"ns", "id", "conversation_id", "turn_id", "memory_id", "at"}
 
 var (
+	insertSurfacing = surfacingRows.insert("")
 	selectSurfacing = surfacingRows.sel + ` WHERE ns = ? AND id = ?`
 	// updateSurfacingOutcome is Tx.PutSurfacing's fast path. Recording an outcome never
 	// changes the indexed columns, but an UPDATE that sets an indexed column rewrites that
