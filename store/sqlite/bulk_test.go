@@ -1,62 +1,13 @@
 package sqlite
 
 import (
-	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/salience-ai/salience/models"
 )
-
-// encLearned must write exactly what encoding/json writes: the column is decoded with it, and
-// a stored value must not depend on which encoder wrote it.
-func TestEncLearnedMatchesEncodingJSON(t *testing.T) {
-	at := time.Date(2026, 5, 1, 12, 0, 0, 123456789, time.UTC)
-	cases := [][]models.LearnedTerm{
-		nil,
-		{{Term: "sunset", Weight: 1, At: at}},
-		{{Term: "paint", Weight: 2.5, At: at}, {Term: "lake", Weight: 0.1 + 0.2, At: time.Time{}}},
-		{{Term: "tiny", Weight: 1e-7, At: at}, {Term: "huge", Weight: 3e21, At: at.In(time.FixedZone("x", 3600))}},
-		{{Term: "neg", Weight: -0.0000012345, At: at}, {Term: "zero", Weight: 0, At: at}},
-		{{Term: `quo"te<&>\`, Weight: 1, At: at}, {Term: "café\u2028ü", Weight: 3, At: at}, {Term: "bad\xffutf8\x01", Weight: 1, At: at}},
-		{{Term: "", Weight: 123456789.125, At: at}},
-	}
-	for i, ls := range cases {
-		want := ""
-		if len(ls) > 0 {
-			b, err := json.Marshal(ls)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want = string(b)
-		}
-		if got := encLearned(ls); got != want {
-			t.Errorf("case %d: encLearned = %s\nencoding/json  = %s", i, got, want)
-		}
-	}
-}
-
-func FuzzEncLearned(f *testing.F) {
-	f.Add("sunset", 1.0, int64(1777636800123456789))
-	f.Add("a\"b<", 1e-9, int64(0))
-	f.Add("\xff", -3e25, int64(-5))
-	f.Fuzz(func(t *testing.T, term string, w float64, nanos int64) {
-		ls := []models.LearnedTerm{{Term: term, Weight: w, At: time.Unix(0, nanos).UTC()}, {Term: "x", Weight: 1}}
-		want, err := json.Marshal(ls)
-		if err != nil {
-			if !math.IsNaN(w) && !math.IsInf(w, 0) {
-				t.Fatalf("encoding/json refused %v: %v", ls, err)
-			}
-			return // NaN and infinities never reach the column (validateMeta)
-		}
-		if got := encLearned(ls); got != string(want) {
-			t.Fatalf("encLearned = %s\nencoding/json  = %s", got, want)
-		}
-	})
-}
 
 func TestPowerChunks(t *testing.T) {
 	for _, c := range []struct {
