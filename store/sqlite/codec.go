@@ -37,6 +37,10 @@ func encJSON[T any](v T, empty bool) string {
 
 func encStrings(v []string) string { return encJSON(v, len(v) == 0) }
 
+// jsonList is a list of strings as JSON, for a query's IN (SELECT value FROM json_each(?)):
+// one statement whatever the list's length.
+func jsonList(v []string) string { return encJSON(v, false) }
+
 // decJSON decodes a JSON text column into v; "" leaves v zero.
 func decJSON(s string, v any, column string) error {
 	if s == "" {

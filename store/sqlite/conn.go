@@ -103,26 +103,20 @@ func bindAll(st *zs.Stmt, args []any) error {
 	return nil
 }
 
-// result is what ExecContext reports of the statement it ran.
-type result struct{ rowID, changes int64 }
-
-func (r result) LastInsertId() (int64, error) { return r.rowID, nil }
-func (r result) RowsAffected() (int64, error) { return r.changes, nil }
-
-// ExecContext runs a statement to its end.
-func (c *conn) ExecContext(ctx context.Context, query string, args ...any) (result, error) {
+// ExecContext runs a statement to its end and returns the rows it changed.
+func (c *conn) ExecContext(ctx context.Context, query string, args ...any) (int64, error) {
 	st, done, err := c.stmt(query, args)
 	if err != nil {
-		return result{}, err
+		return 0, err
 	}
 	defer done()
 	for {
 		row, err := st.Step()
 		if err != nil {
-			return result{}, err
+			return 0, err
 		}
 		if !row {
-			return result{c.c.LastInsertRowID(), int64(c.c.Changes())}, nil
+			return int64(c.c.Changes()), nil
 		}
 	}
 }

@@ -64,11 +64,10 @@ func (s *Store) DeleteNamespace(ctx context.Context, ns string) (models.Namespac
 			cols := strings.Join(t.pk, ", ")
 			q += ` AND (` + cols + `) IN (SELECT ` + cols + ` FROM ` + t.name + ` WHERE ns = ?1 LIMIT ?2)`
 		}
-		res, err := w.ExecContext(ctx, q, ns, limit)
+		n, err := w.ExecContext(ctx, q, ns, limit)
 		if err != nil {
 			return 0, err
 		}
-		n, err := res.RowsAffected()
 		if t.name == "memories" {
 			d.Memories += int(n)
 		}
@@ -95,11 +94,11 @@ func (s *Store) DeleteNamespace(ctx context.Context, ns string) (models.Namespac
 		}
 		for _, kind := range models.NamespaceStateKinds() {
 			key, lo, hi := models.NamespaceKeys(kind, ns)
-			res, err := w.ExecContext(ctx, `DELETE FROM state WHERE key = ?1 OR (key >= ?2 AND key < ?3)`, key, lo, hi)
+			n, err := w.ExecContext(ctx, `DELETE FROM state WHERE key = ?1 OR (key >= ?2 AND key < ?3)`, key, lo, hi)
 			if err != nil {
 				return nil, err
 			}
-			d.Records += int(res.changes)
+			d.Records += int(n)
 		}
 		return func() { s.mem.Drop(ns) }, nil
 	})

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"slices"
 	"strings"
 
 	"github.com/salience-ai/salience/models"
@@ -65,16 +64,13 @@ func (s *Store) ViewMemories(ctx context.Context, ns string, ids []string, vecto
 
 // sqlMemories reads memories from SQLite, in the order of ids.
 func (s *Store) sqlMemories(ctx context.Context, ns string, ids []string) ([]*models.Memory, error) {
-	byID := make(map[string]*models.Memory, len(ids))
-	for chunk := range slices.Chunk(slices.Compact(slices.Sorted(slices.Values(ids))), 500) {
-		args := append([]any{ns}, anys(chunk)...)
-		ms, err := queryMemories(ctx, s.rdb, memorySelect+` WHERE ns = ? AND id IN (`+placeholders(len(chunk))+`)`, args...)
-		if err != nil {
-			return nil, wrap(err, "get memories")
-		}
-		for _, m := range ms {
-			byID[m.ID] = m
-		}
+	ms, err := queryMemories(ctx, s.rdb, memorySelect+` WHERE ns = ? AND id IN (SELECT value FROM json_each(?))`, ns, jsonList(ids))
+	if err != nil {
+		return nil, wrap(err, "get memories")
+	}
+	byID := make(map[string]*models.Memory, len(ms))
+	for _, m := range ms {
+		byID[m.ID] = m
 	}
 	return models.MemoriesInOrder(ids, byID), nil
 }

@@ -59,11 +59,11 @@ func (s *Store) CreateMemories(ctx context.Context, writes []*models.MemoryWrite
 		var created []*models.Edge
 		for _, p := range prep {
 			for _, e := range p.Edges {
-				res, err := tx.ExecContext(ctx, insertEdge.sql, insertEdge.bind(e)...)
+				n, err := tx.ExecContext(ctx, insertEdge.sql, insertEdge.bind(e)...)
 				if err != nil {
 					return nil, fmt.Errorf("insert edge: %w", err)
 				}
-				if n, _ := res.RowsAffected(); n == 1 {
+				if n == 1 {
 					created = append(created, e)
 				}
 			}

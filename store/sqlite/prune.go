@@ -166,11 +166,7 @@ func pruneDelete(ctx context.Context, w *wtx, del string, keys []string, args ..
 	if err != nil {
 		return 0, err
 	}
-	res, err := w.ExecContext(ctx, del, append([]any{string(list)}, args...)...)
-	if err != nil {
-		return 0, err
-	}
-	n, err := res.RowsAffected()
+	n, err := w.ExecContext(ctx, del, append([]any{string(list)}, args...)...)
 	return int(n), err
 }
 

@@ -147,11 +147,11 @@ func (t *storeTx) PutMemory(m *models.Memory) error {
 	if err := models.ValidateStoredMeta(m); err != nil {
 		return err
 	}
-	res, err := t.tx.ExecContext(t.ctx, updateMemoryMeta.sql, updateMemoryMeta.bind(&memoryRow{m: *m})...)
+	n, err := t.tx.ExecContext(t.ctx, updateMemoryMeta.sql, updateMemoryMeta.bind(&memoryRow{m: *m})...)
 	if err != nil {
 		return wrap(err, "put memory")
 	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
+	if n == 0 {
 		return notFound("memory %s not found", m.ID)
 	}
 	if !t.countersStored(m) {
@@ -176,12 +176,12 @@ func (t *storeTx) EditMemory(m *models.Memory) error {
 	if err := models.ValidateStoredEdit(m); err != nil {
 		return err
 	}
-	res, err := t.tx.ExecContext(t.ctx, editMemory, m.Importance, encTime(m.ValidAt), encTime(m.InvalidAt), boolInt(m.Sensitive),
+	n, err := t.tx.ExecContext(t.ctx, editMemory, m.Importance, encTime(m.ValidAt), encTime(m.InvalidAt), boolInt(m.Sensitive),
 		m.Namespace, m.ID, m.ID)
 	if err != nil {
 		return wrap(err, "edit memory")
 	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
+	if n == 0 {
 		return notFound("memory %s not found", m.ID)
 	}
 	e := &models.Memory{Namespace: m.Namespace, ID: m.ID}
@@ -270,8 +270,8 @@ func (t *storeTx) GetSurfacing(ns, id string) (*models.Surfacing, error) {
 }
 
 // GetSurfacings returns the surfacings of namespace ns with the given ids that exist, in no
-// particular order, reading them in a few statements (engagement reads every surfacing a
-// batch reports on before applying it).
+// particular order, in one statement (engagement reads every surfacing a batch reports on
+// before applying it).
 func (t *storeTx) GetSurfacings(ns string, ids []string) ([]*models.Surfacing, error) {
 	if t.done {
 		return nil, errTxDone
@@ -279,28 +279,9 @@ func (t *storeTx) GetSurfacings(ns string, ids []string) ([]*models.Surfacing, e
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
-	var out []*models.Surfacing
-	rest := ids
-	for _, n := range powerChunks(len(ids), surfacingsPerRead) {
-		part := rest[:n]
-		rest = rest[n:]
-		args := make([]any, 0, n+1)
-		args = append(args, ns)
-		for _, id := range part {
-			args = append(args, id)
-		}
-		got, err := queryAll(t.ctx, t.tx, "get surfacings",
-			surfacingRows.sel+` WHERE ns = ? AND id IN (`+placeholders(n)+`)`, args, scanSurfacing)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, got...)
-	}
-	return out, nil
+	return queryAll(t.ctx, t.tx, "get surfacings", surfacingRows.sel+` WHERE ns = ? AND id IN (SELECT value FROM json_each(?))`,
+		[]any{ns, jsonList(ids)}, scanSurfacing)
 }
-
-// surfacingsPerRead is the most ids one GetSurfacings statement asks for.
-const surfacingsPerRead = 256
 
 func (t *storeTx) PutSurfacing(sf *models.Surfacing) error {
 	if t.done {
@@ -314,18 +295,14 @@ func (t *storeTx) PutSurfacing(sf *models.Surfacing) error {
 		return err
 	}
 	// The outcome first (see updateSurfacingOutcome), every column when no row matched.
-	res, err := t.tx.ExecContext(t.ctx, updateSurfacingOutcome.sql, updateSurfacingOutcome.bind(sf)...)
+	n, err := t.tx.ExecContext(t.ctx, updateSurfacingOutcome.sql, updateSurfacingOutcome.bind(sf)...)
+	if err == nil && n == 0 {
+		n, err = t.tx.ExecContext(t.ctx, updateSurfacing.sql, updateSurfacing.bind(sf)...)
+	}
 	if err != nil {
 		return wrap(err, "put surfacing")
 	}
-	if n, err := res.RowsAffected(); err == nil && n == 1 {
-		return tallyOutcome(t.ctx, t.tx, old, sf)
-	}
-	res, err = t.tx.ExecContext(t.ctx, updateSurfacing.sql, updateSurfacing.bind(sf)...)
-	if err != nil {
-		return wrap(err, "put surfacing")
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
+	if n == 0 {
 		return notFound("surfacing %s not found", sf.ID)
 	}
 	return tallyOutcome(t.ctx, t.tx, old, sf)
