@@ -17,7 +17,8 @@ var pruneBatch = 500 // a variable: tests walk many windows with a small one
 // window a transaction: it reads the window's rows with what the rule weighs, asks the
 // rule (models.SurfacingAge and the others' Prunable), and deletes the rows it chose.
 // Surfacings, events and decisions are walked per namespace along their time indexes, from
-// the oldest, with a cursor, so each row is read once a call.
+// the oldest, conversations by id (an index on their update time would cost every turn an
+// entry), with a cursor, so each row is read once a call.
 func (s *Store) PruneHistory(ctx context.Context, pc models.PruneCut) (models.Pruned, error) {
 	var p models.Pruned
 	if err := pc.Check(); err != nil {
@@ -38,22 +39,10 @@ func (s *Store) PruneHistory(ctx context.Context, pc models.PruneCut) (models.Pr
 			}
 		}
 	}
-	nss, err := s.pruneNamespaces(ctx, "conversations")
-	if err != nil {
-		return p, err
-	}
-	for _, ns := range nss {
-		if before := pc.For(ns); !before.IsZero() {
-			n, err := s.pruneConversations(ctx, ns, before)
-			p.Conversations += n
-			if err != nil {
-				return p, err
-			}
-		}
-	}
 	if pc.Before.IsZero() {
 		return p, nil
 	}
+	var err error
 	p.JobRuns, err = s.pruneJobRuns(ctx, pc.Before)
 	return p, err
 }
@@ -113,6 +102,18 @@ var pruneKinds = []pruneKind{{
 		return at, turn, models.DecisionAge{At: decTime(at), Rewarded: rewarded, Experiment: experiment}.Prunable(cut), err
 	},
 	del: `DELETE FROM decisions WHERE ns = ?2 AND turn_id IN (SELECT value FROM json_each(?1))`,
+}, {
+	table: "conversations",
+	count: func(p *models.Pruned) *int { return &p.Conversations },
+	// Every row, by id: the cursor's time stays ?3.
+	window: `SELECT ?3, id, updated_at FROM conversations WHERE ns = ?1 AND id > ?4 ORDER BY id LIMIT ?5`,
+	row: func(rows rowReader, cut time.Time) (int64, string, bool, error) {
+		var at, updated int64
+		var id string
+		err := rows.Scan(&at, &id, &updated)
+		return at, id, models.ConversationAge{UpdatedAt: decTime(updated)}.Prunable(cut), err
+	},
+	del: `DELETE FROM conversations WHERE ns = ?2 AND id IN (SELECT value FROM json_each(?1))`,
 }}
 
 // pruneWalk deletes what may go of namespace ns's rows of k before cut, a window a
@@ -168,50 +169,6 @@ func pruneDelete(ctx context.Context, w *wtx, del string, keys []string, args ..
 	}
 	n, err := w.ExecContext(ctx, del, append([]any{string(list)}, args...)...)
 	return int(n), err
-}
-
-// pruneConversations deletes what may go of namespace ns's conversation states, walking
-// them by id, a window a transaction (an index on their update time would cost every turn
-// an entry, where this costs one pass a run), and returns how many went.
-func (s *Store) pruneConversations(ctx context.Context, ns string, cut time.Time) (int, error) {
-	total := 0
-	after := ""
-	for done := false; !done; {
-		var n int
-		err := s.write(ctx, "prune conversations", func(w *wtx) (func(), error) {
-			rows, err := w.QueryContext(ctx, `SELECT id, updated_at FROM conversations WHERE ns = ?1 AND id > ?2
-				ORDER BY id LIMIT ?3`, ns, after, pruneBatch)
-			if err != nil {
-				return nil, err
-			}
-			var gone []string
-			seen := 0
-			for rows.Next() {
-				var updated int64
-				if err := rows.Scan(&after, &updated); err != nil {
-					rows.Close()
-					return nil, err
-				}
-				seen++
-				if (models.ConversationAge{UpdatedAt: decTime(updated)}).Prunable(cut) {
-					gone = append(gone, after)
-				}
-			}
-			if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-				return nil, err
-			}
-			done = seen < pruneBatch
-			if n, err = pruneDelete(ctx, w, `DELETE FROM conversations WHERE ns = ?2 AND id IN (SELECT value FROM json_each(?1))`, gone, ns); err != nil {
-				return nil, err
-			}
-			return nil, nil
-		})
-		if err != nil {
-			return total, err
-		}
-		total += n
-	}
-	return total, nil
 }
 
 // pruneJobRuns deletes what may go of the job runs before cut, in one transaction (a few
