@@ -8,49 +8,31 @@ import (
 	"time"
 )
 
-// The WAL is bounded by a background checkpointer; no request's commit ever runs a
-// checkpoint. A PASSIVE checkpoint copies the WAL into the database file without blocking
-// anyone, but it cannot rewind the WAL while writers keep appending to it: SQLite rewinds
-// the WAL only at a write that begins after a checkpoint has copied every frame, so under a
-// steady writer the file grew by the size of every commit (2.4 GB in 30 s with four
-// clients). So the checkpointer runs a PASSIVE checkpoint every tick, which also reports how
-// much of the WAL is in use; once that passes walReset, it runs another PASSIVE for what was
-// written during the first, then takes the write lock for a RESTART checkpoint of the few
-// frames written meanwhile, after which the next write starts again at the file's start.
-// Writers wait for that step only: a few frames, one fsync and at most
-// checkpointBusyTimeout for readers still on an older snapshot. Readers never wait.
-//
-// The file keeps its size when it is rewound: shrinking it (TRUNCATE, or journal_size_limit
-// at the first commit after a rewind) costs about 20 ms per 30 MB freed on our test machine,
-// which is not to be paid inside a request. So the checkpointer shrinks the file only when
-// no write has committed for shrinkAfter, and journal_size_limit is set to maxWAL, a safety
-// net for a WAL that readers kept from rewinding.
+// The WAL is bounded by a background checkpointer; no request's commit ever runs one (an
+// automatic checkpoint copies and syncs the WAL inside whichever commit crosses 1,000
+// pages). A PASSIVE checkpoint copies the WAL without blocking anyone but cannot rewind it
+// under a steady writer: SQLite rewinds only at a write that begins after a checkpoint
+// copied every frame. So every tick runs a PASSIVE checkpoint, which also reports the WAL
+// in use; past walReset, a second PASSIVE copies what came meanwhile and a RESTART under
+// the write lock copies the last few frames, so that the next write starts at the file's
+// start. Writers wait for that step only; readers never wait. The file is shrunk
+// (TRUNCATE, about 20 ms per 30 MB) only once writes pause for shrinkAfter.
 const (
-	// checkpointTick is how often the checkpointer runs: every turn commits on its own (or
-	// with the turns beside it), so the WAL grows faster than under batched writes.
 	checkpointTick = 50 * time.Millisecond
-	// walReset is the WAL use at which the checkpointer rewinds it: an eighth of the 64 MB
-	// the store promises, the rest for what arrives while it does (every turn is its own
-	// commit, or shares one with the turns beside it), on a busy machine up to
-	// a few hundred milliseconds (four writers without pause add about 25 MB a second in
-	// TestWALStaysBounded; four HTTP clients added 80 MB a second to the unbounded WAL).
-	// Each rewind holds the write lock for the same short time whatever this size, so a
-	// smaller one costs only more frequent rewinds.
+	// walReset is the WAL use at which the checkpointer rewinds it; the rest of maxWAL
+	// takes what arrives while it does. A rewind's cost does not depend on this size.
 	walReset = 8 << 20
 	// maxWAL is the most the WAL file may hold (journal_size_limit).
 	maxWAL = 64 << 20
 	// walKeep: a store idle for shrinkAfter empties a WAL file larger than this (TRUNCATE).
 	walKeep     = 4 << 20
 	shrinkAfter = time.Second
-	// checkpointBusyTimeout is how long the RESTART step waits for readers to be done with
-	// the WAL before giving up until the next tick; it holds the write lock meanwhile, so
-	// this bounds the writers' wait. Reads take milliseconds. Each postponement in a row
-	// doubles the wait, up to maxCheckpointBusy, so that readers that never pause cannot
-	// keep the WAL from rewinding.
+	// checkpointBusyTimeout bounds the RESTART step's wait for readers, which holds the
+	// write lock; each postponement in a row doubles it, up to maxCheckpointBusy, so that
+	// readers that never pause cannot keep the WAL from rewinding.
 	checkpointBusyTimeout = 10 * time.Millisecond
 	maxCheckpointBusy     = 160 * time.Millisecond
-	// walFull is the WAL use from which a rewind waits for readers up to walFullBusy: half
-	// of maxWAL, so what arrives meanwhile still fits.
+	// From walFull on, a rewind waits for readers up to walFullBusy, holding writers back.
 	walFull     = maxWAL / 2
 	walFullBusy = time.Second
 )
@@ -62,8 +44,8 @@ type checkpointStats struct {
 	maxHold   atomic.Int64 // the longest the write lock was held for a RESTART, in nanoseconds
 }
 
-// checkpointLoop runs until ctx ends. A tick is counted from the end of the previous one's
-// work, so "no commit since the last tick" means the writers were idle at least that long.
+// checkpointLoop runs until ctx ends. "No commit since the last tick" means the writers
+// were idle at least a tick.
 func (s *Store) checkpointLoop(ctx context.Context) {
 	defer s.checkpoints.Done()
 	t := time.NewTimer(checkpointTick)
@@ -107,10 +89,7 @@ func (s *Store) checkpointLoop(ctx context.Context) {
 const walFrameHeader = 24
 
 // lockedCheckpoint runs a RESTART or TRUNCATE checkpoint under the write lock, after a
-// PASSIVE one without it for what was written since the caller's. inUse is how much of the
-// WAL the caller found in use: from walFull on, the rewind waits up to walFullBusy for
-// readers, holding writers back meanwhile — backpressure, so that readers that keep
-// postponing short waits cannot let fast writers take the WAL past maxWAL.
+// PASSIVE one without it. inUse is the WAL in use the caller found (see walFull).
 func (s *Store) lockedCheckpoint(ctx context.Context, mode string, inUse int64) {
 	if _, _, err := checkpoint(ctx, s.cdb, "PASSIVE"); err != nil {
 		if ctx.Err() == nil {
@@ -142,15 +121,12 @@ func (s *Store) lockedCheckpoint(ctx context.Context, mode string, inUse int64) 
 		s.postponedInRow = 0
 	default:
 		s.postponedInRow = min(s.postponedInRow+1, 8)
-		// A reader was still on the WAL when the wait ran out; every frame it did not need
-		// is copied, and the next tick tries again, waiting longer.
 		s.ckpt.postponed.Add(1)
 	}
 }
 
 // checkpointWaiting runs a checkpoint that waits at most wait for readers and writers.
 func (s *Store) checkpointWaiting(ctx context.Context, mode string, wait time.Duration) (bool, int64, error) {
-	// The checkpoint connection is one connection, so the setting holds for the checkpoint.
 	if _, err := s.cdb.ExecContext(ctx, fmt.Sprintf(`PRAGMA busy_timeout = %d`, wait.Milliseconds())); err != nil {
 		return false, 0, err
 	}
