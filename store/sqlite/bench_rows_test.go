@@ -3,6 +3,7 @@ package sqlite
 import (
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -206,4 +207,41 @@ func BenchmarkRecordTurns100k(b *testing.B) {
 			reportCPU(b, cpu0)
 		})
 	}
+}
+
+// BenchmarkGetConversation reads a full-length conversation state (20 turns of ten surfaced
+// ids, 30 message times), as recall does every turn: from the cache RecordSurfacings filled,
+// and from its row.
+func BenchmarkGetConversation(b *testing.B) {
+	s := openAt(b, filepath.Join(b.TempDir(), "salience.db"))
+	if err := s.Rebuild(ctx); err != nil {
+		b.Fatal(err)
+	}
+	at := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	st := &models.ConversationState{Namespace: "ns", ConversationID: "c1", Type: "casual", Turns: 40,
+		RecentTopics: []string{"garden", "heron", "pond"}, Participants: []string{"ana", "bot"}, UpdatedAt: at}
+	for i := range 30 {
+		st.MessageTimes = append(st.MessageTimes, at.Add(time.Duration(i)*time.Minute))
+	}
+	for i := range 20 {
+		var ids []string
+		for j := range 10 {
+			ids = append(ids, fmt.Sprintf("01KJMMA2G075Y9BD7G69CD%04d", i*10+j))
+		}
+		st.RecentSurfaced = append(st.RecentSurfaced, ids)
+	}
+	st.RecentTurns = [][]string{{"garden", "heron"}, {"pond"}, {"heron"}}
+	if err := s.RecordSurfacings(ctx, nil, st); err != nil {
+		b.Fatal(err)
+	}
+	read := func(b *testing.B) {
+		for b.Loop() {
+			if c, err := s.GetConversation(ctx, "ns", "c1"); err != nil || len(c.RecentSurfaced) != 20 {
+				b.Fatal(c, err)
+			}
+		}
+	}
+	b.Run("cached", read)
+	s.convs.Purge()
+	b.Run("row", read)
 }

@@ -118,4 +118,3 @@ func FuzzDecVector(f *testing.F) {
 		}
 	})
 }
-

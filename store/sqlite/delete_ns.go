@@ -100,7 +100,10 @@ func (s *Store) DeleteNamespace(ctx context.Context, ns string) (models.Namespac
 			}
 			d.Records += int(n)
 		}
-		return func() { s.mem.Drop(ns) }, nil
+		return func() {
+			s.mem.Drop(ns)
+			s.convs.Purge()
+		}, nil
 	})
 	return d, err
 }

@@ -147,6 +147,9 @@ func (s *Store) pruneWalk(ctx context.Context, k pruneKind, ns string, cut time.
 			}
 			done = seen < pruneBatch
 			n, err = pruneDelete(ctx, w, k.del, gone, ns)
+			if k.table == "conversations" && n > 0 {
+				return s.convs.Purge, err // a daily job: the cache fills again in a turn each
+			}
 			return nil, err
 		})
 		if err != nil {

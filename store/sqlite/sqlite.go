@@ -1,9 +1,8 @@
 // Package sqlite is Salience's embedded default store: one SQLite file in WAL mode is the
 // system of record, and search runs on in-memory indexes and caches (package memindex) that
-// Rebuild loads from it (load.go) and every write updates after it commits.
-//
-// Writers are serialized: one write connection and a mutex that also orders the in-memory
-// updates exactly like the commits. Readers use a small pool of their own connections.
+// Rebuild loads from it (load.go) and every write updates after it commits. Writers are
+// serialized: one write connection and a mutex that also orders the in-memory updates like
+// the commits. Readers use a pool of their own connections (conn.go).
 package sqlite
 
 import (
@@ -21,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	zs "zombiezen.com/go/sqlite"
 	"zombiezen.com/go/sqlite/sqlitex"
 
@@ -74,6 +74,8 @@ type Store struct {
 	commits         atomic.Int64 // write transactions committed: the checkpointer's idle test
 	pageSize        int
 	closed          bool // guarded by wmu
+
+	convs *lru.Cache[[2]string, *models.ConversationState] // see convCacheSize
 }
 
 var _ models.Store = (*Store)(nil)
@@ -97,6 +99,7 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: create directory: %w", err)
 	}
 	s := &Store{path: path, now: opts.Now, log: opts.Logger, mem: memindex.NewSet(opts.IndexBudget, opts.Logger)}
+	s.convs, _ = lru.New[[2]string, *models.ConversationState](convCacheSize) // fails only for a size ≤ 0
 	// The writer opens first and applies the migrations: the file is created and switched
 	// to WAL before any other connection opens it.
 	w, err := openWriter(path)
@@ -108,9 +111,7 @@ func Open(path string, opts Options) (*Store, error) {
 		w.Close()
 		return nil, err
 	}
-	// Checkpoints run in the background (checkpoint.go), never in a request's commit (the
-	// writer has wal_autocheckpoint off): an automatic checkpoint copies and syncs the WAL
-	// inside whichever commit crosses 1,000 pages, which set recall's p95 at 100k memories.
+	// Checkpoints run in the background (checkpoint.go).
 	if s.cdb, err = openConn(path, zs.OpenReadWrite); err != nil {
 		w.Close()
 		return nil, err
@@ -187,13 +188,10 @@ func (s *Store) closeConns() error {
 	return errors.Join(errs...)
 }
 
-// openWriter opens the write connection. The writer keeps 16 MiB of pages (SQLite's default
-// is 2 MiB): engagement and surfacing writes land on pages spread over the surfacings, edges
-// and memories tables, and with the default most of them were read back with a syscall each
-// (bench engagement: ~5,400 → ~6,100 events/s); the soak's RSS check still passes (end /
-// first third 1.02), with 32 MiB it did not (1.11). wal_autocheckpoint is off and
-// journal_size_limit set: see checkpoint.go. Transactions begin IMMEDIATE (write.go), so
-// none fails half-way on a lock upgrade when another process writes the file.
+// openWriter opens the write connection. It keeps 16 MiB of pages (SQLite's default is 2):
+// engagement's writes land on pages spread over several tables (bench engagement ~5,400 →
+// ~6,100 events/s), and 32 MiB failed the soak's resident-set check. wal_autocheckpoint
+// and journal_size_limit: see checkpoint.go.
 func openWriter(path string) (*conn, error) {
 	return openConn(path, zs.OpenReadWrite|zs.OpenCreate|zs.OpenWAL, `synchronous = NORMAL`, `foreign_keys = 1`,
 		`temp_store = MEMORY`, `wal_autocheckpoint = 0`, fmt.Sprintf(`journal_size_limit = %d`, maxWAL), `cache_size = -16384`)
@@ -258,9 +256,9 @@ func (s *Store) Migrations(ctx context.Context) ([]string, error) {
 	return out, wrap(rows.Err(), "list migrations")
 }
 
-// wrap translates a driver error into a models error by SQLite result code (never by message
-// text) and adds context. Errors that already carry a models code pass through unchanged.
-// The driver's error stays in the chain for the log; clients see only the models message.
+// wrap translates an SQLite error into a models error by result code (never by message
+// text) and adds context; errors that carry a models code pass through. The SQLite error
+// stays in the chain for the log; clients see only the models message.
 func wrap(err error, what string) error {
 	if err == nil {
 		return nil
@@ -295,11 +293,11 @@ var (
 
 // resultCode returns the (extended) SQLite result code carried by err.
 func resultCode(err error) (zs.ResultCode, bool) {
-	var c interface{ Code() int } // the driver's *sqlite.Error; an interface so tests can fake any code
+	var c interface{ Code() int } // tests fake any code with it
 	if errors.As(err, &c) {
 		return zs.ResultCode(c.Code()), true
 	}
-	if code := zs.ErrCode(err); code != zs.ResultError { // the writer's (zombiezen.com/go/sqlite)
+	if code := zs.ErrCode(err); code != zs.ResultError {
 		return code, true
 	}
 	return 0, false

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/salience-ai/salience/models"
@@ -33,7 +34,34 @@ func (s *Store) recordTx(ctx context.Context, tx *wtx, ss []*models.Surfacing, s
 			return nil, err
 		}
 	}
-	return func() { s.mem.Surfaced(ss) }, nil
+	return func() {
+		s.mem.Surfaced(ss)
+		if state != nil {
+			s.convs.Add([2]string{state.Namespace, state.ConversationID}, cloneConversation(state))
+		}
+	}, nil
+}
+
+// convCacheSize bounds the conversation states kept in memory (at most about 10 KB each):
+// recall reads its conversation's state every turn, about 0.1 ms from its row and 5 µs from
+// here (BenchmarkGetConversation). The cache holds the newest state of the conversations used last, written
+// through by RecordSurfacings in commit order; a state read from SQLite is not cached, as a
+// write committed meanwhile may have cached a newer one.
+const convCacheSize = 4096
+
+func cloneConversation(c *models.ConversationState) *models.ConversationState {
+	n := *c
+	n.RecentTopics = slices.Clone(c.RecentTopics)
+	n.MessageTimes = slices.Clone(c.MessageTimes)
+	n.Participants = slices.Clone(c.Participants)
+	n.RecentSurfaced, n.RecentTurns = nil, nil
+	for _, t := range c.RecentSurfaced {
+		n.RecentSurfaced = append(n.RecentSurfaced, slices.Clone(t))
+	}
+	for _, t := range c.RecentTurns {
+		n.RecentTurns = append(n.RecentTurns, slices.Clone(t))
+	}
+	return &n
 }
 
 // insertSurfacings writes ss inside tx, with their memories' counters.
@@ -147,6 +175,9 @@ func scanBriefSurfacing(r scanner) (*models.Surfacing, error) {
 func (s *Store) GetConversation(ctx context.Context, ns, id string) (*models.ConversationState, error) {
 	if err := models.ValidateKey(ns, id, "conversation_id"); err != nil {
 		return nil, err
+	}
+	if c, ok := s.convs.Get([2]string{ns, id}); ok {
+		return cloneConversation(c), nil
 	}
 	c, err := scanConversation(s.rdb.QueryRowContext(ctx, selectConversation, ns, id))
 	if errors.Is(err, errNoRows) {
