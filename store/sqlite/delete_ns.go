@@ -87,6 +87,10 @@ func (s *Store) DeleteNamespace(ctx context.Context, ns string) (models.Namespac
 		}
 	}
 	err = s.write(ctx, "delete namespace", func(w *wtx) (func(), error) {
+		// The counters take in every stored surfacing first (surfaced.go).
+		if err := w.foldIfNeeded(ctx); err != nil {
+			return nil, err
+		}
 		for _, t := range tables {
 			if _, err := del(ctx, w, t, 0); err != nil {
 				return nil, err

@@ -42,6 +42,9 @@ func TestTurnDiskFootprint(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := s.settle(ctx); err != nil {
+		t.Fatal(err)
+	}
 	rows, err := s.rdb.QueryContext(ctx, `SELECT name, sum(pgsize) FROM dbstat
 		WHERE name IN (SELECT name FROM sqlite_schema WHERE tbl_name IN ('surfacings', 'conversations'))
 		GROUP BY name ORDER BY name`)

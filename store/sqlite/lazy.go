@@ -100,10 +100,12 @@ func (s *Store) loadBeside(ctx context.Context, ns string) (*memindex.Space, err
 		s.wmu.Unlock()
 		return nil, unavailable()
 	}
+	err := s.foldLocked(ctx) // the counters, read from one table (surfaced.go)
 	gen := s.mem.Gen(ns)
-	_, err := c.ExecContext(ctx, `BEGIN`) // the snapshot starts while no write can commit
-	if err == nil {
-		_, err = c.ExecContext(ctx, `SELECT 1 FROM namespaces LIMIT 1`)
+	if err == nil { // the snapshot starts while no write can commit
+		if _, err = c.ExecContext(ctx, `BEGIN`); err == nil {
+			_, err = c.ExecContext(ctx, `SELECT 1 FROM namespaces LIMIT 1`)
+		}
 	}
 	s.wmu.Unlock()
 	if err != nil {
@@ -149,6 +151,14 @@ func (s *Store) loadSpaceLocked(ctx context.Context, ns string, w *wtx) (*memind
 	}
 	if sp := s.mem.Get(ns); sp != nil {
 		return sp, nil
+	}
+	// The counters are folded first: the load reads them from one table (surfaced.go).
+	if w != nil {
+		if err := w.foldIfNeeded(ctx); err != nil {
+			return nil, err
+		}
+	} else if err := s.foldLocked(ctx); err != nil {
+		return nil, err
 	}
 	t0, gen := time.Now(), s.mem.Gen(ns) // no write commits meanwhile: the mutex is held
 	if s.lazy.raw == nil {

@@ -23,6 +23,10 @@ import (
 func (s *Store) Rebuild(ctx context.Context) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	// The counters are folded first (surfaced.go): the load reads them from one table.
+	if err := s.foldLocked(ctx); err != nil {
+		return err
+	}
 	t0 := time.Now()
 	if s.mem.Budget() > 0 {
 		// Budget mode: every namespace loads on first use (lazy.go).

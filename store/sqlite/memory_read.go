@@ -64,6 +64,9 @@ func (s *Store) ViewMemories(ctx context.Context, ns string, ids []string, vecto
 
 // sqlMemories reads memories from SQLite, in the order of ids.
 func (s *Store) sqlMemories(ctx context.Context, ns string, ids []string) ([]*models.Memory, error) {
+	if err := s.settleRead(ctx); err != nil { // the counters of every stored turn (surfaced.go)
+		return nil, err
+	}
 	ms, err := queryMemories(ctx, s.rdb, memorySelect+` WHERE ns = ? AND id IN (SELECT value FROM json_each(?))`, ns, jsonList(ids))
 	if err != nil {
 		return nil, wrap(err, "get memories")
@@ -113,6 +116,9 @@ func (s *Store) FindMemories(ctx context.Context, f models.MemoryFilter) ([]*mod
 	}
 	cond := strings.Join(where, " AND ")
 	var total int
+	if err := s.settleRead(ctx); err != nil { // the counters of every stored turn (surfaced.go)
+		return nil, 0, err
+	}
 	if err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM memories WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, wrap(err, "count memories")
 	}
@@ -128,6 +134,9 @@ func (s *Store) FindMemories(ctx context.Context, f models.MemoryFilter) ([]*mod
 // then id; ENOTFOUND when there is none.
 func (s *Store) LastInConversation(ctx context.Context, ns, conversationID string) (*models.Memory, error) {
 	if err := models.ValidateConversationRef(ns, conversationID); err != nil {
+		return nil, err
+	}
+	if err := s.settleRead(ctx); err != nil { // the counters of every stored turn (surfaced.go)
 		return nil, err
 	}
 	ms, err := queryMemories(ctx, s.rdb, memorySelect+`

@@ -181,6 +181,11 @@ func (s *Store) DeleteMemory(ctx context.Context, ns, id string) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE ns = ? AND id IN (`+in+`)`, append([]any{ns}, idArgs...)...); err != nil {
 			return nil, err
 		}
+		// Its surfacings stay, so they are folded first: none is counted later for a new
+		// memory given the same id.
+		if err := tx.fold(ctx); err != nil {
+			return nil, err
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM surfaced WHERE ns = ? AND id IN (`+in+`)`, append([]any{ns}, idArgs...)...); err != nil {
 			return nil, err
 		}

@@ -18,10 +18,19 @@ var pruneBatch = 500 // a variable: tests walk many windows with a small one
 // rule (models.SurfacingAge and the others' Prunable), and deletes the rows it chose.
 // Surfacings, events and decisions are walked per namespace along their time indexes, from
 // the oldest, conversations by id (an index on their update time would cost every turn an
-// entry), with a cursor, so each row is read once a call.
+// entry), with a cursor, so each row is read once a call. Two more conditions are this
+// store's own mechanics, not the rule:
+//   - surfacings are folded into their memories' counters (surfaced.go) before any is
+//     deleted, so the counters keep them;
+//   - the newest surfacing stays whatever its age: a new row's rowid follows the largest,
+//     and the fold's watermark is a rowid.
 func (s *Store) PruneHistory(ctx context.Context, pc models.PruneCut) (models.Pruned, error) {
 	var p models.Pruned
 	if err := pc.Check(); err != nil {
+		return p, err
+	}
+	// The counters first take in every stored surfacing (surfaced.go).
+	if err := s.settle(ctx); err != nil {
 		return p, err
 	}
 	for _, k := range pruneKinds {
@@ -64,16 +73,18 @@ var pruneKinds = []pruneKind{{
 	table: "surfacings",
 	count: func(p *models.Pruned) *int { return &p.Surfacings },
 	window: `SELECT at, id, outcome, outcome_at, experiment_id,
-		EXISTS (SELECT 1 FROM decisions d WHERE d.ns = s.ns AND d.turn_id = s.turn_id AND d.rewarded = 0)
+		EXISTS (SELECT 1 FROM decisions d WHERE d.ns = s.ns AND d.turn_id = s.turn_id AND d.rewarded = 0),
+		s.rowid = (SELECT max(rowid) FROM surfacings)
 		FROM surfacings s WHERE ns = ?1 AND at < ?2 AND (at, id) > (?3, ?4) ORDER BY at, id LIMIT ?5`,
 	row: func(rows rowReader, cut time.Time) (int64, string, bool, error) {
 		var at, outcomeAt int64
 		var id, outcome, experiment string
-		var awaits bool
-		err := rows.Scan(&at, &id, &outcome, &outcomeAt, &experiment, &awaits)
+		var awaits, newest bool
+		err := rows.Scan(&at, &id, &outcome, &outcomeAt, &experiment, &awaits, &newest)
 		age := models.SurfacingAge{At: decTime(at), Outcome: models.EventType(outcome), OutcomeAt: decTime(outcomeAt),
 			Experiment: experiment, TurnAwaitsReward: awaits}
-		return at, id, age.Prunable(cut), err
+		// The store's own condition, apart from the rule: the newest row stays (PruneHistory).
+		return at, id, age.Prunable(cut) && !newest, err
 	},
 	del: `DELETE FROM surfacings WHERE ns = ?2 AND id IN (SELECT value FROM json_each(?1))`,
 }, {
@@ -124,6 +135,11 @@ func (s *Store) pruneWalk(ctx context.Context, k pruneKind, ns string, cut time.
 	for done := false; !done; {
 		var n int
 		err := s.write(ctx, "prune "+k.table, func(w *wtx) (func(), error) {
+			if k.table == "surfacings" {
+				if err := w.foldIfNeeded(ctx); err != nil {
+					return nil, err
+				}
+			}
 			rows, err := w.QueryContext(ctx, k.window, ns, filterTime(cut), at, key, pruneBatch)
 			if err != nil {
 				return nil, err

@@ -10,10 +10,10 @@ import (
 	"github.com/salience-ai/salience/store/storetest"
 )
 
-// TestPruneKeepsCounters: pruning every surfacing of a memory keeps its counters, and the
-// next one stored is counted on top — also once the store is reopened and the counters are
-// read from SQLite.
-func TestPruneKeepsCounters(t *testing.T) {
+// TestPruneKeepsNewestSurfacing: when every surfacing is old enough to go, the newest
+// stays, so the next one stored takes a rowid above the fold's watermark and is counted on
+// its memory — also once the store is reopened and the counters are read from SQLite.
+func TestPruneKeepsNewestSurfacing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "salience.db")
 	s := openAt(t, path)
 	if err := s.Rebuild(ctx); err != nil {
@@ -42,8 +42,11 @@ func TestPruneKeepsCounters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Surfacings != 3 {
-		t.Fatalf("pruned %d surfacings, want 3", p.Surfacings)
+	if p.Surfacings != 2 {
+		t.Fatalf("pruned %d surfacings, want 2 (the newest stays)", p.Surfacings)
+	}
+	if _, err := s.GetSurfacing(ctx, "ns", "s3"); err != nil {
+		t.Fatalf("the newest surfacing: %v", err)
 	}
 	record("s4", t0.Add(72*time.Hour))
 	count := func(s *Store, what string) {

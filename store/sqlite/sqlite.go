@@ -74,6 +74,11 @@ type Store struct {
 	commits         atomic.Int64 // write transactions committed: the checkpointer's idle test
 	pageSize        int
 	closed          bool // guarded by wmu
+	// unfolded counts the surfacings this process stored since it last folded them into
+	// the counters (surfaced.go); it starts at 1, for what an earlier process left.
+	unfolded   atomic.Int64
+	folding    atomic.Bool  // a background fold runs (surfaced.go)
+	readWarned atomic.Int64 // when settleRead last logged a failure (unix nanoseconds)
 
 	convs *lru.Cache[[2]string, *models.ConversationState] // see convCacheSize
 }
@@ -99,6 +104,7 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: create directory: %w", err)
 	}
 	s := &Store{path: path, now: opts.Now, log: opts.Logger, mem: memindex.NewSet(opts.IndexBudget, opts.Logger)}
+	s.unfolded.Store(1)
 	s.convs, _ = lru.New[[2]string, *models.ConversationState](convCacheSize) // fails only for a size ≤ 0
 	// The writer opens first and applies the migrations: the file is created and switched
 	// to WAL before any other connection opens it.
@@ -164,12 +170,15 @@ func (s *Store) Close() error {
 	if s.closed {
 		return nil
 	}
+	// The counters take in the last surfacings (surfaced.go), so the next open reads them
+	// from one table; a failure leaves them to the next open's fold.
+	ferr := s.foldLocked(context.Background())
 	s.closed = true
 	s.ready.Store(false)
 	s.closeLazyRaw()
 	// A last full checkpoint leaves the data in the file and the WAL empty.
 	_, _, cerr := s.checkpointWaiting(context.Background(), "TRUNCATE", busyTimeout)
-	return errors.Join(cerr, s.closeConns())
+	return errors.Join(ferr, cerr, s.closeConns())
 }
 
 // closeConns closes every connection Open opened.

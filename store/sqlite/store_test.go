@@ -412,7 +412,7 @@ func TestMigrationsIdempotentOnReopen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(got, []string{"migrations/0001_init.sql", "migrations/0002_surfacing_latency.sql", "migrations/0003_conversation_recent.sql", "migrations/0004_learning.sql", "migrations/0005_surfacing_settings_version.sql", "migrations/0006_decisions.sql", "migrations/0007_experiments.sql", "migrations/0009_no_time.sql", "migrations/0010_decision_concepts.sql", "migrations/0011_surfacing_indexes.sql", "migrations/0012_surfaced.sql", "migrations/0013_namespace_embedder.sql", "migrations/0014_source_role.sql", "migrations/0015_experiment_metrics.sql", "migrations/0016_experiment_tallies.sql", "migrations/0017_surfacings_experiment.sql", "migrations/0018_surfaced_at_record.sql"}) {
+		if !slices.Equal(got, []string{"migrations/0001_init.sql", "migrations/0002_surfacing_latency.sql", "migrations/0003_conversation_recent.sql", "migrations/0004_learning.sql", "migrations/0005_surfacing_settings_version.sql", "migrations/0006_decisions.sql", "migrations/0007_experiments.sql", "migrations/0009_no_time.sql", "migrations/0010_decision_concepts.sql", "migrations/0011_surfacing_indexes.sql", "migrations/0012_surfaced.sql", "migrations/0013_namespace_embedder.sql", "migrations/0014_source_role.sql", "migrations/0015_experiment_metrics.sql", "migrations/0016_experiment_tallies.sql", "migrations/0017_surfacings_experiment.sql"}) {
 			t.Fatalf("migrations = %v", got)
 		}
 		if err := s.Close(); err != nil {

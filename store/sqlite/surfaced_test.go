@@ -10,7 +10,7 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-// counts returns m's counters as the cache and as an SQL read give them,
+// counts returns m's counters as the cache and as an SQL read (which folds first) give them,
 // failing when they differ.
 func counts(t *testing.T, s *Store, id string) (int, time.Time) {
 	t.Helper()
@@ -36,7 +36,7 @@ func wantCounts(t *testing.T, s *Store, id string, n int, last time.Time) {
 	}
 }
 
-func TestSurfacedCounts(t *testing.T) {
+func TestSurfacedFolds(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "salience.db")
 	s := openAt(t, path)
@@ -70,10 +70,17 @@ func TestSurfacedCounts(t *testing.T) {
 	wantCounts(t, s, "m1", 2, at(2))
 	wantCounts(t, s, "m2", 1, at(1))
 	wantCounts(t, s, "m3", 6, at(30))
+	if s.unfolded.Load() != 0 {
+		t.Errorf("after a read, %d surfacings wait to be folded", s.unfolded.Load())
+	}
 	var ghosts int
 	if err := s.rdb.QueryRowContext(ctx, `SELECT count(*) FROM surfaced WHERE id = 'ghost'`).Scan(&ghosts); err != nil || ghosts != 0 {
 		t.Errorf("a surfacing of no memory left %d counter rows (%v)", ghosts, err)
 	}
+
+	// Folding again adds nothing: the watermark moved past what was folded.
+	s.unfolded.Store(1)
+	wantCounts(t, s, "m1", 2, at(2))
 
 	// A memory deleted and written again under its id starts from its own counts.
 	surface(3, "m2")
@@ -85,9 +92,12 @@ func TestSurfacedCounts(t *testing.T) {
 	}
 	wantCounts(t, s, "m2", 0, time.Time{})
 
-	// A crash right after a turn is stored: its counts are committed with it. (VACUUM INTO
-	// copies what is committed, as a crash leaves it.)
+	// A crash after the turn is stored and before it is folded: the next process folds it
+	// before it reads. (VACUUM INTO copies what is committed, as a crash leaves it.)
 	surface(4, "m1")
+	if s.unfolded.Load() == 0 {
+		t.Fatal("the applied turn was folded at once: the crash below would test nothing")
+	}
 	crashed := filepath.Join(dir, "crashed.db")
 	if _, err := s.wdb.ExecContext(ctx, `VACUUM INTO ?`, crashed); err != nil {
 		t.Fatal(err)
@@ -175,7 +185,8 @@ func TestSurfacedMigration(t *testing.T) {
 	for _, q := range []string{
 		`UPDATE memories SET surface_count = 7, last_surfaced = ` + strconv.FormatInt(encTime(t0), 10),
 		`DROP TABLE surfaced`,
-		`DELETE FROM migrations WHERE name IN ('migrations/0012_surfaced.sql', 'migrations/0018_surfaced_at_record.sql')`,
+		`DELETE FROM state WHERE key = '` + surfacedThroughKey + `'`,
+		`DELETE FROM migrations WHERE name = 'migrations/0012_surfaced.sql'`,
 	} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			t.Fatal(q, err)
@@ -191,59 +202,26 @@ func TestSurfacedMigration(t *testing.T) {
 	wantCounts(t, s, "m1", 7, t0)
 }
 
-// TestSurfacedUpgrade: a database an earlier build left, whose counters were folded from
-// the surfacings up to a watermark, counts the surfacings after it once, when it opens.
-func TestSurfacedUpgrade(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "salience.db")
-	s := openAt(t, path)
-	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	var writes []*models.MemoryWrite
-	for _, id := range []string{"m1", "m2"} {
-		writes = append(writes, &models.MemoryWrite{Memory: &models.Memory{ID: id, Namespace: "ns", Kind: models.KindFact, Content: "memory " + id, CreatedAt: t0}})
-	}
-	if err := s.CreateMemories(ctx, writes); err != nil {
+// Reading surfacings writes nothing: they are committed with their turn, and the fold only
+// moves the memories' counters.
+func TestSurfacingReadsDoNotFold(t *testing.T) {
+	s := openReady(t)
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	sf := &models.Surfacing{ID: "s1", Namespace: "ns", MemoryID: "m1", Mode: models.ModeAmbient, At: at}
+	if err := s.RecordSurfacings(ctx, []*models.Surfacing{sf}, nil); err != nil {
 		t.Fatal(err)
 	}
-	for i, id := range []string{"m1", "m1", "m2", "m1", "ghost"} {
-		sf := &models.Surfacing{ID: "s" + strconv.Itoa(i), Namespace: "ns", MemoryID: id, Mode: models.ModeAmbient, At: t0.Add(time.Duration(i) * time.Minute)}
-		if err := s.RecordSurfacings(ctx, []*models.Surfacing{sf}, nil); err != nil {
-			t.Fatal(err)
-		}
+	commits, waiting := s.commits.Load(), s.unfolded.Load()
+	if waiting == 0 {
+		t.Fatal("nothing waits to be folded: the test proves nothing")
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
+	if got, err := s.GetSurfacing(ctx, "ns", "s1"); err != nil || got.MemoryID != "m1" {
+		t.Fatalf("GetSurfacing: %v, %v", got, err)
 	}
-	// The earlier build's state: the first two surfacings folded (m1: 2, at 1 minute), the
-	// watermark at the second's rowid, the rest not yet counted.
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
+	if got, err := s.FindSurfacings(ctx, models.SurfacingFilter{Namespace: "ns"}); err != nil || len(got) != 1 {
+		t.Fatalf("FindSurfacings: %d, %v", len(got), err)
 	}
-	for _, q := range []string{
-		`DELETE FROM surfaced`,
-		`INSERT INTO surfaced (ns, id, n, last) VALUES ('ns', 'm1', 2, ` + strconv.FormatInt(encTime(t0.Add(time.Minute)), 10) + `)`,
-		`INSERT INTO state (key, value) SELECT 'sqlite.surfaced_through', CAST(rowid AS TEXT) FROM surfacings WHERE id = 's1'`,
-		`DELETE FROM migrations WHERE name = 'migrations/0018_surfaced_at_record.sql'`,
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatal(q, err)
-		}
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	for range 2 { // and a second open counts nothing again
-		s = openAt(t, path)
-		if err := s.Rebuild(ctx); err != nil {
-			t.Fatal(err)
-		}
-		wantCounts(t, s, "m1", 3, t0.Add(3*time.Minute))
-		wantCounts(t, s, "m2", 1, t0.Add(2*time.Minute))
-		if v, err := s.GetState(ctx, "sqlite.surfaced_through"); err != nil || v != "" {
-			t.Errorf("the watermark is still there: %q, %v", v, err)
-		}
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
+	if s.commits.Load() != commits || s.unfolded.Load() != waiting {
+		t.Errorf("reads committed %d transactions and left %d of %d surfacings to fold", s.commits.Load()-commits, s.unfolded.Load(), waiting)
 	}
 }

@@ -18,9 +18,11 @@ func (s *Store) RecordSurfacings(ctx context.Context, ss []*models.Surfacing, st
 	if len(ss) == 0 && state == nil {
 		return nil
 	}
-	return s.write(ctx, "record surfacings", func(tx *wtx) (func(), error) {
+	err := s.write(ctx, "record surfacings", func(tx *wtx) (func(), error) {
 		return s.recordTx(ctx, tx, ss, state)
 	})
+	s.foldInBackground()
+	return err
 }
 
 // recordTx writes one turn's surfacings and conversation state inside tx and returns what
@@ -64,7 +66,7 @@ func cloneConversation(c *models.ConversationState) *models.ConversationState {
 	return &n
 }
 
-// insertSurfacings writes ss inside tx, with their memories' counters.
+// insertSurfacings writes ss inside tx.
 func insertSurfacings(ctx context.Context, tx *wtx, ss []*models.Surfacing) error {
 	for _, sf := range ss {
 		if _, err := tx.ExecContext(ctx, insertSurfacing.sql, insertSurfacing.bind(sf)...); err != nil {
@@ -73,10 +75,9 @@ func insertSurfacings(ctx context.Context, tx *wtx, ss []*models.Surfacing) erro
 			}
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, countSurfaced, sf.Namespace, sf.MemoryID, encTime(sf.At)); err != nil {
-			return err
-		}
 	}
+	// The memories' counters are folded from these rows later (surfaced.go).
+	tx.surfaced += len(ss)
 	return tallySurfacings(ctx, tx, ss) // the experiment counters (experiment_tally.go)
 }
 

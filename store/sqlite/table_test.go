@@ -590,6 +590,9 @@ func TestColumnsHoldTheirFields(t *testing.T) {
 		conversationRows.name: conversationRows.names(), edgeRows.name: edgeRows.names(), conceptRows.name: conceptRows.names(),
 		queueRows.name: queueRows.names(), jobRunRows.name: jobRunRows.names(),
 	}
+	if err := s.settle(ctx); err != nil { // folds the surfacing into the counters
+		t.Fatal(err)
+	}
 	var n int
 	var last int64
 	if err := s.rdb.QueryRowContext(ctx, `SELECT n, last FROM surfaced WHERE ns = ? AND id = ?`, m.Namespace, m.ID).Scan(&n, &last); err != nil {

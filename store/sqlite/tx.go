@@ -69,6 +69,9 @@ func (t *storeTx) GetMemory(ns, id string) (*models.Memory, error) {
 	if t.done {
 		return nil, errTxDone
 	}
+	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
+		return nil, err
+	}
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
@@ -119,30 +122,12 @@ func (t *storeTx) cachedMemory(ns, id string) (*models.Memory, bool) {
 	return m, true
 }
 
-// countersStored reports whether surfaced already holds m's counters, so PutMemory need not
-// write them (engagement puts back the counters it read, nearly always): surfaced holds what
-// the cache counts, and this transaction's own puts (t.mems).
-func (t *storeTx) countersStored(m *models.Memory) bool {
-	same := func(c *models.Memory) bool {
-		return c.SurfaceCount == m.SurfaceCount && c.LastSurfaced.Equal(m.LastSurfaced)
-	}
-	if w, ok := t.mems[[2]string{m.Namespace, m.ID}]; ok {
-		return same(w)
-	}
-	if !t.s.ready.Load() {
-		return false
-	}
-	sp, err := t.s.spaceHeld(t.ctx, m.Namespace, t.tx)
-	if err != nil || sp == nil {
-		return false
-	}
-	n, last, ok := sp.Counters(m.ID)
-	return ok && n == m.SurfaceCount && last.Equal(m.LastSurfaced)
-}
-
 func (t *storeTx) PutMemory(m *models.Memory) error {
 	if t.done {
 		return errTxDone
+	}
+	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
+		return err
 	}
 	if err := models.ValidateStoredMeta(m); err != nil {
 		return err
@@ -154,10 +139,8 @@ func (t *storeTx) PutMemory(m *models.Memory) error {
 	if n == 0 {
 		return notFound("memory %s not found", m.ID)
 	}
-	if !t.countersStored(m) {
-		if err := putSurfaced(t.ctx, t.tx, m); err != nil {
-			return wrap(err, "put memory")
-		}
+	if err := putSurfaced(t.ctx, t.tx, m); err != nil {
+		return wrap(err, "put memory")
 	}
 	c := &models.Memory{Namespace: m.Namespace, ID: m.ID}
 	memindex.SetMeta(c, m)
@@ -174,6 +157,9 @@ func (t *storeTx) EditMemory(m *models.Memory) error {
 		return errTxDone
 	}
 	if err := models.ValidateStoredEdit(m); err != nil {
+		return err
+	}
+	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
 		return err
 	}
 	n, err := t.tx.ExecContext(t.ctx, editMemory, m.Importance, encTime(m.ValidAt), encTime(m.InvalidAt), boolInt(m.Sensitive),
@@ -266,6 +252,9 @@ func (t *storeTx) GetSurfacing(ns, id string) (*models.Surfacing, error) {
 	if t.done {
 		return nil, errTxDone
 	}
+	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
+		return nil, err
+	}
 	return getSurfacing(t.ctx, t.tx, ns, id)
 }
 
@@ -275,6 +264,9 @@ func (t *storeTx) GetSurfacing(ns, id string) (*models.Surfacing, error) {
 func (t *storeTx) GetSurfacings(ns string, ids []string) ([]*models.Surfacing, error) {
 	if t.done {
 		return nil, errTxDone
+	}
+	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
+		return nil, err
 	}
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
@@ -286,6 +278,9 @@ func (t *storeTx) GetSurfacings(ns string, ids []string) ([]*models.Surfacing, e
 func (t *storeTx) PutSurfacing(sf *models.Surfacing) error {
 	if t.done {
 		return errTxDone
+	}
+	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
+		return err
 	}
 	if err := models.ValidateStoredSurfacing(sf, "surfacing"); err != nil {
 		return err
@@ -312,12 +307,18 @@ func (t *storeTx) FindSurfacings(f models.SurfacingFilter) ([]*models.Surfacing,
 	if t.done {
 		return nil, errTxDone
 	}
+	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
+		return nil, err
+	}
 	return findSurfacings(t.ctx, t.tx, f)
 }
 
 func (t *storeTx) InsertEvent(e *models.Event) error {
 	if t.done {
 		return errTxDone
+	}
+	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
+		return err
 	}
 	if err := models.ValidateStoredEvent(e); err != nil {
 		return err
@@ -348,6 +349,9 @@ func (t *storeTx) InsertEvent(e *models.Event) error {
 func (t *storeTx) GetEvent(ns, id string) (*models.Event, error) {
 	if t.done {
 		return nil, errTxDone
+	}
+	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
+		return nil, err
 	}
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err

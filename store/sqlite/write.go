@@ -44,6 +44,7 @@ func (s *Store) writeLocked(ctx context.Context, what string, fn func(tx *wtx) (
 	}
 	committed = true
 	s.commits.Add(1)
+	w.countFolded()
 	if apply != nil && s.ready.Load() {
 		apply()
 	}
@@ -54,4 +55,8 @@ func (s *Store) writeLocked(ctx context.Context, what string, fn func(tx *wtx) (
 type wtx struct {
 	s *Store
 	*conn
+	// folded: the transaction folded the stored surfacings (surfaced.go); surfaced counts
+	// the surfacings it stored after that, or at all.
+	folded   bool
+	surfaced int
 }
