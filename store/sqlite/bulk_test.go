@@ -9,20 +9,6 @@ import (
 	"github.com/salience-ai/salience/models"
 )
 
-func TestPowerChunks(t *testing.T) {
-	for _, c := range []struct {
-		n, max int
-		want   []int
-	}{
-		{0, 128, nil}, {1, 128, []int{1}}, {7, 128, []int{4, 2, 1}}, {128, 128, []int{128}},
-		{300, 128, []int{128, 128, 32, 8, 4}},
-	} {
-		if got := powerChunks(c.n, c.max); !slices.Equal(got, c.want) {
-			t.Errorf("powerChunks(%d, %d) = %v, want %v", c.n, c.max, got, c.want)
-		}
-	}
-}
-
 // PutEdges leaves the database, and the graph after the commit, as PutEdge one by one does:
 // new edges inserted, existing ones replaced, the later of two edges with one key winning.
 func TestPutEdgesEqualsPutEdge(t *testing.T) {

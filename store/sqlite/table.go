@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // Every table that holds a models type has one column list (tables.go), and every INSERT,
@@ -29,13 +28,12 @@ type column[R any] struct {
 
 // table is one table's column list, in the order its SELECTs return the columns.
 type table[R any] struct {
-	name    string
-	key     []string // the primary key's columns
-	cols    []column[R]
-	list    string         // "a, b, c": what SELECT and INSERT name
-	sel     string         // "SELECT <list> FROM <name>", to which readers add their WHERE
-	pos     map[string]int // column name → index in cols
-	upserts sync.Map       // int → the SQL of a multi-row upsert of that many rows
+	name string
+	key  []string // the primary key's columns
+	cols []column[R]
+	list string         // "a, b, c": what SELECT and INSERT name
+	sel  string         // "SELECT <list> FROM <name>", to which readers add their WHERE
+	pos  map[string]int // column name → index in cols
 }
 
 // newTable checks the list (unique names, key columns present) and generates the column
@@ -104,14 +102,11 @@ type statement[R any] struct {
 
 // bind returns the statement's arguments for r.
 func (st statement[R]) bind(r *R) []any {
-	return appendValues(make([]any, 0, len(st.args)), st.args, r)
-}
-
-func appendValues[R any](dst []any, cols []column[R], r *R) []any {
-	for _, c := range cols {
-		dst = append(dst, c.value(r))
+	out := make([]any, len(st.args))
+	for i, c := range st.args {
+		out[i] = c.value(r)
 	}
-	return dst
+	return out
 }
 
 // insert is `INSERT INTO t (every column) VALUES (…)` followed by suffix (an ON CONFLICT
@@ -147,34 +142,6 @@ func (t *table[R]) update(set, where []string) statement[R] {
 		sql:  `UPDATE ` + t.name + ` SET ` + strings.Join(sets, ", ") + ` WHERE ` + strings.Join(conds, " AND "),
 		args: append(t.pick(set), t.pick(where)...),
 	}
-}
-
-// upsertRows is the SQL of one upsert (see upsert) of n rows; bind each row with
-// appendValues(…, t.cols, r). The text is built once per n.
-func (t *table[R]) upsertRows(n int) string {
-	if q, ok := t.upserts.Load(n); ok {
-		return q.(string)
-	}
-	one := t.upsert().sql
-	row := `(` + placeholders(len(t.cols)) + `)`
-	i := strings.Index(one, row)
-	q := one[:i] + strings.Repeat(row+`, `, n-1) + one[i:]
-	t.upserts.Store(n, q)
-	return q
-}
-
-// powerChunks splits n rows into chunks whose sizes are powers of two, at most max (a power
-// of two), largest first: a multi-row statement then comes in a handful of sizes, each
-// prepared once, whatever n is.
-func powerChunks(n, max int) []int {
-	var out []int
-	for size := max; n > 0; size /= 2 {
-		for n >= size {
-			out = append(out, size)
-			n -= size
-		}
-	}
-	return out
 }
 
 func placeholders(n int) string {

@@ -210,14 +210,8 @@ func (t *storeTx) GetEdge(ns string, k models.EdgeKey) (*models.Edge, error) {
 
 func (t *storeTx) PutEdge(e *models.Edge) error { return t.PutEdges([]*models.Edge{e}) }
 
-// edgesPerUpsert is the most rows one multi-row edge upsert carries (10 columns a row, far
-// under SQLite's 32,766 variables a statement).
-const edgesPerUpsert = 128
-
-// PutEdges creates or replaces each edge, as PutEdge does one by one, in a few multi-row
-// statements: engagement writes hundreds of edges a transaction, and a statement's own
-// cost (binding, stepping, resetting) was most of an edge's. Later edges win over earlier
-// ones with the same key. Nothing is written when an edge is invalid.
+// PutEdges creates or replaces each edge, in order: later edges win over earlier ones with
+// the same key. Nothing is written when an edge is invalid.
 func (t *storeTx) PutEdges(es []*models.Edge) error {
 	if t.done {
 		return errTxDone
@@ -230,15 +224,8 @@ func (t *storeTx) PutEdges(es []*models.Edge) error {
 		}
 		cs[i] = c
 	}
-	rest := cs
-	for _, n := range powerChunks(len(cs), edgesPerUpsert) {
-		part := rest[:n]
-		rest = rest[n:]
-		args := make([]any, 0, n*len(edgeRows.cols))
-		for _, c := range part {
-			args = appendValues(args, edgeRows.cols, c)
-		}
-		if _, err := t.tx.ExecContext(t.ctx, edgeRows.upsertRows(n), args...); err != nil {
+	for _, c := range cs {
+		if _, err := t.tx.ExecContext(t.ctx, upsertEdge.sql, upsertEdge.bind(c)...); err != nil {
 			return wrap(err, "put edges")
 		}
 	}
