@@ -37,8 +37,12 @@ func encJSON[T any](v T, empty bool) string {
 
 func encStrings(v []string) string { return encJSON(v, len(v) == 0) }
 
-// jsonList is a list of strings as JSON, for a query's IN (SELECT value FROM json_each(?)):
-// one statement whatever the list's length.
+// inList is `IN` followed by it matches the strings of one argument, jsonList's: one
+// statement whatever the list's length, so every statement the store runs has one of a
+// bounded set of texts, each kept prepared on its connection (conn.go).
+const inList = `(SELECT value FROM json_each(?))`
+
+// jsonList is a list of strings as JSON, for inList.
 func jsonList(v []string) string { return encJSON(v, false) }
 
 // decJSON decodes a JSON text column into v; "" leaves v zero.

@@ -12,17 +12,12 @@ import (
 
 // Every connection of the store is a conn on zombiezen.com/go/sqlite: the writer, the read
 // pool, the index loads and the checkpointer. A conn runs SQL with its arguments bound in
-// order and reads rows with Next and Scan; the statements it runs stay prepared on it
-// (modernc's SQLite spends about three times as long preparing a short statement as running
-// it), up to maxKept distinct texts, past which they are prepared for one use. A conn is
-// used by one goroutine at a time.
-type conn struct {
-	c    *zs.Conn
-	kept map[string]bool
-}
-
-// maxKept bounds the statements kept prepared on a connection.
-const maxKept = 256
+// order and reads rows with Next and Scan. The statements it runs stay prepared on it
+// (zombiezen's Prepare keeps them by text: modernc's SQLite spends about three times as
+// long preparing a short statement as running it), so every statement's text must come
+// from a bounded set: lists go in as one argument (inList), never as placeholders. A conn
+// is used by one goroutine at a time.
+type conn struct{ c *zs.Conn }
 
 // errNoRows is what QueryRowContext's Scan returns when the query has no row.
 var errNoRows = errors.New("sqlite: no rows in result set")
@@ -34,7 +29,7 @@ func openConn(path string, flags zs.OpenFlags, pragmas ...string) (*conn, error)
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
 	zc.SetBusyTimeout(busyTimeout)
-	c := &conn{c: zc, kept: map[string]bool{}}
+	c := &conn{c: zc}
 	for _, p := range pragmas {
 		if _, err := c.ExecContext(context.Background(), `PRAGMA `+p); err != nil {
 			zc.Close()
@@ -46,20 +41,12 @@ func openConn(path string, flags zs.OpenFlags, pragmas ...string) (*conn, error)
 
 func (c *conn) Close() error { return c.c.Close() }
 
-// stmt prepares query with args bound; done resets or finalizes it.
+// stmt prepares query (or finds it prepared) with args bound; done resets it.
 func (c *conn) stmt(query string, args []any) (st *zs.Stmt, done func(), err error) {
-	if c.kept[query] || len(c.kept) < maxKept {
-		if st, err = c.c.Prepare(query); err != nil {
-			return nil, nil, err
-		}
-		c.kept[query] = true
-		done = func() { st.Reset(); st.ClearBindings() }
-	} else {
-		if st, _, err = c.c.PrepareTransient(query); err != nil {
-			return nil, nil, err
-		}
-		done = func() { st.Finalize() }
+	if st, err = c.c.Prepare(query); err != nil {
+		return nil, nil, err
 	}
+	done = func() { st.Reset(); st.ClearBindings() }
 	if err := bindAll(st, args); err != nil {
 		done()
 		return nil, nil, err

@@ -68,8 +68,7 @@ func (s *Store) GetConcepts(ctx context.Context, ns string, names []string) ([]*
 		}
 		return sp.Concepts(norm), nil
 	}
-	rows, err := s.rdb.QueryContext(ctx, conceptRows.sel+` WHERE ns = ? AND name IN (`+placeholders(len(norm))+`)`,
-		append([]any{ns}, anys(norm)...)...)
+	rows, err := s.rdb.QueryContext(ctx, conceptRows.sel+` WHERE ns = ? AND name IN `+inList, ns, jsonList(norm))
 	if err != nil {
 		return nil, wrap(err, "get concepts")
 	}

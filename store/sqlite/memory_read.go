@@ -67,7 +67,7 @@ func (s *Store) sqlMemories(ctx context.Context, ns string, ids []string) ([]*mo
 	if err := s.settleRead(ctx); err != nil { // the counters of every stored turn (surfaced.go)
 		return nil, err
 	}
-	ms, err := queryMemories(ctx, s.rdb, memorySelect+` WHERE ns = ? AND id IN (SELECT value FROM json_each(?))`, ns, jsonList(ids))
+	ms, err := queryMemories(ctx, s.rdb, memorySelect+` WHERE ns = ? AND id IN `+inList, ns, jsonList(ids))
 	if err != nil {
 		return nil, wrap(err, "get memories")
 	}
@@ -92,10 +92,11 @@ func (s *Store) FindMemories(ctx context.Context, f models.MemoryFilter) ([]*mod
 		where, args = append(where, "ns = ?"), append(args, f.Namespace)
 	}
 	if len(f.Kinds) > 0 {
-		for _, k := range f.Kinds {
-			args = append(args, string(k))
+		kinds := make([]string, len(f.Kinds))
+		for i, k := range f.Kinds {
+			kinds[i] = string(k)
 		}
-		where = append(where, "kind IN ("+placeholders(len(f.Kinds))+")")
+		where, args = append(where, "kind IN "+inList), append(args, jsonList(kinds))
 	}
 	if f.ConversationID != "" {
 		where, args = append(where, "conversation_id = ?"), append(args, f.ConversationID)
@@ -107,8 +108,7 @@ func (s *Store) FindMemories(ctx context.Context, f models.MemoryFilter) ([]*mod
 		where, args = append(where, "created_at < ?"), append(args, filterTime(f.Until))
 	}
 	if len(f.IDs) > 0 {
-		where = append(where, "id IN ("+placeholders(len(f.IDs))+")")
-		args = append(args, anys(f.IDs)...)
+		where, args = append(where, "id IN "+inList), append(args, jsonList(f.IDs))
 	}
 	order := "created_at DESC, id DESC"
 	if ascending {

@@ -156,10 +156,9 @@ func (s *Store) DeleteMemory(ctx context.Context, ns, id string) error {
 		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 			return nil, err
 		}
-		in := placeholders(len(ids))
-		idArgs := anys(ids)
-		rows, err = tx.QueryContext(ctx, `DELETE FROM edges WHERE ns = ? AND (src IN (`+in+`) OR dst IN (`+in+`)) RETURNING src, dst, type`,
-			append(append([]any{ns}, idArgs...), idArgs...)...)
+		list := jsonList(ids)
+		rows, err = tx.QueryContext(ctx, `DELETE FROM edges WHERE ns = ?1
+			AND (src IN (SELECT value FROM json_each(?2)) OR dst IN (SELECT value FROM json_each(?2))) RETURNING src, dst, type`, ns, list)
 		if err != nil {
 			return nil, err
 		}
@@ -175,10 +174,10 @@ func (s *Store) DeleteMemory(ctx context.Context, ns, id string) error {
 		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 			return nil, err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM queue WHERE ns = ? AND memory_id IN (`+in+`)`, append([]any{ns}, idArgs...)...); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM queue WHERE ns = ? AND memory_id IN `+inList, ns, list); err != nil {
 			return nil, err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE ns = ? AND id IN (`+in+`)`, append([]any{ns}, idArgs...)...); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE ns = ? AND id IN `+inList, ns, list); err != nil {
 			return nil, err
 		}
 		// Its surfacings stay, so they are folded first: none is counted later for a new
@@ -186,7 +185,7 @@ func (s *Store) DeleteMemory(ctx context.Context, ns, id string) error {
 		if err := tx.fold(ctx); err != nil {
 			return nil, err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM surfaced WHERE ns = ? AND id IN (`+in+`)`, append([]any{ns}, idArgs...)...); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM surfaced WHERE ns = ? AND id IN `+inList, ns, list); err != nil {
 			return nil, err
 		}
 		return func() { s.mem.Delete(ns, ids, keys) }, nil

@@ -258,7 +258,7 @@ func (t *storeTx) GetSurfacings(ns string, ids []string) ([]*models.Surfacing, e
 	if err := models.ValidateNamespace(ns); err != nil {
 		return nil, err
 	}
-	return queryAll(t.ctx, t.tx, "get surfacings", surfacingRows.sel+` WHERE ns = ? AND id IN (SELECT value FROM json_each(?))`,
+	return queryAll(t.ctx, t.tx, "get surfacings", surfacingRows.sel+` WHERE ns = ? AND id IN `+inList,
 		[]any{ns, jsonList(ids)}, scanSurfacing)
 }
 
