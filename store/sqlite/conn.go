@@ -166,7 +166,10 @@ type pool chan *conn
 
 func (p pool) take(ctx context.Context) (*conn, error) {
 	select {
-	case c := <-p:
+	case c, ok := <-p:
+		if !ok {
+			return nil, errors.New("sqlite: the store is closed")
+		}
 		return c, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()

@@ -199,3 +199,37 @@ func TestLoadRowsStopWithTheContext(t *testing.T) {
 		t.Errorf("query with a done context: err = %v", err)
 	}
 }
+
+// TestReadsAfterClose: a read of a closed store fails at once, as a write does, instead of
+// waiting for a pooled connection that will never come back.
+func TestReadsAfterClose(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "salience.db"), Options{Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetState(ctx, "k", "v"); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.GetState(ctx, "k"); err != nil || v != "v" {
+		t.Fatalf("GetState before Close = %q, %v", v, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.GetState(ctx, "k")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "closed") {
+			t.Errorf("GetState after Close: %v, want the store is closed", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("GetState after Close still waits after 5 s")
+	}
+	if err := s.SetState(ctx, "k", "w"); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("SetState after Close: %v, want the store is closed", err)
+	}
+}

@@ -194,6 +194,7 @@ func (s *Store) closeConns() error {
 			errs = append(errs, c.Close())
 		}
 	}
+	close(s.rdb) // a read after Close fails at once
 	return errors.Join(errs...)
 }
 
