@@ -118,7 +118,7 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	// Checkpoints run in the background (checkpoint.go).
-	if s.cdb, err = openConn(path, zs.OpenReadWrite); err != nil {
+	if s.cdb, err = openConn(path, zs.OpenReadWrite, `synchronous = NORMAL`); err != nil {
 		w.Close()
 		return nil, err
 	}
