@@ -3,6 +3,7 @@ package sqlite
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
@@ -99,14 +100,7 @@ var (
 
 // journalRecord is one RecordSurfacings call: a turn's surfacings and its conversation state.
 type journalRecord struct {
-	Seq        uint64                    `json:"seq"`
-	Surfacings []*models.Surfacing       `json:"surfacings,omitempty"`
-	State      *models.ConversationState `json:"state,omitempty"`
-}
-
-// journalBody is what a record's body holds: all but its sequence number, so it can be encoded before
-// the number is known.
-type journalBody struct {
+	Seq        uint64                    `json:"-"`
 	Surfacings []*models.Surfacing       `json:"surfacings,omitempty"`
 	State      *models.ConversationState `json:"state,omitempty"`
 }
@@ -115,17 +109,14 @@ type journalBody struct {
 // damaged line (its checksum fails: the tail of a crash) is skipped; a whole line that does
 // not decode is an error, never skipped.
 func readJournal(f *os.File) ([]*journalRecord, error) {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
 	var out []*journalRecord
 	r := bufio.NewReaderSize(f, 1<<20)
 	for n := 1; ; n++ {
 		line, err := r.ReadBytes('\n')
-		switch rec := decodeJournalLine(line); {
+		switch rec, whole := decodeJournalLine(line); {
 		case rec != nil:
 			out = append(out, rec)
-		case lineChecks(line):
+		case whole:
 			// Not torn: whole, as its checksum says, yet unreadable — a newer version's
 			// format, most likely. Skipping it would drop acknowledged turns.
 			return nil, fmt.Errorf("line %d of %s is whole (its checksum holds) but this version cannot read it: "+
@@ -139,15 +130,7 @@ func readJournal(f *os.File) ([]*journalRecord, error) {
 			return nil, err
 		}
 	}
-	slices.SortStableFunc(out, func(a, b *journalRecord) int {
-		switch {
-		case a.Seq < b.Seq:
-			return -1
-		case a.Seq > b.Seq:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(out, func(a, b *journalRecord) int { return cmp.Compare(a.Seq, b.Seq) })
 	return slices.CompactFunc(out, func(a, b *journalRecord) bool { return a.Seq == b.Seq }), nil
 }
 
@@ -156,57 +139,39 @@ func binaryCRC(b []byte) []byte {
 	return []byte{byte(c >> 24), byte(c >> 16), byte(c >> 8), byte(c)}
 }
 
-// lineChecks reports whether a line's checksum covers what it holds: a line torn by a crash
-// or damaged on disk fails it.
-func lineChecks(line []byte) bool {
+// decodeJournalLine returns the record of a line "crc32 seq body\n" (the checksum, eight hex
+// digits, covers "seq body"), or nil when the line is torn or damaged (whole is false: its
+// checksum fails) or does not decode.
+func decodeJournalLine(line []byte) (rec *journalRecord, whole bool) {
 	line = bytes.TrimSuffix(line, []byte{'\n'})
 	if len(line) < 10 || line[8] != ' ' {
-		return false
+		return nil, false
 	}
-	sum, err := hex.DecodeString(string(line[:8]))
-	return err == nil && bytes.Equal(sum, binaryCRC(line[9:]))
-}
-
-// decodeJournalLine returns the line's record, or nil when the line is torn or damaged, or
-// does not decode (readJournal tells those apart with lineChecks).
-func decodeJournalLine(line []byte) *journalRecord {
-	line = bytes.TrimSuffix(line, []byte{'\n'})
-	if len(line) < 10 || line[8] != ' ' {
-		return nil
-	}
-	sum, err := hex.DecodeString(string(line[:8]))
-	if err != nil || !bytes.Equal(sum, binaryCRC(line[9:])) {
-		return nil
+	if sum, err := hex.DecodeString(string(line[:8])); err != nil || !bytes.Equal(sum, binaryCRC(line[9:])) {
+		return nil, false
 	}
 	seqText, body, ok := bytes.Cut(line[9:], []byte{' '})
-	if !ok {
-		return nil
-	}
 	seq, err := strconv.ParseUint(string(seqText), 10, 64)
-	if err != nil || seq == 0 {
-		return nil
+	if !ok || err != nil || seq == 0 {
+		return nil, true
 	}
-	var b *journalBody
-	switch {
-	case len(body) > 0 && body[0] == journalBinary:
+	if len(body) > 0 && body[0] == journalBinary {
 		raw := make([]byte, b64.DecodedLen(len(body)-1))
 		n, err := b64.Decode(raw, body[1:])
+		if err == nil {
+			rec, err = decodeJournalBinary(raw[:n])
+		}
 		if err != nil {
-			return nil
+			return nil, true
 		}
-		if b, err = decodeJournalBinary(raw[:n]); err != nil {
-			return nil
-		}
-	default: // JSON, as journals were written before the binary form
-		b = &journalBody{}
-		if err := json.Unmarshal(body, b); err != nil {
-			return nil
-		}
+	} else if err := json.Unmarshal(body, &rec); err != nil || rec == nil { // JSON: the form before the binary one
+		return nil, true
 	}
-	if slices.Contains(b.Surfacings, nil) {
-		return nil // a turn's surfacings are all there: RecordSurfacings checked them
+	if slices.Contains(rec.Surfacings, nil) {
+		return nil, true // a turn's surfacings are all there: RecordSurfacings checked them
 	}
-	return &journalRecord{Seq: seq, Surfacings: b.Surfacings, State: b.State}
+	rec.Seq = seq
+	return rec, true
 }
 
 var errJournalBody = errors.New("damaged journal body")
@@ -347,9 +312,9 @@ func (r *journalReader) time() time.Time {
 
 // decodeJournalBinary reads a body written by encodeJournalBinary; an error when it does not
 // parse to the end.
-func decodeJournalBinary(b []byte) (*journalBody, error) {
+func decodeJournalBinary(b []byte) (*journalRecord, error) {
 	r := &journalReader{b: b}
-	out := &journalBody{}
+	out := &journalRecord{}
 	n := r.count()
 	if n > 0 {
 		out.Surfacings = make([]*models.Surfacing, 0, n)
