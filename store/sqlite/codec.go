@@ -100,21 +100,17 @@ func boolInt(b bool) int {
 }
 
 // queryAll runs a query and scans every row with scan; errors are wrapped with what.
-func queryAll[T any](ctx context.Context, q interface {
-	QueryContext(context.Context, string, ...any) (rowReader, error)
-}, what, query string, args []any, scan func(scanner) (T, error)) ([]T, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, wrap(err, what)
-	}
-	defer rows.Close()
+func queryAll[T any](ctx context.Context, q querier, what, query string, args []any, scan func(scanner) (T, error)) ([]T, error) {
 	var out []T
-	for rows.Next() {
-		v, err := scan(rows)
+	for r, err := range rowsOf(q.QueryContext(ctx, query, args...)) {
+		var v T
+		if err == nil {
+			v, err = scan(r)
+		}
 		if err != nil {
 			return nil, wrap(err, what)
 		}
 		out = append(out, v)
 	}
-	return out, wrap(rows.Err(), what)
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"reflect"
 	"strconv"
 
@@ -215,6 +216,26 @@ func (p pool) snapshot(ctx context.Context, fn func(c *conn) error) error {
 	return fn(c)
 }
 
+// rowsOf ranges over the rows of a query — rowsOf(q.QueryContext(…)) — and closes them when
+// the loop ends, however it ends. A failed query or step comes as the last pair's error.
+func rowsOf(rows rowReader, err error) iter.Seq2[scanner, error] {
+	return func(yield func(scanner, error) bool) {
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if !yield(rows, nil) {
+				return
+			}
+		}
+		if err := rows.Err(); err != nil {
+			yield(nil, err)
+		}
+	}
+}
+
 // rowReader is what a query's rows are read through.
 type rowReader interface {
 	Next() bool
@@ -275,8 +296,8 @@ type (
 )
 
 // Scan reads the current row into dest: *string, *[]byte, *rawBytes, *int, *int64,
-// *float64, *bool, *any (int64, float64, string, []byte or nil), the scanners above, or a
-// pointer to a named string type.
+// *float64, *bool or the scanners above. A named string type goes in as *string:
+// (*string)(&m.Kind).
 func (r *stmtRows) Scan(dest ...any) error {
 	if !r.row {
 		return errors.New("sqlite: scan: no row")
@@ -356,14 +377,8 @@ func (r *stmtRows) Scan(dest ...any) error {
 				err = fmt.Errorf("want an INTEGER, got %v", typ)
 			}
 			*d = st.ColumnInt64(i) != 0
-		case *any:
-			*d = r.value(i, typ)
-		default: // a named string type (*models.Kind, say)
-			if v := reflect.ValueOf(d); v.Kind() == reflect.Pointer && v.Elem().Kind() == reflect.String && typ == zs.TypeText {
-				v.Elem().SetString(string(r.bytes(i)))
-			} else {
-				err = fmt.Errorf("cannot scan %v into %T", typ, d)
-			}
+		default:
+			err = fmt.Errorf("cannot scan %v into %T", typ, d)
 		}
 		if err != nil {
 			return fmt.Errorf("sqlite: scan: column %d: %w", i, err)
@@ -379,19 +394,4 @@ func (r *stmtRows) bytes(col int) []byte {
 		r.bufs[col] = make([]byte, n)
 	}
 	return r.bufs[col][:r.st.ColumnBytes(col, r.bufs[col][:n])]
-}
-
-// value is column col as an int64, float64, string, []byte (a copy) or nil.
-func (r *stmtRows) value(col int, typ zs.ColumnType) any {
-	switch typ {
-	case zs.TypeInteger:
-		return r.st.ColumnInt64(col)
-	case zs.TypeFloat:
-		return r.st.ColumnFloat(col)
-	case zs.TypeText:
-		return string(r.bytes(col))
-	case zs.TypeBlob:
-		return append([]byte(nil), r.bytes(col)...)
-	}
-	return nil
 }

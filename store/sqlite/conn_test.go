@@ -31,17 +31,16 @@ type rawProbe struct {
 	ds             []string
 	dj             models.Schedule
 	comp           models.Components
-	null           any
 }
 
 func (p *rawProbe) dests(raw *rawBytes) []any {
 	return []any{&p.s, &p.sInt, &p.sReal, raw, &p.i, &p.i64, &p.f, &p.fInt,
 		intDest{&p.di}, int64Dest{&p.di64}, boolDest{&p.db}, timeDest{&p.dt},
 		floatDest{&p.df}, floatDest{&p.dfInt}, stringsDest{&p.ds}, jsonDest[models.Schedule]{&p.dj}, &p.sl, &p.sj,
-		componentsDest{&p.comp}, &p.null}
+		componentsDest{&p.comp}}
 }
 
-const rawProbeQuery = `SELECT s, i, f, b, i, i, f, i, i, i, i, i, f, i, l, j, l, j, c, NULL FROM probe WHERE s >= ? ORDER BY s`
+const rawProbeQuery = `SELECT s, i, f, b, i, i, f, i, i, i, i, i, f, i, l, j, l, j, c FROM probe WHERE s >= ? ORDER BY s`
 
 // rawTestDB creates a database at a new path with the schema's statements run and then
 // insert's, with args bound, and opens a read connection on it, closed with the test.

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/salience-ai/salience/models"
@@ -19,19 +18,16 @@ type nsTable struct {
 // has ns as the first column of its primary key (TestDeleteNamespaceTables), so a batch is a
 // range of that key. namespaces, which DeleteNamespace deletes last, comes last.
 func (s *Store) namespaceTables(ctx context.Context) ([]nsTable, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT m.name, p.name, p.pk FROM sqlite_schema m, pragma_table_info(m.name) p
+	var out []nsTable
+	for r, err := range rowsOf(s.rdb.QueryContext(ctx, `SELECT m.name, p.name FROM sqlite_schema m, pragma_table_info(m.name) p
 		WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND p.pk > 0
 		AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) c WHERE c.name = 'ns')
-		ORDER BY m.name = 'namespaces', m.name, p.pk`)
-	if err != nil {
-		return nil, err
-	}
-	var out []nsTable
-	for rows.Next() {
+		ORDER BY m.name = 'namespaces', m.name, p.pk`)) {
 		var table, col string
-		var pk int
-		if err := rows.Scan(&table, &col, &pk); err != nil {
-			rows.Close()
+		if err == nil {
+			err = r.Scan(&table, &col)
+		}
+		if err != nil {
 			return nil, err
 		}
 		if len(out) == 0 || out[len(out)-1].name != table {
@@ -40,7 +36,7 @@ func (s *Store) namespaceTables(ctx context.Context) ([]nsTable, error) {
 		t := &out[len(out)-1]
 		t.pk = append(t.pk, col)
 	}
-	return out, errors.Join(rows.Err(), rows.Close())
+	return out, nil
 }
 
 // DeleteNamespace deletes everything of ns: every row of every table with an ns column

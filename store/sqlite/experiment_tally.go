@@ -132,37 +132,30 @@ func tallyDecision(ctx context.Context, tx *wtx, d *models.Decision) error {
 func (s *Store) readTallies(ctx context.Context, ns, id string) (*models.Tallies, error) {
 	var t models.Tallies
 	err := s.rdb.snapshot(ctx, func(c *conn) error {
-		rows, err := c.query(ctx, selectTallyCounts, ns, id)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+		for r, err := range rowsOf(c.query(ctx, selectTallyCounts, ns, id)) {
 			cell := models.TallyCell{Namespace: ns, Experiment: id}
-			var c models.TallyCounts
-			if err := rows.Scan(&cell.Variant, &cell.Day, &cell.Known, &c.Turns, &c.EmptyTurns, &c.Conversations, &c.Surfaced,
-				&c.Used, &c.Helpful, &c.Ignored, &c.Dismissed); err != nil {
+			var n models.TallyCounts
+			if err == nil {
+				err = r.Scan(&cell.Variant, &cell.Day, &cell.Known, &n.Turns, &n.EmptyTurns, &n.Conversations, &n.Surfaced,
+					&n.Used, &n.Helpful, &n.Ignored, &n.Dismissed)
+			}
+			if err != nil {
 				return err
 			}
-			t.AddCounts(cell, c)
+			t.AddCounts(cell, n)
 		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-			return err
-		}
-		rows, err = c.query(ctx, selectTallyLatencies, ns, id)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+		for r, err := range rowsOf(c.query(ctx, selectTallyLatencies, ns, id)) {
 			cell := models.LatencyCell{Namespace: ns, Experiment: id}
 			var n int
-			if err := rows.Scan(&cell.Variant, &cell.Day, &cell.Tenths, &n); err != nil {
+			if err == nil {
+				err = r.Scan(&cell.Variant, &cell.Day, &cell.Tenths, &n)
+			}
+			if err != nil {
 				return err
 			}
 			t.AddLatencies(cell, n)
 		}
-		return rows.Err()
+		return nil
 	})
 	if err != nil {
 		return nil, wrap(err, "tally experiment")

@@ -68,21 +68,16 @@ func (s *Store) GetConcepts(ctx context.Context, ns string, names []string) ([]*
 		}
 		return sp.Concepts(norm), nil
 	}
-	rows, err := s.rdb.QueryContext(ctx, conceptRows.sel+` WHERE ns = ? AND name IN `+inList, ns, jsonList(norm))
-	if err != nil {
-		return nil, wrap(err, "get concepts")
-	}
-	defer rows.Close()
 	byName := map[string]*models.Concept{}
-	for rows.Next() {
-		c, err := scanConcept(rows)
+	for r, err := range rowsOf(s.rdb.QueryContext(ctx, conceptRows.sel+` WHERE ns = ? AND name IN `+inList, ns, jsonList(norm))) {
+		var c *models.Concept
+		if err == nil {
+			c, err = scanConcept(r)
+		}
 		if err != nil {
 			return nil, wrap(err, "get concepts")
 		}
 		byName[c.Name] = c
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrap(err, "get concepts")
 	}
 	var out []*models.Concept
 	for _, n := range norm {

@@ -5,7 +5,6 @@ package sqlite
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"time"
 
@@ -107,40 +106,29 @@ func nsFilter(ns string) (string, []any) {
 // counts and loads every memory into them.
 func (s *Store) loadSpaces(ctx context.Context, q *conn, ns string, spaces map[string]*memindex.Space, get func(string) *memindex.Space) (int, error) {
 	where, args := nsFilter(ns)
-	rows, err := q.query(ctx, `SELECT ns, dims FROM namespaces`+where, args...)
-	if err != nil {
-		return 0, wrap(err, "rebuild: namespaces")
-	}
-	for rows.Next() {
+	for r, err := range rowsOf(q.query(ctx, `SELECT ns, dims FROM namespaces`+where, args...)) {
 		var ns string
 		var dims int
-		if err := rows.Scan(&ns, &dims); err != nil {
-			rows.Close()
+		if err == nil {
+			err = r.Scan(&ns, &dims)
+		}
+		if err != nil {
 			return 0, wrap(err, "rebuild: namespaces")
 		}
 		get(ns).SetDims(dims)
 	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return 0, wrap(err, "rebuild: namespaces")
-	}
-
 	// Size every namespace's structures up front: growing them row by row would copy the
 	// vectors (150 MB at 100k × 384) several times over.
-	rows, err = q.query(ctx, `SELECT ns, COUNT(*) FROM memories`+where+` GROUP BY ns`, args...)
-	if err != nil {
-		return 0, wrap(err, "rebuild: count")
-	}
-	for rows.Next() {
+	for r, err := range rowsOf(q.query(ctx, `SELECT ns, COUNT(*) FROM memories`+where+` GROUP BY ns`, args...)) {
 		var ns string
 		var n int
-		if err := rows.Scan(&ns, &n); err != nil {
-			rows.Close()
+		if err == nil {
+			err = r.Scan(&ns, &n)
+		}
+		if err != nil {
 			return 0, wrap(err, "rebuild: count")
 		}
 		get(ns).Grow(n)
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return 0, wrap(err, "rebuild: count")
 	}
 	n, err := s.loadMemories(ctx, q, ns, spaces, get)
 	if err != nil {
@@ -165,10 +153,6 @@ type graphLoad struct {
 func (s *Store) loadGraph(ctx context.Context, q *conn, ns string) (graphLoad, error) {
 	where, args := nsFilter(ns)
 	g := graphLoad{graphs: map[string]*index.Graph{}, concepts: map[string]map[string]*models.Concept{}}
-	rows, err := q.query(ctx, edgeRows.sel+where, args...)
-	if err != nil {
-		return g, wrap(err, "rebuild: edges")
-	}
 	// A pipeline: this goroutine steps through the rows (SQLite's work) into batches of
 	// reused edges, a second adds them to the graphs as they come, so the two overlap and no
 	// edge outlives its batch (a million memories' 10 M edges were once all held at once).
@@ -196,31 +180,32 @@ func (s *Store) loadGraph(ctx context.Context, q *conn, ns string) (graphLoad, e
 			}
 		}
 	}()
-	finish := func() {
+	defer func() { // the graphs are whole when loadGraph returns
 		close(batches)
 		<-added
 		for _, l := range loaders {
 			l.Finish()
 		}
-	}
+	}()
 	var cur []models.Edge
 	// One edge is scanned into, its destinations made once (making them per row was two
 	// allocations an edge, 20 M at a million memories), and copied into the batch.
 	var scanned models.Edge
 	dest := edgeRows.dests(&scanned)
-	for rows.Next() {
+	for r, err := range rowsOf(q.query(ctx, edgeRows.sel+where, args...)) {
+		if err == nil {
+			scanned = models.Edge{}
+			err = r.Scan(dest...)
+		}
+		if err != nil {
+			return g, wrap(err, "rebuild: edges")
+		}
 		if cur == nil {
 			select {
 			case cur = <-free:
 			default:
 				cur = make([]models.Edge, 0, edgeBatch)
 			}
-		}
-		scanned = models.Edge{}
-		if err := rows.Scan(dest...); err != nil {
-			rows.Close()
-			finish()
-			return g, wrap(err, "rebuild: edges")
 		}
 		cur = append(cur, scanned)
 		g.edges++
@@ -232,19 +217,12 @@ func (s *Store) loadGraph(ctx context.Context, q *conn, ns string) (graphLoad, e
 	if len(cur) > 0 {
 		batches <- cur
 	}
-	finish()
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return g, wrap(err, "rebuild: edges")
-	}
-
-	rows, err = q.query(ctx, conceptRows.sel+where, args...)
-	if err != nil {
-		return g, wrap(err, "rebuild: concepts")
-	}
-	for rows.Next() {
-		c, err := scanConcept(rows)
+	for r, err := range rowsOf(q.query(ctx, conceptRows.sel+where, args...)) {
+		var c *models.Concept
+		if err == nil {
+			c, err = scanConcept(r)
+		}
 		if err != nil {
-			rows.Close()
 			return g, wrap(err, "rebuild: concepts")
 		}
 		cs := g.concepts[c.Namespace]
@@ -253,9 +231,6 @@ func (s *Store) loadGraph(ctx context.Context, q *conn, ns string) (graphLoad, e
 			g.concepts[c.Namespace] = cs
 		}
 		cs[c.Name] = c
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return g, wrap(err, "rebuild: concepts")
 	}
 	return g, nil
 }
@@ -364,21 +339,19 @@ func (s *Store) loadMemories(ctx context.Context, q *conn, ns string, spaces map
 
 	err := func() error {
 		defer close(read)
-		rows, err := q.query(ctx, memoryLoadSelect+where, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
 		// Rows are scanned into one memoryRow, whose destinations are made once (a slice
 		// of them a row was a million allocations), and copied into the batch.
 		var raw rawBytes
 		var scanned memoryRow
 		dest := memoryRows.dests(&scanned)
-		dest[memoryEmbedding] = &raw // copied once, below, not by database/sql
+		dest[memoryEmbedding] = &raw // copied once, below, into the batch's block
 		cur := &batch{rows: make([]memoryRow, 0, batchRows)}
-		for rows.Next() {
-			scanned = memoryRow{} // nothing decoded into a field reuses the last row's
-			if err := rows.Scan(dest...); err != nil {
+		for row, err := range rowsOf(q.query(ctx, memoryLoadSelect+where, args...)) {
+			if err == nil {
+				scanned = memoryRow{} // nothing decoded into a field reuses the last row's
+				err = row.Scan(dest...)
+			}
+			if err != nil {
 				return err
 			}
 			cur.rows = append(cur.rows, scanned)
@@ -395,9 +368,6 @@ func (s *Store) loadMemories(ctx context.Context, q *conn, ns string, spaces map
 				read <- cur
 				cur = &batch{rows: make([]memoryRow, 0, batchRows)}
 			}
-		}
-		if err := rows.Err(); err != nil {
-			return err
 		}
 		if len(cur.rows) > 0 {
 			read <- cur

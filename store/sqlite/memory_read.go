@@ -67,9 +67,9 @@ func (s *Store) sqlMemories(ctx context.Context, ns string, ids []string) ([]*mo
 	if err := s.settleRead(ctx); err != nil { // the counters of every stored turn (surfaced.go)
 		return nil, err
 	}
-	ms, err := queryMemories(ctx, s.rdb, memorySelect+` WHERE ns = ? AND id IN `+inList, ns, jsonList(ids))
+	ms, err := queryAll(ctx, s.rdb, "get memories", memorySelect+` WHERE ns = ? AND id IN `+inList, []any{ns, jsonList(ids)}, scanMemory)
 	if err != nil {
-		return nil, wrap(err, "get memories")
+		return nil, err
 	}
 	byID := make(map[string]*models.Memory, len(ms))
 	for _, m := range ms {
@@ -122,10 +122,10 @@ func (s *Store) FindMemories(ctx context.Context, f models.MemoryFilter) ([]*mod
 	if err := s.rdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM memories WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, wrap(err, "count memories")
 	}
-	ms, err := queryMemories(ctx, s.rdb, memorySelect+` WHERE `+cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
-		append(args, limit, f.Offset)...)
+	ms, err := queryAll(ctx, s.rdb, "find memories", memorySelect+` WHERE `+cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
+		append(args, limit, f.Offset), scanMemory)
 	if err != nil {
-		return nil, 0, wrap(err, "find memories")
+		return nil, 0, err
 	}
 	return ms, total, nil
 }
@@ -139,10 +139,10 @@ func (s *Store) LastInConversation(ctx context.Context, ns, conversationID strin
 	if err := s.settleRead(ctx); err != nil { // the counters of every stored turn (surfaced.go)
 		return nil, err
 	}
-	ms, err := queryMemories(ctx, s.rdb, memorySelect+`
-		WHERE ns = ? AND conversation_id = ? AND parent_id = '' ORDER BY created_at DESC, id DESC LIMIT 1`, ns, conversationID)
+	ms, err := queryAll(ctx, s.rdb, "last in conversation", memorySelect+`
+		WHERE ns = ? AND conversation_id = ? AND parent_id = '' ORDER BY created_at DESC, id DESC LIMIT 1`, []any{ns, conversationID}, scanMemory)
 	if err != nil {
-		return nil, wrap(err, "last in conversation")
+		return nil, err
 	}
 	if len(ms) == 0 {
 		return nil, notFound("conversation %s has no memories", conversationID)

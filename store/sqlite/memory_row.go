@@ -1,10 +1,6 @@
 package sqlite
 
-import (
-	"context"
-
-	"github.com/salience-ai/salience/models"
-)
+import "github.com/salience-ai/salience/models"
 
 // memoryRow is one row of memories as scanned (memoryRows in tables.go): the JSON lists and
 // the embedding raw, every other column already in m.
@@ -56,22 +52,4 @@ func scanMemory(sc scanner) (*models.Memory, error) {
 		return nil, err
 	}
 	return r.memory()
-}
-
-// queryMemories runs a `SELECT memoryRows…` query and decodes every row.
-func queryMemories(ctx context.Context, q querier, query string, args ...any) ([]*models.Memory, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*models.Memory
-	for rows.Next() {
-		m, err := scanMemory(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
 }

@@ -140,38 +140,17 @@ func (s *Store) DeleteMemory(ctx context.Context, ns, id string) error {
 		if parent != "" {
 			return nil, models.Invalid("id", "%s is a chunk of %s; delete the parent", id, parent)
 		}
-		ids := []string{id}
-		rows, err := tx.QueryContext(ctx, `SELECT id FROM memories WHERE ns = ? AND parent_id = ?`, ns, id)
+		chunks, err := queryAll(ctx, tx, "delete memory", `SELECT id FROM memories WHERE ns = ? AND parent_id = ?`,
+			[]any{ns, id}, func(r scanner) (c string, err error) { return c, r.Scan(&c) })
 		if err != nil {
 			return nil, err
 		}
-		for rows.Next() {
-			var c string
-			if err := rows.Scan(&c); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			ids = append(ids, c)
-		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-			return nil, err
-		}
+		ids := append([]string{id}, chunks...)
 		list := jsonList(ids)
-		rows, err = tx.QueryContext(ctx, `DELETE FROM edges WHERE ns = ?1
-			AND (src IN (SELECT value FROM json_each(?2)) OR dst IN (SELECT value FROM json_each(?2))) RETURNING src, dst, type`, ns, list)
+		keys, err := queryAll(ctx, tx, "delete memory", `DELETE FROM edges WHERE ns = ?1
+			AND (src IN (SELECT value FROM json_each(?2)) OR dst IN (SELECT value FROM json_each(?2))) RETURNING src, dst, type`,
+			[]any{ns, list}, func(r scanner) (k models.EdgeKey, err error) { return k, r.Scan(&k.From, &k.To, (*string)(&k.Type)) })
 		if err != nil {
-			return nil, err
-		}
-		var keys []models.EdgeKey
-		for rows.Next() {
-			var k models.EdgeKey
-			if err := rows.Scan(&k.From, &k.To, &k.Type); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			keys = append(keys, k)
-		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 			return nil, err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM queue WHERE ns = ? AND memory_id IN `+inList, ns, list); err != nil {

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"time"
 
 	"github.com/salience-ai/salience/models"
@@ -64,7 +63,7 @@ type pruneKind struct {
 	// along the table's time index (ns, at, key), at most ?5 of them, in that order.
 	window string
 	// row scans one: its time and key (the cursor's), and whether it may go before cut.
-	row func(rows rowReader, cut time.Time) (at int64, key string, goes bool, err error)
+	row func(r scanner, cut time.Time) (at int64, key string, goes bool, err error)
 	// del deletes namespace ?2's rows whose key is in the JSON array ?1.
 	del string
 }
@@ -76,11 +75,11 @@ var pruneKinds = []pruneKind{{
 		EXISTS (SELECT 1 FROM decisions d WHERE d.ns = s.ns AND d.turn_id = s.turn_id AND d.rewarded = 0),
 		s.rowid = (SELECT max(rowid) FROM surfacings)
 		FROM surfacings s WHERE ns = ?1 AND at < ?2 AND (at, id) > (?3, ?4) ORDER BY at, id LIMIT ?5`,
-	row: func(rows rowReader, cut time.Time) (int64, string, bool, error) {
+	row: func(r scanner, cut time.Time) (int64, string, bool, error) {
 		var at, outcomeAt int64
 		var id, outcome, experiment string
 		var awaits, newest bool
-		err := rows.Scan(&at, &id, &outcome, &outcomeAt, &experiment, &awaits, &newest)
+		err := r.Scan(&at, &id, &outcome, &outcomeAt, &experiment, &awaits, &newest)
 		age := models.SurfacingAge{At: decTime(at), Outcome: models.EventType(outcome), OutcomeAt: decTime(outcomeAt),
 			Experiment: experiment, TurnAwaitsReward: awaits}
 		// The store's own condition, apart from the rule: the newest row stays (PruneHistory).
@@ -92,11 +91,11 @@ var pruneKinds = []pruneKind{{
 	count: func(p *models.Pruned) *int { return &p.Events },
 	window: `SELECT at, id, seq >= (SELECT max(seq) FROM events WHERE ns = ?1)
 		FROM events WHERE ns = ?1 AND at < ?2 AND (at, id) > (?3, ?4) ORDER BY at, id LIMIT ?5`,
-	row: func(rows rowReader, cut time.Time) (int64, string, bool, error) {
+	row: func(r scanner, cut time.Time) (int64, string, bool, error) {
 		var at int64
 		var id string
 		var latest bool
-		err := rows.Scan(&at, &id, &latest)
+		err := r.Scan(&at, &id, &latest)
 		return at, id, models.EventAge{At: decTime(at), Latest: latest}.Prunable(cut), err
 	},
 	del: `DELETE FROM events WHERE ns = ?2 AND id IN (SELECT value FROM json_each(?1))`,
@@ -105,11 +104,11 @@ var pruneKinds = []pruneKind{{
 	count: func(p *models.Pruned) *int { return &p.Decisions },
 	window: `SELECT at, turn_id, rewarded, experiment_id
 		FROM decisions WHERE ns = ?1 AND at < ?2 AND (at, turn_id) > (?3, ?4) ORDER BY at, turn_id LIMIT ?5`,
-	row: func(rows rowReader, cut time.Time) (int64, string, bool, error) {
+	row: func(r scanner, cut time.Time) (int64, string, bool, error) {
 		var at int64
 		var turn, experiment string
 		var rewarded bool
-		err := rows.Scan(&at, &turn, &rewarded, &experiment)
+		err := r.Scan(&at, &turn, &rewarded, &experiment)
 		return at, turn, models.DecisionAge{At: decTime(at), Rewarded: rewarded, Experiment: experiment}.Prunable(cut), err
 	},
 	del: `DELETE FROM decisions WHERE ns = ?2 AND turn_id IN (SELECT value FROM json_each(?1))`,
@@ -118,10 +117,10 @@ var pruneKinds = []pruneKind{{
 	count: func(p *models.Pruned) *int { return &p.Conversations },
 	// Every row, by id: the cursor's time stays ?3.
 	window: `SELECT ?3, id, updated_at FROM conversations WHERE ns = ?1 AND id > ?4 ORDER BY id LIMIT ?5`,
-	row: func(rows rowReader, cut time.Time) (int64, string, bool, error) {
+	row: func(r scanner, cut time.Time) (int64, string, bool, error) {
 		var at, updated int64
 		var id string
-		err := rows.Scan(&at, &id, &updated)
+		err := r.Scan(&at, &id, &updated)
 		return at, id, models.ConversationAge{UpdatedAt: decTime(updated)}.Prunable(cut), err
 	},
 	del: `DELETE FROM conversations WHERE ns = ?2 AND id IN (SELECT value FROM json_each(?1))`,
@@ -140,28 +139,23 @@ func (s *Store) pruneWalk(ctx context.Context, k pruneKind, ns string, cut time.
 					return nil, err
 				}
 			}
-			rows, err := w.QueryContext(ctx, k.window, ns, filterTime(cut), at, key, pruneBatch)
-			if err != nil {
-				return nil, err
-			}
 			var gone []string
 			seen := 0
-			for rows.Next() {
+			for r, err := range rowsOf(w.QueryContext(ctx, k.window, ns, filterTime(cut), at, key, pruneBatch)) {
 				var goes bool
-				var rerr error
-				if at, key, goes, rerr = k.row(rows, cut); rerr != nil {
-					rows.Close()
-					return nil, rerr
+				if err == nil {
+					at, key, goes, err = k.row(r, cut)
+				}
+				if err != nil {
+					return nil, err
 				}
 				seen++
 				if goes {
 					gone = append(gone, key)
 				}
 			}
-			if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-				return nil, err
-			}
 			done = seen < pruneBatch
+			var err error
 			n, err = pruneDelete(ctx, w, k.del, gone, ns)
 			if k.table == "conversations" && n > 0 {
 				return s.convs.Purge, err // a daily job: the cache fills again in a turn each
@@ -195,28 +189,24 @@ func pruneDelete(ctx context.Context, w *wtx, del string, keys []string, args ..
 func (s *Store) pruneJobRuns(ctx context.Context, cut time.Time) (int, error) {
 	var n int
 	err := s.write(ctx, "prune job runs", func(w *wtx) (func(), error) {
-		rows, err := w.QueryContext(ctx, `SELECT id, started_at,
-			started_at >= (SELECT max(j.started_at) FROM job_runs j WHERE j.job = r.job)
-			FROM job_runs r WHERE started_at < ?1`, filterTime(cut))
-		if err != nil {
-			return nil, err
-		}
 		var gone []string
-		for rows.Next() {
+		for r, err := range rowsOf(w.QueryContext(ctx, `SELECT id, started_at,
+			started_at >= (SELECT max(j.started_at) FROM job_runs j WHERE j.job = r.job)
+			FROM job_runs r WHERE started_at < ?1`, filterTime(cut))) {
 			var id string
 			var start int64
 			var latest bool
-			if err := rows.Scan(&id, &start, &latest); err != nil {
-				rows.Close()
+			if err == nil {
+				err = r.Scan(&id, &start, &latest)
+			}
+			if err != nil {
 				return nil, err
 			}
 			if (models.JobRunAge{Start: decTime(start), Latest: latest}).Prunable(cut) {
 				gone = append(gone, id)
 			}
 		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-			return nil, err
-		}
+		var err error
 		n, err = pruneDelete(ctx, w, `DELETE FROM job_runs WHERE id IN (SELECT value FROM json_each(?1))`, gone)
 		return nil, err
 	})
@@ -228,14 +218,14 @@ func (s *Store) pruneNamespaces(ctx context.Context, table string) ([]string, er
 	var out []string
 	last := ""
 	for {
-		var ns any // a string, or nil when no namespace is left
-		if err := s.rdb.QueryRowContext(ctx, `SELECT min(ns) FROM `+table+` WHERE ns > ?`, last).Scan(&ns); err != nil {
+		var ns string // "" when no namespace is left
+		if err := s.rdb.QueryRowContext(ctx, `SELECT coalesce(min(ns), '') FROM `+table+` WHERE ns > ?`, last).Scan(&ns); err != nil {
 			return nil, wrap(err, "prune "+table)
 		}
-		if ns == nil {
+		if ns == "" {
 			return out, nil
 		}
-		last = ns.(string)
-		out = append(out, last)
+		last = ns
+		out = append(out, ns)
 	}
 }

@@ -250,20 +250,8 @@ func (s *Store) migrate(ctx context.Context) error {
 
 // Migrations returns the names of the applied migrations, in order.
 func (s *Store) Migrations(ctx context.Context) ([]string, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT name FROM migrations ORDER BY name`)
-	if err != nil {
-		return nil, wrap(err, "list migrations")
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, wrap(err, "list migrations")
-		}
-		out = append(out, n)
-	}
-	return out, wrap(rows.Err(), "list migrations")
+	return queryAll(ctx, s.rdb, "list migrations", `SELECT name FROM migrations ORDER BY name`, nil,
+		func(r scanner) (name string, err error) { return name, r.Scan(&name) })
 }
 
 // wrap translates an SQLite error into a models error by result code (never by message

@@ -197,21 +197,19 @@ func putSurfaced(ctx context.Context, w *wtx, m *models.Memory) error {
 // from surfaced: the bulk load reads the memories rows without them.
 func (s *Store) loadSurfaced(ctx context.Context, q *conn, ns string, spaces map[string]*memindex.Space) error {
 	where, args := nsFilter(ns)
-	rows, err := q.query(ctx, `SELECT ns, id, n, last FROM surfaced`+where, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
+	for r, err := range rowsOf(q.query(ctx, `SELECT ns, id, n, last FROM surfaced`+where, args...)) {
 		var sns, id string
 		var n int
 		var last int64
-		if err := rows.Scan(&sns, &id, &n, &last); err != nil {
+		if err == nil {
+			err = r.Scan(&sns, &id, &n, &last)
+		}
+		if err != nil {
 			return err
 		}
 		if sp := spaces[sns]; sp != nil {
 			sp.SetCounters(id, n, decTime(last))
 		}
 	}
-	return rows.Err()
+	return nil
 }

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -597,6 +598,11 @@ func TestColumnsHoldTheirFields(t *testing.T) {
 	if n != m.SurfaceCount || last != encTime(m.LastSurfaced) {
 		t.Errorf("surfaced holds %d, %d; want %d, %d", n, last, m.SurfaceCount, encTime(m.LastSurfaced))
 	}
+	db, err := sql.Open("sqlite", s.Path()) // the stored values as another program reads them
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
 	for table, cols := range lists {
 		v := reflect.ValueOf(rows[table]).Elem()
 		for _, col := range cols {
@@ -605,7 +611,7 @@ func TestColumnsHoldTheirFields(t *testing.T) {
 			}
 			want := stored(t, fieldFor(t, v, table, col))
 			var got any
-			if err := s.rdb.QueryRowContext(ctx, `SELECT `+col+` FROM `+table).Scan(&got); err != nil {
+			if err := db.QueryRowContext(ctx, `SELECT `+col+` FROM `+table).Scan(&got); err != nil {
 				t.Fatalf("%s.%s: %v", table, col, err)
 			}
 			if !reflect.DeepEqual(got, want) {

@@ -65,11 +65,21 @@ type storeTx struct {
 
 var errTxDone = models.Errorf(models.EINTERNAL, "transaction used after Update returned")
 
-func (t *storeTx) GetMemory(ns, id string) (*models.Memory, error) {
+// use fails once Update has returned; with fold it first folds the stored surfacings into
+// the counters (surfaced.go), which anything reading or writing memory rows or surfacings
+// needs whole.
+func (t *storeTx) use(fold bool) error {
 	if t.done {
-		return nil, errTxDone
+		return errTxDone
 	}
-	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
+	if fold {
+		return t.tx.foldIfNeeded(t.ctx)
+	}
+	return nil
+}
+
+func (t *storeTx) GetMemory(ns, id string) (*models.Memory, error) {
+	if err := t.use(true); err != nil {
 		return nil, err
 	}
 	if err := models.ValidateNamespace(ns); err != nil {
@@ -123,10 +133,7 @@ func (t *storeTx) cachedMemory(ns, id string) (*models.Memory, bool) {
 }
 
 func (t *storeTx) PutMemory(m *models.Memory) error {
-	if t.done {
-		return errTxDone
-	}
-	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
+	if err := t.use(true); err != nil {
 		return err
 	}
 	if err := models.ValidateStoredMeta(m); err != nil {
@@ -153,13 +160,10 @@ const editMemory = `UPDATE memories SET importance = ?, valid_at = ?, invalid_at
 	WHERE ns = ? AND (id = ? OR parent_id = ?)`
 
 func (t *storeTx) EditMemory(m *models.Memory) error {
-	if t.done {
-		return errTxDone
-	}
 	if err := models.ValidateStoredEdit(m); err != nil {
 		return err
 	}
-	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
+	if err := t.use(true); err != nil {
 		return err
 	}
 	n, err := t.tx.ExecContext(t.ctx, editMemory, m.Importance, encTime(m.ValidAt), encTime(m.InvalidAt), boolInt(m.Sensitive),
@@ -236,10 +240,7 @@ func (t *storeTx) PutEdges(es []*models.Edge) error {
 }
 
 func (t *storeTx) GetSurfacing(ns, id string) (*models.Surfacing, error) {
-	if t.done {
-		return nil, errTxDone
-	}
-	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
+	if err := t.use(true); err != nil {
 		return nil, err
 	}
 	return getSurfacing(t.ctx, t.tx, ns, id)
@@ -249,10 +250,7 @@ func (t *storeTx) GetSurfacing(ns, id string) (*models.Surfacing, error) {
 // particular order, in one statement (engagement reads every surfacing a batch reports on
 // before applying it).
 func (t *storeTx) GetSurfacings(ns string, ids []string) ([]*models.Surfacing, error) {
-	if t.done {
-		return nil, errTxDone
-	}
-	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
+	if err := t.use(true); err != nil {
 		return nil, err
 	}
 	if err := models.ValidateNamespace(ns); err != nil {
@@ -263,10 +261,7 @@ func (t *storeTx) GetSurfacings(ns string, ids []string) ([]*models.Surfacing, e
 }
 
 func (t *storeTx) PutSurfacing(sf *models.Surfacing) error {
-	if t.done {
-		return errTxDone
-	}
-	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
+	if err := t.use(true); err != nil {
 		return err
 	}
 	if err := models.ValidateStoredSurfacing(sf, "surfacing"); err != nil {
@@ -291,20 +286,14 @@ func (t *storeTx) PutSurfacing(sf *models.Surfacing) error {
 }
 
 func (t *storeTx) FindSurfacings(f models.SurfacingFilter) ([]*models.Surfacing, error) {
-	if t.done {
-		return nil, errTxDone
-	}
-	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
+	if err := t.use(true); err != nil {
 		return nil, err
 	}
 	return findSurfacings(t.ctx, t.tx, f)
 }
 
 func (t *storeTx) InsertEvent(e *models.Event) error {
-	if t.done {
-		return errTxDone
-	}
-	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
+	if err := t.use(true); err != nil {
 		return err
 	}
 	if err := models.ValidateStoredEvent(e); err != nil {
@@ -334,10 +323,7 @@ func (t *storeTx) InsertEvent(e *models.Event) error {
 }
 
 func (t *storeTx) GetEvent(ns, id string) (*models.Event, error) {
-	if t.done {
-		return nil, errTxDone
-	}
-	if err := t.tx.foldIfNeeded(t.ctx); err != nil { // the counters whole (surfaced.go)
+	if err := t.use(true); err != nil {
 		return nil, err
 	}
 	if err := models.ValidateNamespace(ns); err != nil {
