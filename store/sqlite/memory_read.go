@@ -18,20 +18,7 @@ func (s *Store) GetMemory(ctx context.Context, ns, id string) (*models.Memory, e
 // GetMemories returns the memories and chunks with these ids in the order asked, skipping
 // missing ones. Once the indexes are loaded it answers from memory without touching SQLite.
 func (s *Store) GetMemories(ctx context.Context, ns string, ids []string) ([]*models.Memory, error) {
-	if err := models.ValidateNamespace(ns); err != nil {
-		return nil, err
-	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	if s.ready.Load() {
-		sp, err := s.space(ctx, ns)
-		if err != nil {
-			return nil, err
-		}
-		return sp.Memories(ids), nil
-	}
-	return s.sqlMemories(ctx, ns, ids)
+	return s.ViewMemories(ctx, ns, ids, true)
 }
 
 // ViewMemories is GetMemories for a reader (see models.Store): once the indexes are loaded
