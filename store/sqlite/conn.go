@@ -7,6 +7,7 @@ import (
 	"iter"
 	"reflect"
 	"strconv"
+	"sync/atomic"
 
 	zs "zombiezen.com/go/sqlite"
 )
@@ -42,8 +43,14 @@ func openConn(path string, flags zs.OpenFlags, pragmas ...string) (*conn, error)
 
 func (c *conn) Close() error { return c.c.Close() }
 
+// prepared, when set (TestStatementTexts), hears the text of every statement a connection runs.
+var prepared atomic.Pointer[func(query string)]
+
 // stmt prepares query (or finds it prepared) with args bound; done resets it.
 func (c *conn) stmt(query string, args []any) (st *zs.Stmt, done func(), err error) {
+	if hear := prepared.Load(); hear != nil {
+		(*hear)(query)
+	}
 	if st, err = c.c.Prepare(query); err != nil {
 		return nil, nil, err
 	}
