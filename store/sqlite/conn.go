@@ -43,7 +43,8 @@ func openConn(path string, flags zs.OpenFlags, pragmas ...string) (*conn, error)
 
 func (c *conn) Close() error { return c.c.Close() }
 
-// prepared, when set (TestStatementTexts), hears the text of every statement a connection runs.
+// prepared, when set (by TestMain, statements_test.go), hears the text of every statement a
+// connection runs.
 var prepared atomic.Pointer[func(query string)]
 
 // stmt prepares query (or finds it prepared) with args bound; done resets it.

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/salience-ai/salience/models"
@@ -170,17 +169,13 @@ func (s *Store) pruneWalk(ctx context.Context, k pruneKind, ns string, cut time.
 	return total, nil
 }
 
-// pruneDelete runs del with the keys as a JSON array (?1) and args after them, if there are
-// keys, and returns how many rows went.
+// pruneDelete runs del with the keys as a JSON array (?1, jsonList) and args after them, if
+// there are keys, and returns how many rows went.
 func pruneDelete(ctx context.Context, w *wtx, del string, keys []string, args ...any) (int, error) {
 	if len(keys) == 0 {
 		return 0, nil
 	}
-	list, err := json.Marshal(keys)
-	if err != nil {
-		return 0, err
-	}
-	n, err := w.ExecContext(ctx, del, append([]any{string(list)}, args...)...)
+	n, err := w.ExecContext(ctx, del, append([]any{jsonList(keys)}, args...)...)
 	return int(n), err
 }
 
